@@ -1,0 +1,183 @@
+// Foundation benchmark: cost of authentication + rate limiting, measured as the throughput of an
+// authenticated `GET /integration/ping` relative to the empty, unauthenticated `GET /livez` on
+// the same server. Two configurations: PostgreSQL alone, and PostgreSQL plus Redis.
+
+import {
+  type BenchContext,
+  type BenchReport,
+  describeCpu,
+  dropDatabase,
+  emptyReport,
+  errorText,
+  FOREIGN_CPU_LIMIT,
+  fmt,
+  freshDatabase,
+  type Measurement,
+  measure,
+  type ServerHandle,
+  startServer,
+} from './lib.ts';
+
+const BENCH = 'ping';
+const DATABASE = 'tollbook_bench';
+// The server's limiter admits RATE_LIMIT_PER_MINUTE calls per key per rolling minute (default 240).
+// One key serves every connection here, so the limit is lifted to its maximum accepted value.
+const RATE_LIMIT = '10000000';
+
+type Config = { name: string; redis: boolean; target: number };
+
+const CONFIGS: Config[] = [
+  { name: 'postgres', redis: false, target: 0.4 },
+  { name: 'postgres+redis', redis: true, target: 0.6 },
+];
+
+function describe(ctx: BenchContext, route: string, m: Measurement, server: ServerHandle): void {
+  ctx.log(
+    `    ${route.padEnd(18)} ${fmt(m.rps).padStart(7)} req/s   p50 ${fmt(m.p50)} ms   p99 ${fmt(m.p99)} ms   ` +
+      `${fmt(m.total)} responses`,
+  );
+  ctx.log(`      cpu: ${describeCpu(m.cpu)}`);
+  for (const attempt of m.discarded) {
+    ctx.log(
+      `      ! discarded a run at ${fmt(attempt.rps)} req/s: other processes used ${fmt(attempt.foreignPct)}% ` +
+        `of a core (busiest: ${attempt.foreignTop ?? '?'})`,
+    );
+  }
+  if ((m.cpu.foreignPct ?? 0) > FOREIGN_CPU_LIMIT) {
+    ctx.log(
+      `      !!! the machine was shared: other processes used ${fmt(m.cpu.foreignPct ?? 0)}% of a core ` +
+        `(busiest: ${m.cpu.foreignTop ?? '?'}); this figure is contaminated`,
+    );
+  }
+  if (m.non2xx > 0 || m.errors > 0 || m.timeouts > 0) {
+    const codes = Object.entries(m.statusCodes)
+      .map(([code, count]) => `${code}: ${fmt(count)}`)
+      .join(', ');
+    ctx.log(`      !!!!!!!!!! MEASUREMENT IS WRONG: ${fmt(m.non2xx)} non-2xx (${codes || 'no breakdown'}), `);
+    ctx.log(`      !!!!!!!!!! ${fmt(m.errors)} connection errors, ${fmt(m.timeouts)} timeouts on ${route}`);
+  }
+  if (m.warmupNon2xx > 0 || m.warmupErrors > 0) {
+    ctx.log(`      !!! warm-up saw ${fmt(m.warmupNon2xx)} non-2xx and ${fmt(m.warmupErrors)} errors`);
+  }
+  const lines = server.linesSinceReady();
+  if (lines.count > 0) {
+    ctx.log(`      ! the server wrote ${fmt(lines.count)} log line(s) so far; first: ${lines.sample[0]}`);
+  }
+}
+
+/** Fails loudly unless ping really authenticates with the key and livez really answers. */
+async function sanityCheck(server: ServerHandle, headers: Record<string, string>): Promise<void> {
+  const ping = await fetch(`${server.baseUrl}/integration/ping`, { headers });
+  const body = await ping.text();
+  if (ping.status !== 200 || !body.includes('space_id')) {
+    throw new Error(`GET /integration/ping with the demo key answered ${ping.status}: ${body.slice(0, 200)}`);
+  }
+  const limit = ping.headers.get('ratelimit-limit');
+  if (limit !== RATE_LIMIT) {
+    throw new Error(
+      `ratelimit-limit is ${limit}, not ${RATE_LIMIT}: the server ignores RATE_LIMIT_PER_MINUTE, ` +
+        'so the load run would measure 429 refusals',
+    );
+  }
+  const unauthenticated = await fetch(`${server.baseUrl}/integration/ping`);
+  await unauthenticated.arrayBuffer();
+  if (unauthenticated.status !== 401) {
+    throw new Error(`GET /integration/ping without a key answered ${unauthenticated.status}, not 401`);
+  }
+  const livez = await fetch(`${server.baseUrl}/livez`);
+  await livez.arrayBuffer();
+  if (livez.status !== 200) throw new Error(`GET /livez answered ${livez.status}`);
+}
+
+async function runConfig(ctx: BenchContext, config: Config, report: BenchReport): Promise<void> {
+  const { facts, settings } = ctx;
+  ctx.log(`  [${config.name}] fresh database ${DATABASE}, starting server...`);
+  const databaseUrl = await freshDatabase(facts.pgAdminUrl, DATABASE);
+  let server: ServerHandle | undefined;
+  try {
+    server = await startServer({
+      databaseUrl,
+      redisUrl: config.redis ? facts.redisUrl : undefined,
+      env: { RATE_LIMIT_PER_MINUTE: RATE_LIMIT },
+      expectKey: true,
+    });
+    if (!server.key) throw new Error('no integration key was printed');
+    const headers = { authorization: `Bearer ${server.key}` };
+    await sanityCheck(server, headers);
+    ctx.log(`  [${config.name}] server pid ${server.pid} at ${server.baseUrl}`);
+
+    const livez = await measure({ url: `${server.baseUrl}/livez`, settings, serverPid: server.pid });
+    describe(ctx, 'GET /livez', livez, server);
+    const ping = await measure({
+      url: `${server.baseUrl}/integration/ping`,
+      headers,
+      settings,
+      serverPid: server.pid,
+    });
+    describe(ctx, 'GET /integration/ping', ping, server);
+
+    const ratio = livez.rps > 0 ? ping.rps / livez.rps : 0;
+    const pass = ratio >= config.target;
+    ctx.log(
+      `    ratio ping/livez = ${fmt(ratio, 3)}   target >= ${config.target}   ${pass ? 'PASS' : 'FAIL'}` +
+        (ping.non2xx + livez.non2xx > 0 ? '   (INVALID: non-2xx responses were counted)' : ''),
+    );
+    for (const [route, m] of [
+      ['GET /livez', livez],
+      ['GET /integration/ping', ping],
+    ] as const) {
+      const serverCpu = m.cpu.byProcess.find((entry) => entry.name === 'server')?.pct ?? null;
+      report.rows.push({
+        bench: BENCH,
+        config: config.name,
+        route,
+        rps: m.rps,
+        p50: m.p50,
+        p99: m.p99,
+        non2xx: m.non2xx,
+        errors: m.errors + m.timeouts,
+        serverCpu,
+        otherCpu: m.cpu.foreignPct,
+      });
+    }
+    report.targets.push({
+      bench: BENCH,
+      config: config.name,
+      what: 'ping/livez req/s',
+      value: ratio,
+      target: config.target,
+      pass,
+    });
+  } finally {
+    await server?.stop();
+    await dropDatabase(facts.pgAdminUrl, DATABASE).catch((error) => {
+      ctx.log(`  [${config.name}] could not drop ${DATABASE}: ${errorText(error)}`);
+    });
+  }
+}
+
+export async function benchPing(ctx: BenchContext): Promise<BenchReport> {
+  const report = emptyReport();
+  for (const config of CONFIGS) {
+    if (!ctx.facts.pg.ok) {
+      const why = `PostgreSQL not reachable at ${ctx.facts.pgAdminUrl} (${ctx.facts.pg.reason})`;
+      report.skipped.push(`${BENCH} [${config.name}]: ${why}`);
+      ctx.log(`  [${config.name}] skipped: ${why}`);
+      continue;
+    }
+    if (config.redis && !ctx.facts.redis.ok) {
+      const why = `Redis not reachable at ${ctx.facts.redisUrl} (${ctx.facts.redis.reason})`;
+      report.skipped.push(`${BENCH} [${config.name}]: ${why}`);
+      ctx.log(`  [${config.name}] skipped: ${why}`);
+      continue;
+    }
+    try {
+      await runConfig(ctx, config, report);
+    } catch (error) {
+      const message = errorText(error);
+      report.failures.push(`${BENCH} [${config.name}]: ${message}`);
+      ctx.log(`  [${config.name}] FAILED: ${message}`);
+    }
+  }
+  return report;
+}

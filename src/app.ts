@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import ajvFormats from 'ajv-formats';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Clock } from './core/clock.ts';
+import { registerAccountRoutes } from './features/accounts/index.ts';
+import { registerContactRoutes } from './features/contacts/index.ts';
+import { createKeyDoor, registerKeyRoutes, registerPingRoute } from './features/keys/index.ts';
+import { registerNotificationRoutes } from './features/notifications/index.ts';
+import { registerSpaceRoutes } from './features/spaces/index.ts';
+import { createSessionGuard, registerSessionRoutes, registerUserRoutes } from './features/users/index.ts';
+import type { AuthStamps } from './platform/auth-stamps.ts';
+import type { Config } from './platform/config.ts';
+import type { SecretBox } from './platform/crypto.ts';
+import type { DatabaseHandle } from './platform/db/database.ts';
+import './platform/http/context.ts';
+import { registerErrorHandling, sendRendered } from './platform/http/errors.ts';
+import { parseJsonBody } from './platform/http/json-body.ts';
+import type { RateLimiter } from './platform/http/rate-limit.ts';
+import { ErrorBody, ValidationErrorBody } from './platform/http/schema-kit.ts';
+import { amountKeyword } from './platform/http/validation.ts';
+import type { Resolver } from './platform/net/public-address.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Everything the HTTP app needs, built by main.ts (or the test harness) and passed in. */
+export type AppDeps = {
+  config: Config;
+  database: DatabaseHandle;
+  clock: Clock;
+  logger: Logger | false;
+  secrets: SecretBox;
+  authStamps: AuthStamps;
+  limiter: RateLimiter;
+  resolver: Resolver;
+  redis: Redis | undefined;
+};
+
+function createFastify(deps: AppDeps): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: deps.logger === false ? undefined : (deps.logger as never),
+    logger: deps.logger === false ? false : undefined,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    // The router refuses malformed URLs and over-long path parameters before any hook runs;
+    // they are answered in the same error shape as everything else.
+    frameworkErrors: (error, _request, reply) => {
+      const tooLong = (error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH';
+      void sendRendered(reply, {
+        status: tooLong ? 414 : 400,
+        body: {
+          error: 'invalid_request',
+          detail: tooLong ? 'A path segment is too long.' : 'The URL is malformed (a bad percent-encoding?).',
+        },
+      });
+    },
+    ajv: {
+      // Types are never coerced: "5" is not a number and 5 is not a string. Every problem in a
+      // body is reported at once. Unknown fields are ignored (left alone, not rejected).
+      customOptions: {
+        coerceTypes: false,
+        allErrors: true,
+        removeAdditional: false,
+        useDefaults: true,
+        allowUnionTypes: true,
+      },
+      // ajv-formats goes first, so the strict calendar `date` of amountKeyword replaces its own.
+      plugins: [ajvFormats as never, amountKeyword as never],
+    },
+  });
+  // JSON is the only body this API reads; anything else is answered 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  app.decorateRequest('integration', null);
+  app.decorateRequest('session', null);
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+  return app;
+}
+
+async function registerDocs(app: FastifyInstance, deps: AppDeps) {
+  app.addSchema(ErrorBody);
+  app.addSchema(ValidationErrorBody);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tollbook API',
+        version: '1',
+        description:
+          'Paid calls, prepaid charges, invoice mirroring and signed webhooks for a seller’s own server.',
+      },
+      servers: [{ url: deps.config.publicUrl }],
+      components: {
+        securitySchemes: {
+          integrationKey: { type: 'http', scheme: 'bearer', description: 'oit_ followed by 43 characters' },
+          session: { type: 'http', scheme: 'bearer', description: 'A session token from /app/api/login' },
+        },
+      },
+    },
+    transform: ({ schema, url }) => {
+      const security = url.startsWith('/integration')
+        ? [{ integrationKey: [] }]
+        : url.startsWith('/app/api')
+          ? [{ session: [] }]
+          : [];
+      return { schema: { ...schema, security } as never, url };
+    },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    configuration: { url: '/openapi.json', title: 'Tollbook API' },
+  });
+}
+
+function registerIntegration(app: FastifyInstance, deps: AppDeps) {
+  const db = deps.database.db;
+  const door = createKeyDoor({ db, clock: deps.clock, limiter: deps.limiter, authStamps: deps.authStamps });
+  return app.register(async (scope) => {
+    // Authentication runs before the body is read, so an unknown key never learns what is
+    // wrong with its body; every route declares exactly one scope.
+    scope.addHook('onRequest', async (request: FastifyRequest, reply) => {
+      const routeScope = request.routeOptions.config.scope;
+      if (routeScope === undefined) return;
+      const { caller, rate } = await door.admit(request.headers.authorization, routeScope);
+      request.integration = caller;
+      reply.header('ratelimit-limit', String(rate.limit));
+      reply.header('ratelimit-remaining', String(rate.remaining));
+      reply.header('ratelimit-reset', String(rate.resetSeconds));
+    });
+    registerPingRoute(scope);
+    registerAccountRoutes(scope, { db, clock: deps.clock });
+    registerContactRoutes(scope, { db, clock: deps.clock });
+  });
+}
+
+function registerAppApi(app: FastifyInstance, deps: AppDeps) {
+  const db = deps.database.db;
+  const base = { db, clock: deps.clock };
+  const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
+  registerUserRoutes(app, userDeps);
+  return app.register(async (scope) => {
+    scope.addHook('onRequest', createSessionGuard(base));
+    registerSessionRoutes(scope, userDeps);
+    registerSpaceRoutes(scope, { ...base, authStamps: deps.authStamps });
+    registerKeyRoutes(scope, {
+      ...base,
+      secrets: deps.secrets,
+      authStamps: deps.authStamps,
+      resolver: deps.resolver,
+      webhookAllowPrivate: deps.config.webhookAllowPrivate,
+    });
+    registerNotificationRoutes(scope, base);
+  });
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = createFastify(deps);
+  registerErrorHandling(app);
+  await app.register(cookie);
+  await registerDocs(app, deps);
+  // Liveness: answers without touching anything, so it also measures the bare HTTP stack.
+  app.get('/livez', { schema: { hide: true } }, async () => ({ ok: true }));
+  // Readiness: the database answers.
+  app.get('/healthz', { schema: { hide: true } }, async () => {
+    await deps.database.db.selectFrom('spaces').select('id').limit(1).execute();
+    return { ok: true };
+  });
+  await registerIntegration(app, deps);
+  await registerAppApi(app, deps);
+  return app;
+}

@@ -1,0 +1,185 @@
+import { parseArgs } from 'node:util';
+import { AppError } from './core/errors.ts';
+import { issueKey, revokeKey } from './features/keys/index.ts';
+import { createSpace } from './features/spaces/index.ts';
+import { createUser } from './features/users/index.ts';
+import { exitOnConfigError, runServer } from './main.ts';
+import { ConfigError, loadConfig } from './platform/config.ts';
+import { migrate } from './platform/db/migrate.ts';
+import { SCOPES, type Scope } from './platform/http/context.ts';
+import { createRuntime, type Runtime } from './runtime.ts';
+
+// The `tollbook` command. Every subcommand reads the same configuration as the server
+// (DATABASE_URL or DATA_DIR, MASTER_KEY, ...), so it acts on the same database.
+
+const USAGE = `Usage: tollbook <command>
+
+  serve                         Start the HTTP server and background tasks (same as npm start)
+  migrate                       Apply pending database migrations and exit
+  spaces create --name NAME --owner-email EMAIL [--currency USD] [--plan free|starter|pro|scale|enterprise]
+                                Create a space (and its owner, if the email is new: a password is printed)
+  keys issue --space ID --owner-email EMAIL --name NAME --scopes a,b [--webhook-url URL]
+             [--push-source NAME] [--lifetime-days 30|90|180|365]
+                                Issue an integration key as that owner or admin; prints key and secret once
+  keys revoke --space ID --key KEY_ID --owner-email EMAIL
+                                Revoke a key; every server refuses it from its next call
+
+Configuration comes from the environment; see README.md.`;
+
+type Options = Record<string, string | undefined>;
+
+function need(options: Options, name: string): string {
+  const value = options[name];
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required.`);
+  return value;
+}
+
+class UsageError extends Error {}
+
+async function userIdFor(runtime: Runtime, email: string): Promise<string> {
+  const row = await runtime.database.db
+    .selectFrom('users')
+    .select('id')
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
+  if (!row) throw new UsageError(`No user with the email ${email}.`);
+  return row.id;
+}
+
+function keysDeps(runtime: Runtime) {
+  return {
+    db: runtime.database.db,
+    clock: runtime.clock,
+    secrets: runtime.secrets,
+    authStamps: runtime.authStamps,
+    resolver: runtime.resolver,
+    webhookAllowPrivate: runtime.config.webhookAllowPrivate,
+  };
+}
+
+async function spacesCreate(runtime: Runtime, options: Options) {
+  const email = need(options, 'owner-email');
+  const db = runtime.database.db;
+  let ownerId: string;
+  try {
+    ownerId = await userIdFor(runtime, email);
+  } catch {
+    const password = (await import('node:crypto')).randomBytes(12).toString('base64url');
+    ownerId = (
+      await createUser({ db, clock: runtime.clock }, { email, password, name: email.split('@')[0] ?? email })
+    ).id;
+    process.stdout.write(`Created user ${email} with password ${password}\n`);
+  }
+  const plan = options.plan as 'free' | 'starter' | 'pro' | 'scale' | 'enterprise' | undefined;
+  const space = await createSpace({ db, clock: runtime.clock, authStamps: runtime.authStamps }, ownerId, {
+    name: need(options, 'name'),
+    base_currency: options.currency ?? 'USD',
+    plan,
+  });
+  process.stdout.write(`${JSON.stringify(space, null, 2)}\n`);
+}
+
+async function keysIssue(runtime: Runtime, options: Options) {
+  const scopes = need(options, 'scopes')
+    .split(',')
+    .map((scope) => scope.trim());
+  const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
+  if (unknown.length > 0)
+    throw new UsageError(`Unknown scopes: ${unknown.join(', ')}. Known: ${SCOPES.join(', ')}.`);
+  const lifetime = options['lifetime-days'] ? Number(options['lifetime-days']) : undefined;
+  const issued = await issueKey(
+    keysDeps(runtime),
+    await userIdFor(runtime, need(options, 'owner-email')),
+    need(options, 'space'),
+    {
+      name: need(options, 'name'),
+      scopes: scopes as Scope[],
+      webhook_url: options['webhook-url'] ?? null,
+      push_source: options['push-source'],
+      lifetime_days: lifetime as 30 | 90 | 180 | 365 | undefined,
+    },
+  );
+  process.stdout.write(
+    `${JSON.stringify(issued, null, 2)}\nThe key and the webhook secret are shown only now.\n`,
+  );
+}
+
+async function keysRevoke(runtime: Runtime, options: Options) {
+  const actor = await userIdFor(runtime, need(options, 'owner-email'));
+  const revoked = await revokeKey(keysDeps(runtime), actor, need(options, 'space'), need(options, 'key'));
+  process.stdout.write(`${JSON.stringify(revoked, null, 2)}\n`);
+}
+
+const COMMANDS: Record<string, (runtime: Runtime, options: Options) => Promise<void>> = {
+  'spaces create': spacesCreate,
+  'keys issue': keysIssue,
+  'keys revoke': keysRevoke,
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const names = [
+    'name',
+    'owner-email',
+    'currency',
+    'plan',
+    'space',
+    'scopes',
+    'webhook-url',
+    'push-source',
+    'lifetime-days',
+    'key',
+  ];
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])),
+    });
+  } catch (error) {
+    process.stderr.write(`tollbook: ${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
+  const command = positionals.slice(0, 2).join(' ');
+  if (positionals[0] === 'serve') {
+    await runServer();
+    return -1;
+  }
+  const run = positionals[0] === 'migrate' ? undefined : COMMANDS[command];
+  if (positionals[0] !== 'migrate' && run === undefined) {
+    process.stdout.write(`${USAGE}\n`);
+    return positionals.length === 0 || positionals[0] === 'help' ? 0 : 2;
+  }
+  let runtime: Runtime;
+  try {
+    runtime = await createRuntime(loadConfig(), { logger: false });
+  } catch (error) {
+    if (error instanceof ConfigError) exitOnConfigError(error);
+    throw error;
+  }
+  try {
+    if (run === undefined) {
+      const applied = await migrate(runtime.database);
+      process.stdout.write(
+        applied.length > 0 ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n',
+      );
+    } else {
+      await run(runtime, values as Options);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof AppError) {
+      process.stderr.write(`tollbook: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  } finally {
+    await runtime.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const code = await main(process.argv.slice(2));
+  if (code >= 0) process.exit(code);
+}

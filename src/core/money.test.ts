@@ -1,0 +1,115 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  AMOUNT_MAX,
+  asAmount,
+  expandExponent,
+  formatAmount,
+  formatAmountTrimmed,
+  parseAmountInput,
+  parseDecimalText,
+  parseJsonNumber,
+} from './money.ts';
+
+describe('parseDecimalText', () => {
+  it.each([
+    ['1', 100_000_000n],
+    ['1.5', 150_000_000n],
+    ['+2.25', 225_000_000n],
+    ['-0.00000001', -1n],
+    ['.5', 50_000_000n],
+    ['5.', 500_000_000n],
+    ['0001.10000000000', 110_000_000n],
+    ['12345678901234567890.12345678', 1234567890123456789012345678n],
+  ])('reads %s exactly', (text, units) => {
+    expect(parseDecimalText(text)).toEqual({ ok: true, value: units });
+  });
+
+  it.each([
+    '',
+    '+',
+    '-',
+    '.',
+    '+.',
+    '-.',
+    '..',
+    '1.2.3',
+    '1e3',
+    '--1',
+    '+-1',
+    ' 1',
+    '1 ',
+    'NaN',
+    'Infinity',
+    '0x10',
+    '1,5',
+    '١',
+  ])('refuses %j as not a decimal', (text) => {
+    expect(parseDecimalText(text)).toEqual({ ok: false, problem: 'not_decimal' });
+  });
+
+  it('refuses a ninth fraction digit instead of rounding it away', () => {
+    expect(parseDecimalText('0.123456789')).toEqual({ ok: false, problem: 'too_precise' });
+    expect(parseDecimalText('0.123456780')).toEqual({ ok: true, value: 12_345_678n });
+  });
+});
+
+describe('parseJsonNumber and parseAmountInput', () => {
+  it('reads JSON numbers by their shortest decimal spelling', () => {
+    expect(parseJsonNumber(0.1)).toEqual({ ok: true, value: 10_000_000n });
+    expect(parseJsonNumber(1e16)).toEqual({ ok: true, value: AMOUNT_MAX });
+    expect(parseJsonNumber(1e21)).toEqual({ ok: true, value: 10n ** 21n * 100_000_000n });
+    expect(parseJsonNumber(1e-9)).toEqual({ ok: false, problem: 'too_precise' });
+  });
+
+  it('refuses non-finite numbers and non-amount values', () => {
+    expect(parseJsonNumber(Number.NaN).ok).toBe(false);
+    expect(parseJsonNumber(Number.POSITIVE_INFINITY).ok).toBe(false);
+    for (const value of [true, false, null, undefined, {}, [], ['1']])
+      expect(parseAmountInput(value).ok).toBe(false);
+  });
+
+  it('expands exponents into positional text', () => {
+    expect(expandExponent('1.5e+3')).toBe('1500');
+    expect(expandExponent('2e-7')).toBe('0.0000002');
+    expect(expandExponent('-1.25e1')).toBe('-12.5');
+    expect(expandExponent('42')).toBe('42');
+  });
+});
+
+describe('formatting', () => {
+  it('spells records with eight places and webhooks without trailing zeros', () => {
+    expect(formatAmount(asAmount(150_000_000n))).toBe('1.50000000');
+    expect(formatAmount(asAmount(-1n))).toBe('-0.00000001');
+    expect(formatAmountTrimmed(asAmount(150_000_000n))).toBe('1.5');
+    expect(formatAmountTrimmed(asAmount(1_000_000_000n))).toBe('10');
+    expect(formatAmountTrimmed(asAmount(0n))).toBe('0');
+  });
+
+  it('format then parse is the identity for any amount', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), (units) => {
+        const amount = asAmount(units);
+        expect(parseDecimalText(formatAmount(amount))).toEqual({ ok: true, value: amount });
+        expect(parseDecimalText(formatAmountTrimmed(amount))).toEqual({ ok: true, value: amount });
+      }),
+    );
+  });
+
+  it('any number a float carries exactly parses to the same value as its text', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -1_000_000_000, max: 1_000_000_000 }),
+        fc.integer({ min: 0, max: 99_999_999 }),
+        (whole, cents) => {
+          const text = `${whole}.${String(cents).padStart(8, '0')}`;
+          const value = Number(text);
+          if (String(value) !== expandExponent(String(value))) return;
+          const fromNumber = parseJsonNumber(value);
+          const fromText = parseDecimalText(text);
+          if (Math.abs(whole) < 10_000_000) expect(fromNumber).toEqual(fromText);
+        },
+      ),
+    );
+  });
+});

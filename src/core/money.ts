@@ -1,0 +1,83 @@
+// Money is a bigint count of 10⁻⁸ units. This file is the only place that turns text or JSON
+// numbers into amounts and amounts back into text, so every rounding or refusal rule is here.
+
+declare const amountBrand: unique symbol;
+export type AmountE8 = bigint & { readonly [amountBrand]: true };
+
+export const SCALE = 8;
+export const UNIT = 100_000_000n;
+/** The spec's upper bound for a "positive amount": 1e16 whole units. */
+export const AMOUNT_MAX = asAmount(10n ** 16n * UNIT);
+export const ZERO = asAmount(0n);
+
+export function asAmount(value: bigint): AmountE8 {
+  return value as AmountE8;
+}
+
+export type AmountProblem = 'not_decimal' | 'too_precise' | 'not_finite';
+export type ParsedAmount = { ok: true; value: AmountE8 } | { ok: false; problem: AmountProblem };
+
+// Optional sign, then digits with an optional point and fraction ("1", "1.", ".5", "-2.25").
+// Exponents, blanks and strings of only signs and dots are not decimals.
+const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?$/;
+
+/** Parses the spec's decimal-string grammar exactly; more than eight fraction digits is refused. */
+export function parseDecimalText(text: string): ParsedAmount {
+  const match = DECIMAL_TEXT.exec(text);
+  if (!match) return { ok: false, problem: 'not_decimal' };
+  const sign = match[1] ?? '';
+  const whole = match[2] ?? '';
+  const fraction = match[3] ?? '';
+  if (whole.length === 0 && fraction.length === 0) return { ok: false, problem: 'not_decimal' };
+  const trimmedFraction = fraction.replace(/0+$/, '');
+  if (trimmedFraction.length > SCALE) return { ok: false, problem: 'too_precise' };
+  const units = BigInt(whole.length > 0 ? whole : '0') * UNIT + BigInt(trimmedFraction.padEnd(SCALE, '0'));
+  return { ok: true, value: asAmount(sign === '-' ? -units : units) };
+}
+
+/**
+ * A JSON number reaches us either as a JS number that survived parsing exactly (the JSON body
+ * parser keeps the source text otherwise), so its shortest decimal spelling is what was sent.
+ */
+export function parseJsonNumber(value: number): ParsedAmount {
+  if (!Number.isFinite(value)) return { ok: false, problem: 'not_finite' };
+  return parseDecimalText(expandExponent(String(value)));
+}
+
+/** Accepts what an amount field may carry: a JSON number or a decimal string. */
+export function parseAmountInput(value: unknown): ParsedAmount {
+  if (typeof value === 'number') return parseJsonNumber(value);
+  if (typeof value === 'string') return parseDecimalText(value);
+  return { ok: false, problem: 'not_decimal' };
+}
+
+/** Turns "1.5e+21" or "2e-7" into plain positional notation; plain text is returned as is. */
+export function expandExponent(text: string): string {
+  const match = /^([+-]?)(\d+)(?:\.(\d+))?[eE]([+-]?\d+)$/.exec(text);
+  if (!match) return text;
+  const sign = match[1] === '-' ? '-' : '';
+  const digits = (match[2] ?? '') + (match[3] ?? '');
+  const pointAt = (match[2] ?? '').length + Number(match[4]);
+  if (pointAt <= 0) return `${sign}0.${'0'.repeat(-pointAt)}${digits}`;
+  if (pointAt >= digits.length) return `${sign}${digits}${'0'.repeat(pointAt - digits.length)}`;
+  return `${sign}${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
+}
+
+/** Eight decimals always: the records' spelling ("1.50000000"). */
+export function formatAmount(amount: AmountE8): string {
+  const negative = amount < 0n;
+  const units = negative ? -amount : amount;
+  const whole = units / UNIT;
+  const fraction = (units % UNIT).toString().padStart(SCALE, '0');
+  return `${negative ? '-' : ''}${whole}.${fraction}`;
+}
+
+/** No trailing zeros: the key webhook's spelling ("1.5", "2"). */
+export function formatAmountTrimmed(amount: AmountE8): string {
+  const full = formatAmount(amount);
+  return full.replace(/\.?0+$/, '');
+}
+
+export function isPositive(amount: AmountE8): boolean {
+  return amount > 0n;
+}

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import {
+  type AmountE8,
+  asAmount,
+  formatAmount,
+  parseAmountInput,
+  parseDecimalText,
+} from '../../core/money.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
+import type { IntegrationCaller } from '../../platform/http/context.ts';
+import { normalizeAccount } from './domain.ts';
+import * as store from './store.ts';
+
+export type AccountsDeps = { db: Db; clock: Clock };
+
+export type AccountCreateInput = {
+  kind: store.AccountRow['kind'];
+  name: string;
+  currency: string;
+  address?: string | null;
+  chain?: string | null;
+  network?: string | null;
+  color?: string | null;
+  details?: string;
+  external_signer?: boolean;
+  opening_acquired_on?: string | null;
+  opening_balance?: number | string;
+  opening_cost?: number | string | null;
+};
+
+function amountOf(value: number | string | null | undefined): AmountE8 | null {
+  if (value === undefined || value === null) return null;
+  const parsed = parseAmountInput(value);
+  // The schema's x-amount keyword has already refused anything that does not parse.
+  if (!parsed.ok) throw new AppError('invalid_request', 'The amount is not a decimal.');
+  return parsed.value;
+}
+
+function readAmount(text: string): AmountE8 {
+  const parsed = parseDecimalText(text);
+  if (!parsed.ok) throw new Error(`The database returned a non-decimal amount: ${text}`);
+  return parsed.value;
+}
+
+export function presentAccount(row: store.AccountRow) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    name: row.name,
+    currency: row.currency,
+    address: row.address,
+    chain: row.chain,
+    network: row.network,
+    color: row.color,
+    details: row.details,
+    external_signer: row.external_signer,
+    opening_acquired_on: row.opening_acquired_on,
+    opening_balance: formatAmount(readAmount(row.opening_balance)),
+    opening_cost: row.opening_cost === null ? null : formatAmount(readAmount(row.opening_cost)),
+    balance: formatAmount(readAmount(row.balance)),
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+export async function createAccount(
+  tx: Queryable,
+  clock: Clock,
+  caller: IntegrationCaller,
+  input: AccountCreateInput,
+) {
+  const shape = normalizeAccount({
+    kind: input.kind,
+    currency: input.currency,
+    address: input.address ?? null,
+    chain: input.chain ?? null,
+    network: input.network ?? null,
+    color: input.color ?? null,
+  });
+  const openingBalance = amountOf(input.opening_balance) ?? asAmount(0n);
+  const openingCost = amountOf(input.opening_cost);
+  const row: store.AccountRow = {
+    id: randomUUID(),
+    space_id: caller.spaceId,
+    kind: shape.kind as store.AccountRow['kind'],
+    name: input.name,
+    currency: shape.currency,
+    address: shape.address,
+    chain: shape.chain,
+    network: shape.network,
+    color: shape.color,
+    details: input.details ?? '',
+    external_signer: input.external_signer ?? false,
+    opening_acquired_on: input.opening_acquired_on ?? null,
+    opening_balance: formatAmount(openingBalance),
+    opening_cost: openingCost === null ? null : formatAmount(openingCost),
+    // Until the ledger lands, the balance is the opening balance (see docs/decisions.md).
+    balance: formatAmount(openingBalance),
+    created_at: clock.now(),
+  };
+  await store.insertAccount(tx, row);
+  return presentAccount(row);
+}
+
+export async function listAccounts(
+  deps: AccountsDeps,
+  caller: IntegrationCaller,
+  query: { limit?: string; starting_after?: string },
+) {
+  const limit = query.limit === undefined ? 100 : Number(query.limit);
+  if (limit < 1 || limit > 500) {
+    throw new AppError('invalid_request', 'limit must be from 1 to 500.', { field: 'limit' });
+  }
+  const rows = await store.listAccounts(deps.db, caller.spaceId, limit, query.starting_after);
+  if (rows === undefined) throw new AppError('not_found', 'starting_after names no account of this space.');
+  return { items: rows.slice(0, limit).map(presentAccount), has_more: rows.length > limit };
+}
+
+/** For other features: an account of this space, or 422 account_not_found. */
+export async function requireAccount(db: Queryable, spaceId: string, accountId: string) {
+  const row = await store.findAccount(db, spaceId, accountId);
+  if (!row)
+    throw new AppError('account_not_found', 'No account with this id in this space.', {
+      account_id: accountId,
+    });
+  return row;
+}

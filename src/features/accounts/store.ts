@@ -1,0 +1,82 @@
+import type { Queryable } from '../../platform/db/database.ts';
+import type { AccountsTable } from '../../platform/db/schema.ts';
+
+export type AccountRow = {
+  id: string;
+  space_id: string;
+  kind: AccountsTable['kind'];
+  name: string;
+  currency: string;
+  address: string | null;
+  chain: string | null;
+  network: string | null;
+  color: string | null;
+  details: string;
+  external_signer: boolean;
+  opening_acquired_on: string | null;
+  opening_balance: string;
+  opening_cost: string | null;
+  balance: string;
+  created_at: Date;
+};
+
+const COLUMNS = [
+  'id',
+  'space_id',
+  'kind',
+  'name',
+  'currency',
+  'address',
+  'chain',
+  'network',
+  'color',
+  'details',
+  'external_signer',
+  'opening_acquired_on',
+  'opening_balance',
+  'opening_cost',
+  'balance',
+  'created_at',
+] as const;
+
+export async function insertAccount(db: Queryable, row: AccountRow) {
+  await db.insertInto('accounts').values(row).execute();
+}
+
+export function findAccount(
+  db: Queryable,
+  spaceId: string,
+  accountId: string,
+): Promise<AccountRow | undefined> {
+  return db
+    .selectFrom('accounts')
+    .select(COLUMNS)
+    .where('space_id', '=', spaceId)
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+}
+
+/** A page in creation order; `after` is the last id of the previous page. */
+export async function listAccounts(db: Queryable, spaceId: string, limit: number, after: string | undefined) {
+  let query = db.selectFrom('accounts').select(COLUMNS).where('space_id', '=', spaceId);
+  if (after !== undefined) {
+    const anchor = await db
+      .selectFrom('accounts')
+      .select(['created_at', 'id'])
+      .where('space_id', '=', spaceId)
+      .where('id', '=', after)
+      .executeTakeFirst();
+    if (!anchor) return undefined;
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '>', anchor.created_at),
+        eb.and([eb('created_at', '=', anchor.created_at), eb('id', '>', anchor.id)]),
+      ]),
+    );
+  }
+  return query
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
+}

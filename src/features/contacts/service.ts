@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
+import type { IntegrationCaller } from '../../platform/http/context.ts';
+import { type ContactAddressInput, checkContactName, normalizeAddresses, type Requisites } from './domain.ts';
+import type { ContactCreateBody } from './schemas.ts';
+import * as store from './store.ts';
+
+export type ContactsDeps = { db: Db; clock: Clock };
+
+// Fields of ContactOut the service does not compute yet: they are filled by features still to
+// come (screening, collections, payments), and shown with their empty values until then.
+const NOT_YET_COMPUTED = {
+  tax_id_expected_format: '',
+  collection_tone: null,
+  last_paid_on: null,
+  last_paid_usd: null,
+  screening: null,
+  whitelist_reset: false,
+} as const;
+
+export function presentContact(row: store.ContactRow, addresses: readonly store.ContactAddressRow[]) {
+  return {
+    id: row.id,
+    name: row.name,
+    note: row.note,
+    kind: row.kind,
+    whitelisted: row.whitelisted,
+    compliance: row.compliance,
+    addresses: [...addresses]
+      .sort((a, b) => a.position - b.position)
+      .map((address) => ({
+        id: address.id,
+        label: address.label,
+        address: address.address,
+        chain: address.chain,
+        details: address.details,
+        is_primary: address.is_primary,
+        network: address.network,
+        requisites: address.requisites as Requisites | null,
+      })),
+    address: row.address,
+    country: row.country,
+    email: row.email,
+    phone: row.phone,
+    reg_number: row.reg_number,
+    tax_id: row.tax_id,
+    identity_id: row.identity_id,
+    tags: row.tags,
+    save_to_book: row.saved_to_book,
+    ...NOT_YET_COMPUTED,
+  };
+}
+
+function addressInputs(body: ContactCreateBody): ContactAddressInput[] {
+  return (body.addresses ?? []).map((address) => ({
+    label: address.label ?? '',
+    address: address.address ?? '',
+    chain: address.chain ?? null,
+    network: address.network ?? null,
+    details: address.details ?? '',
+    is_primary: address.is_primary ?? false,
+    requisites: address.requisites ?? null,
+  }));
+}
+
+/** Creates a contact in the caller's space, with its addresses in the order given. */
+export async function createContact(
+  tx: Queryable,
+  clock: Clock,
+  caller: IntegrationCaller,
+  body: ContactCreateBody,
+) {
+  const addresses = normalizeAddresses(addressInputs(body));
+  const contact: store.ContactRow = {
+    id: randomUUID(),
+    space_id: caller.spaceId,
+    name: checkContactName(body.name),
+    kind: body.kind ?? 'person',
+    note: body.note ?? '',
+    address: body.address ?? '',
+    country: body.country ?? '',
+    email: body.email ?? '',
+    phone: body.phone ?? '',
+    reg_number: body.reg_number ?? '',
+    tax_id: body.tax_id ?? '',
+    compliance: body.compliance ?? '',
+    identity_id: body.identity_id ?? null,
+    whitelisted: body.whitelisted ?? false,
+    saved_to_book: body.save_to_book ?? false,
+    tags: body.tags ?? [],
+    created_at: clock.now(),
+  };
+  const addressRows: store.ContactAddressRow[] = addresses.map((address, position) => ({
+    id: randomUUID(),
+    space_id: caller.spaceId,
+    contact_id: contact.id,
+    position,
+    ...address,
+  }));
+  await store.insertContact(tx, contact, addressRows);
+  return presentContact(contact, addressRows);
+}

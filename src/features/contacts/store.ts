@@ -1,0 +1,54 @@
+import type { Queryable } from '../../platform/db/database.ts';
+
+export type ContactRow = {
+  id: string;
+  space_id: string;
+  name: string;
+  kind: string;
+  note: string;
+  address: string;
+  country: string;
+  email: string;
+  phone: string;
+  reg_number: string;
+  tax_id: string;
+  compliance: string;
+  identity_id: string | null;
+  whitelisted: boolean;
+  saved_to_book: boolean;
+  tags: string[];
+  created_at: Date;
+};
+
+export type ContactAddressRow = {
+  id: string;
+  space_id: string;
+  contact_id: string;
+  position: number;
+  label: string;
+  address: string;
+  chain: string | null;
+  network: string | null;
+  details: string;
+  is_primary: boolean;
+  requisites: Record<string, unknown> | null;
+};
+
+/** Inserts a contact and its addresses; the caller's transaction makes them land together. */
+export async function insertContact(
+  db: Queryable,
+  contact: ContactRow,
+  addresses: readonly ContactAddressRow[],
+) {
+  await db.insertInto('contacts').values(contact).execute();
+  if (addresses.length === 0) return;
+  await db
+    .insertInto('contact_addresses')
+    .values(
+      addresses.map((row) => ({
+        ...row,
+        requisites: row.requisites === null ? null : JSON.stringify(row.requisites),
+      })),
+    )
+    .execute();
+}

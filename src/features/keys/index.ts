@@ -1,0 +1,3 @@
+export { createKeyDoor, type KeyDoor } from './door.ts';
+export { registerKeyRoutes, registerPingRoute } from './routes.ts';
+export { issueKey, type KeyIssueInput, type KeysDeps, remindExpiringKeys, revokeKey } from './service.ts';

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import { SECRET_PREFIX } from '../../core/ids.ts';
+import type { AuthStamps } from '../../platform/auth-stamps.ts';
+import { randomSecret, type SecretBox, sha256Hex } from '../../platform/crypto.ts';
+import type { Db } from '../../platform/db/database.ts';
+import type { Scope } from '../../platform/http/context.ts';
+import { checkPublicUrl, type Resolver } from '../../platform/net/public-address.ts';
+import { insertNotification } from '../notifications/index.ts';
+import { invalidateKeys, requireAdministrator } from '../spaces/index.ts';
+import { expiryFor, KEYS_PER_SPACE_MAX, keyStatus, type LifetimeDays, REMINDER_LEAD_MS } from './domain.ts';
+import * as store from './store.ts';
+
+export type KeysDeps = {
+  db: Db;
+  clock: Clock;
+  secrets: SecretBox;
+  authStamps: AuthStamps;
+  resolver: Resolver;
+  webhookAllowPrivate: boolean;
+};
+
+export type KeyIssueInput = {
+  name: string;
+  scopes: Scope[];
+  webhook_url?: string | null;
+  lifetime_days?: LifetimeDays;
+  push_source?: string;
+};
+
+const DISPLAY_PREFIX_LENGTH = 12;
+
+type KeyRow = Awaited<ReturnType<typeof store.listKeys>>[number];
+
+function present(row: KeyRow, now: Date) {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    webhook_url: row.webhook_url,
+    push_source: row.push_source ?? null,
+    issuer_user_id: row.issuer_user_id,
+    status: keyStatus({ revokedAt: row.revoked_at, expiresAt: row.expires_at }, now),
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at ? row.expires_at.toISOString() : null,
+    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+  };
+}
+
+async function checkWebhookUrl(deps: KeysDeps, url: string | null | undefined): Promise<string | null> {
+  if (url === undefined || url === null || url === '') return null;
+  const verdict = await checkPublicUrl(url, { allowPrivate: deps.webhookAllowPrivate }, deps.resolver);
+  if (!verdict.ok) {
+    throw new AppError('webhook_address_not_public', `The webhook address is refused: ${verdict.reason}`, {
+      field: 'webhook_url',
+    });
+  }
+  return verdict.url.toString();
+}
+
+function checkPushSource(input: KeyIssueInput): void {
+  const wantsPush = input.scopes.includes('transactions');
+  if (wantsPush && !input.push_source) {
+    throw new AppError(
+      'invalid_request',
+      'A key with the transactions scope needs push_source: the name of the source it files into.',
+      {
+        field: 'push_source',
+      },
+    );
+  }
+  if (!wantsPush && input.push_source !== undefined) {
+    throw new AppError('invalid_request', 'push_source is only for keys with the transactions scope.', {
+      field: 'push_source',
+    });
+  }
+}
+
+/** Issues a key; the key and the webhook secret appear in this answer only. */
+export async function issueKey(deps: KeysDeps, actorId: string, spaceId: string, input: KeyIssueInput) {
+  await requireAdministrator(deps.db, spaceId, actorId);
+  checkPushSource(input);
+  const webhookUrl = await checkWebhookUrl(deps, input.webhook_url);
+  const key = randomSecret(SECRET_PREFIX.integrationKey);
+  const webhookSecret = randomSecret('whsec_');
+  const now = deps.clock.now();
+  const id = randomUUID();
+  await deps.db.transaction().execute(async (tx) => {
+    await store.lockSpace(tx, spaceId);
+    if ((await store.countLiveKeys(tx, spaceId, now)) >= KEYS_PER_SPACE_MAX) {
+      throw new AppError(
+        'key_limit_reached',
+        `A space holds at most ${KEYS_PER_SPACE_MAX} live keys; revoke one first.`,
+        {
+          limit: KEYS_PER_SPACE_MAX,
+        },
+      );
+    }
+    const pushSourceId = input.push_source
+      ? await store.findOrCreatePushSource(tx, {
+          id: randomUUID(),
+          spaceId,
+          name: input.push_source,
+          at: now,
+        })
+      : null;
+    await store.insertKey(tx, {
+      id,
+      spaceId,
+      issuerUserId: actorId,
+      name: input.name,
+      keyHash: sha256Hex(key),
+      prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+      scopes: input.scopes,
+      webhookUrl,
+      webhookSecretSealed: deps.secrets.seal(webhookSecret),
+      pushSourceId,
+      at: now,
+      expiresAt: expiryFor(input.scopes, input.lifetime_days, now),
+    });
+  });
+  const row = await store.findKey(deps.db, spaceId, id);
+  return { ...present(row!, now), key, webhook_secret: webhookSecret };
+}
+
+export async function listKeys(deps: KeysDeps, actorId: string, spaceId: string) {
+  await requireAdministrator(deps.db, spaceId, actorId);
+  const now = deps.clock.now();
+  return (await store.listKeys(deps.db, spaceId)).map((row) => present(row, now));
+}
+
+/** Revokes a key; every process refuses it from its next call on. */
+export async function revokeKey(deps: KeysDeps, actorId: string, spaceId: string, keyId: string) {
+  await requireAdministrator(deps.db, spaceId, actorId);
+  const now = deps.clock.now();
+  const publish = await deps.db.transaction().execute(async (tx) => {
+    const row = await store.findKey(tx, spaceId, keyId);
+    if (!row) throw new AppError('not_found', 'No such key in this space.');
+    await store.markRevoked(tx, spaceId, keyId, now);
+    return invalidateKeys(deps, tx, spaceId);
+  });
+  await publish();
+  return present((await store.findKey(deps.db, spaceId, keyId))!, now);
+}
+
+/** Job: tells each issuer, a week ahead, that a key of theirs is about to end. */
+export async function remindExpiringKeys(
+  deps: Pick<KeysDeps, 'db' | 'clock'>,
+  batchSize = 100,
+): Promise<number> {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (tx) => {
+    const due = await store.claimKeysToRemind(tx, now, REMINDER_LEAD_MS, batchSize);
+    for (const key of due) {
+      await insertNotification(tx, {
+        spaceId: key.space_id,
+        userId: key.issuer_user_id,
+        kind: 'key_expiring',
+        subjectId: key.id,
+        payload: {
+          key_id: key.id,
+          name: key.name,
+          prefix: key.prefix,
+          expires_at: key.expires_at!.toISOString(),
+        },
+        at: now,
+      });
+      await store.markReminded(tx, key.id, now);
+    }
+    return due.length;
+  });
+}

@@ -1,0 +1,2 @@
+export { registerNotificationRoutes } from './routes.ts';
+export { insertNotification, type NewNotification } from './store.ts';

@@ -1,0 +1,14 @@
+import type { Db } from '../../platform/db/database.ts';
+import { requireRole } from '../spaces/index.ts';
+import { listNotifications } from './store.ts';
+
+/** A member's own notifications in one space, newest first. */
+export async function listForMember(deps: { db: Db }, spaceId: string, userId: string) {
+  await requireRole(deps.db, spaceId, userId);
+  const rows = await listNotifications(deps.db, spaceId, userId);
+  return rows.map((row) => ({
+    ...row,
+    created_at: row.created_at.toISOString(),
+    read_at: row.read_at ? row.read_at.toISOString() : null,
+  }));
+}

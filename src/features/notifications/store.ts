@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../../platform/db/database.ts';
+
+export type NewNotification = {
+  spaceId: string;
+  userId: string;
+  kind: string;
+  subjectId: string | null;
+  payload: Record<string, unknown>;
+  at: Date;
+};
+
+/** One notification per (person, kind, subject): asking twice records it once. */
+export async function insertNotification(db: Queryable, notification: NewNotification): Promise<void> {
+  await db
+    .insertInto('notifications')
+    .values({
+      id: randomUUID(),
+      space_id: notification.spaceId,
+      user_id: notification.userId,
+      kind: notification.kind,
+      subject_id: notification.subjectId,
+      payload: JSON.stringify(notification.payload),
+      created_at: notification.at,
+    })
+    .onConflict((conflict) => conflict.columns(['space_id', 'user_id', 'kind', 'subject_id']).doNothing())
+    .execute();
+}
+
+export function listNotifications(db: Queryable, spaceId: string, userId: string) {
+  return db
+    .selectFrom('notifications')
+    .select(['id', 'kind', 'subject_id', 'payload', 'created_at', 'read_at'])
+    .where('space_id', '=', spaceId)
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .limit(200)
+    .execute();
+}

@@ -1,0 +1,196 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import type { AuthStamps } from '../../platform/auth-stamps.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
+import type { Plan, Role } from '../../platform/db/schema.ts';
+import { findUserIdByEmail } from '../users/index.ts';
+import { canAdminister, canSetRole, handleFrom, leavesAnOwner } from './domain.ts';
+import * as store from './store.ts';
+
+export type SpacesDeps = { db: Db; clock: Clock; authStamps: AuthStamps };
+
+/** The caller's role in the space; a space the caller is not in does not exist for them. */
+export async function requireRole(
+  db: Queryable,
+  spaceId: string,
+  userId: string,
+  allowed?: readonly Role[],
+): Promise<Role> {
+  const role = await store.findRole(db, spaceId, userId);
+  if (!role) throw new AppError('not_found', 'No such space.');
+  if (allowed && !allowed.includes(role)) {
+    throw new AppError(
+      'forbidden',
+      `This needs the role ${allowed.join(' or ')} in this space; you are ${role}.`,
+    );
+  }
+  return role;
+}
+
+export async function requireAdministrator(db: Queryable, spaceId: string, userId: string): Promise<Role> {
+  const role = await requireRole(db, spaceId, userId);
+  if (!canAdminister(role))
+    throw new AppError('forbidden', `Only an owner or an admin can do this; you are ${role}.`);
+  return role;
+}
+
+/** Bumps the auth version inside `tx`; call the returned function after commit. */
+export async function invalidateKeys(
+  deps: SpacesDeps,
+  tx: Queryable,
+  spaceId: string,
+): Promise<() => Promise<void>> {
+  const version = await store.bumpAuthVersion(tx, spaceId);
+  return () => deps.authStamps.publish(spaceId, version);
+}
+
+function present(row: store.SpaceRow & { role: Role }) {
+  return { ...row, created_at: row.created_at.toISOString() };
+}
+
+export async function createSpace(
+  deps: SpacesDeps,
+  ownerId: string,
+  input: { name: string; base_currency: string; plan?: Plan | undefined },
+) {
+  const space = {
+    id: randomUUID(),
+    name: input.name,
+    base_currency: input.base_currency.toUpperCase(),
+    plan: input.plan ?? 'free',
+    public_handle: handleFrom(input.name, randomBytes(3).toString('hex')),
+    created_at: deps.clock.now(),
+  };
+  await deps.db.transaction().execute(async (tx) => {
+    await store.insertSpace(tx, space);
+    await store.insertMember(tx, { spaceId: space.id, userId: ownerId, role: 'owner', at: space.created_at });
+  });
+  return present({
+    ...space,
+    subscription_packs: 0,
+    integration_enabled: true,
+    payments_enabled: true,
+    role: 'owner',
+  });
+}
+
+export async function listSpaces(deps: SpacesDeps, userId: string) {
+  return (await store.listSpacesOfUser(deps.db, userId)).map(present);
+}
+
+export async function getSpace(deps: SpacesDeps, userId: string, spaceId: string) {
+  const row = await store.findSpaceWithRole(deps.db, spaceId, userId);
+  if (!row) throw new AppError('not_found', 'No such space.');
+  return present(row);
+}
+
+export async function updateSpace(
+  deps: SpacesDeps,
+  userId: string,
+  spaceId: string,
+  changes: {
+    name?: string;
+    plan?: Plan;
+    subscription_packs?: number;
+    integration_enabled?: boolean;
+    payments_enabled?: boolean;
+  },
+) {
+  const role = await requireAdministrator(deps.db, spaceId, userId);
+  if ((changes.plan !== undefined || changes.subscription_packs !== undefined) && role !== 'owner') {
+    throw new AppError('forbidden', 'Only an owner can change the plan.');
+  }
+  const switches = changes.integration_enabled !== undefined || changes.payments_enabled !== undefined;
+  // Only the known fields reach the database; unknown body fields are ignored, never columns.
+  const known = {
+    name: changes.name,
+    plan: changes.plan,
+    subscription_packs: changes.subscription_packs,
+    integration_enabled: changes.integration_enabled,
+    payments_enabled: changes.payments_enabled,
+  };
+  const update = Object.fromEntries(Object.entries(known).filter(([, value]) => value !== undefined));
+  const publish = await deps.db.transaction().execute(async (tx) => {
+    await store.updateSpace(tx, spaceId, update);
+    return switches ? invalidateKeys(deps, tx, spaceId) : undefined;
+  });
+  await publish?.();
+  return getSpace(deps, userId, spaceId);
+}
+
+export async function listMembers(deps: SpacesDeps, userId: string, spaceId: string) {
+  await requireRole(deps.db, spaceId, userId);
+  return (await store.listMembers(deps.db, spaceId)).map((row) => ({
+    ...row,
+    created_at: row.created_at.toISOString(),
+  }));
+}
+
+export async function addMember(
+  deps: SpacesDeps,
+  actorId: string,
+  spaceId: string,
+  input: { email: string; role: Role },
+) {
+  const actorRole = await requireAdministrator(deps.db, spaceId, actorId);
+  if (!canSetRole(actorRole, null, input.role))
+    throw new AppError('forbidden', 'Only an owner can add an owner.');
+  const userId = await findUserIdByEmail(deps, input.email);
+  if (!userId) {
+    throw new AppError(
+      'user_not_found',
+      'No one has signed up with this email yet; ask them to sign up first.',
+      {
+        field: 'email',
+      },
+    );
+  }
+  if (await store.findRole(deps.db, spaceId, userId)) {
+    throw new AppError('conflict', 'This person is already a member; change their role instead.');
+  }
+  await store.insertMember(deps.db, { spaceId, userId, role: input.role, at: deps.clock.now() });
+  return (await listMembers(deps, actorId, spaceId)).find((member) => member.user_id === userId)!;
+}
+
+async function changeMembership(
+  deps: SpacesDeps,
+  actorId: string,
+  spaceId: string,
+  targetId: string,
+  nextRole: Role | null,
+) {
+  const actorRole = await requireAdministrator(deps.db, spaceId, actorId);
+  const publish = await deps.db.transaction().execute(async (tx) => {
+    const members = await store.lockMembers(tx, spaceId);
+    const target = members.find((member) => member.user_id === targetId);
+    if (!target) throw new AppError('not_found', 'This person is not a member of the space.');
+    if (!canSetRole(actorRole, target.role, nextRole)) {
+      throw new AppError('forbidden', 'An admin can neither change an owner nor make one.');
+    }
+    const owners = members.filter((member) => member.role === 'owner').length;
+    if (!leavesAnOwner(owners, target.role, nextRole)) {
+      throw new AppError('last_owner', 'A space needs at least one owner; make someone else owner first.');
+    }
+    if (nextRole === null) await store.deleteMember(tx, spaceId, targetId);
+    else await store.setRole(tx, spaceId, targetId, nextRole);
+    // Keys act with their issuer's rights, so any change of membership re-checks them.
+    return invalidateKeys(deps, tx, spaceId);
+  });
+  await publish();
+}
+
+export async function changeRole(
+  deps: SpacesDeps,
+  actorId: string,
+  spaceId: string,
+  targetId: string,
+  role: Role,
+) {
+  await changeMembership(deps, actorId, spaceId, targetId, role);
+  return (await listMembers(deps, actorId, spaceId)).find((member) => member.user_id === targetId)!;
+}
+
+export async function removeMember(deps: SpacesDeps, actorId: string, spaceId: string, targetId: string) {
+  await changeMembership(deps, actorId, spaceId, targetId, null);
+}

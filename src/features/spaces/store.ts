@@ -1,0 +1,133 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../../platform/db/database.ts';
+import type { Plan, Role } from '../../platform/db/schema.ts';
+
+export type SpaceRow = {
+  id: string;
+  name: string;
+  base_currency: string;
+  plan: Plan;
+  subscription_packs: number;
+  integration_enabled: boolean;
+  payments_enabled: boolean;
+  public_handle: string;
+  created_at: Date;
+};
+
+const SPACE_COLUMNS = [
+  'spaces.id',
+  'spaces.name',
+  'spaces.base_currency',
+  'spaces.plan',
+  'spaces.subscription_packs',
+  'spaces.integration_enabled',
+  'spaces.payments_enabled',
+  'spaces.public_handle',
+  'spaces.created_at',
+] as const;
+
+export async function insertSpace(
+  db: Queryable,
+  space: Omit<SpaceRow, 'subscription_packs' | 'integration_enabled' | 'payments_enabled'>,
+) {
+  await db.insertInto('spaces').values(space).execute();
+}
+
+export async function insertMember(
+  db: Queryable,
+  member: { spaceId: string; userId: string; role: Role; at: Date },
+) {
+  await db
+    .insertInto('members')
+    .values({ space_id: member.spaceId, user_id: member.userId, role: member.role, created_at: member.at })
+    .execute();
+}
+
+export async function findRole(db: Queryable, spaceId: string, userId: string): Promise<Role | undefined> {
+  const row = await db
+    .selectFrom('members')
+    .select('role')
+    .where('space_id', '=', spaceId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.role;
+}
+
+export function findSpaceWithRole(db: Queryable, spaceId: string, userId: string) {
+  return db
+    .selectFrom('spaces')
+    .innerJoin('members', 'members.space_id', 'spaces.id')
+    .select([...SPACE_COLUMNS, 'members.role'])
+    .where('spaces.id', '=', spaceId)
+    .where('members.user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+export function listSpacesOfUser(db: Queryable, userId: string) {
+  return db
+    .selectFrom('spaces')
+    .innerJoin('members', 'members.space_id', 'spaces.id')
+    .select([...SPACE_COLUMNS, 'members.role'])
+    .where('members.user_id', '=', userId)
+    .orderBy('spaces.created_at')
+    .execute();
+}
+
+export function findSpace(db: Queryable, spaceId: string) {
+  return db.selectFrom('spaces').select(SPACE_COLUMNS).where('id', '=', spaceId).executeTakeFirst();
+}
+
+export async function updateSpace(
+  db: Queryable,
+  spaceId: string,
+  changes: Partial<
+    Pick<SpaceRow, 'name' | 'plan' | 'subscription_packs' | 'integration_enabled' | 'payments_enabled'>
+  >,
+) {
+  if (Object.keys(changes).length === 0) return;
+  await db.updateTable('spaces').set(changes).where('id', '=', spaceId).execute();
+}
+
+/** Moves the space's auth version on; returns the new value for publishing after commit. */
+export async function bumpAuthVersion(db: Queryable, spaceId: string): Promise<number> {
+  const row = await db
+    .updateTable('spaces')
+    .set({ auth_version: sql`auth_version + 1` })
+    .where('id', '=', spaceId)
+    .returning('auth_version')
+    .executeTakeFirstOrThrow();
+  return row.auth_version;
+}
+
+export function listMembers(db: Queryable, spaceId: string) {
+  return db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select(['members.user_id', 'users.email', 'users.name', 'members.role', 'members.created_at'])
+    .where('members.space_id', '=', spaceId)
+    .orderBy('members.created_at')
+    .execute();
+}
+
+/** Locks the space's member rows, so two demotions cannot both pass the last-owner check. */
+export async function lockMembers(db: Queryable, spaceId: string) {
+  return db
+    .selectFrom('members')
+    .select(['user_id', 'role'])
+    .where('space_id', '=', spaceId)
+    .forUpdate()
+    .execute();
+}
+
+export async function setRole(db: Queryable, spaceId: string, userId: string, role: Role) {
+  await db
+    .updateTable('members')
+    .set({ role })
+    .where('space_id', '=', spaceId)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+export async function deleteMember(db: Queryable, spaceId: string, userId: string) {
+  await db.deleteFrom('members').where('space_id', '=', spaceId).where('user_id', '=', userId).execute();
+}

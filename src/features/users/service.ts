@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import { hasSecretShape, SECRET_PREFIX } from '../../core/ids.ts';
+import { randomSecret, sha256Hex } from '../../platform/crypto.ts';
+import type { Db } from '../../platform/db/database.ts';
+import * as store from './store.ts';
+
+const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+// A fixed hash to verify against when the email is unknown, so both failures take as long.
+let decoyHash: Promise<string> | undefined;
+
+export type UsersDeps = { db: Db; clock: Clock };
+
+export type NewSession = { sessionToken: string; csrfToken: string; expiresAt: Date };
+
+export function hashPassword(password: string): Promise<string> {
+  // The library's default algorithm is argon2id (checked by a test), with its recommended cost.
+  return hash(password);
+}
+
+async function openSession(deps: UsersDeps, userId: string): Promise<NewSession> {
+  const sessionToken = randomSecret(SECRET_PREFIX.session);
+  const csrfToken = randomSecret('csrf_');
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
+  await store.insertSession(deps.db, {
+    id: randomUUID(),
+    userId,
+    tokenHash: sha256Hex(sessionToken),
+    csrfToken,
+    at: now,
+    expiresAt,
+  });
+  return { sessionToken, csrfToken, expiresAt };
+}
+
+export async function createUser(deps: UsersDeps, input: { email: string; password: string; name: string }) {
+  if (await store.findUserByEmail(deps.db, input.email)) {
+    throw new AppError('conflict', 'An account with this email already exists; log in instead.', {
+      field: 'email',
+    });
+  }
+  const user = { id: randomUUID(), email: input.email.trim(), name: input.name, at: deps.clock.now() };
+  try {
+    await store.insertUser(deps.db, { ...user, passwordHash: await hashPassword(input.password) });
+  } catch (error) {
+    // Two signups with one email at once: the unique index decides, the loser is told plainly.
+    if (String((error as { code?: string }).code) === '23505') {
+      throw new AppError('conflict', 'An account with this email already exists; log in instead.', {
+        field: 'email',
+      });
+    }
+    throw error;
+  }
+  return { id: user.id, email: user.email, name: user.name, created_at: user.at };
+}
+
+export async function signup(deps: UsersDeps, input: { email: string; password: string; name: string }) {
+  const user = await createUser(deps, input);
+  return { user, session: await openSession(deps, user.id) };
+}
+
+export async function login(
+  deps: UsersDeps,
+  input: { email: string; password: string },
+): Promise<NewSession> {
+  const user = await store.findUserByEmail(deps.db, input.email);
+  decoyHash ??= hashPassword('decoy-password-for-timing');
+  const matches = await verify(user?.password_hash ?? (await decoyHash), input.password);
+  if (!user || !matches) throw new AppError('unauthorized', 'The email or password is wrong.');
+  return openSession(deps, user.id);
+}
+
+export async function resolveSession(deps: UsersDeps, token: string) {
+  if (!hasSecretShape(token, SECRET_PREFIX.session)) return undefined;
+  return store.findLiveSession(deps.db, sha256Hex(token), deps.clock.now());
+}
+
+export async function logout(deps: UsersDeps, sessionId: string) {
+  await store.revokeSession(deps.db, sessionId, deps.clock.now());
+}
+
+export async function getUser(deps: UsersDeps, userId: string) {
+  const user = await store.findUserById(deps.db, userId);
+  if (!user) throw new AppError('not_found', 'No such user.');
+  return { id: user.id, email: user.email, name: user.name, created_at: user.created_at };
+}
+
+export function findUserIdByEmail(deps: UsersDeps, email: string) {
+  return store.findUserByEmail(deps.db, email).then((user) => user?.id);
+}

@@ -1,0 +1,20 @@
+import { remindExpiringKeys } from './features/keys/index.ts';
+import { pruneRateBuckets } from './platform/http/rate-limit.ts';
+import { pruneIdempotencyRecords } from './platform/http/write.ts';
+import type { PeriodicTask } from './platform/jobs/scheduler.ts';
+import type { Runtime } from './runtime.ts';
+
+/** The periodic tasks every server process runs (each is safe to run in many processes). */
+export function housekeepingTasks(runtime: Runtime): PeriodicTask[] {
+  const { db } = runtime.database;
+  const { clock } = runtime;
+  return [
+    { name: 'prune-rate-buckets', everyMs: 60_000, run: () => pruneRateBuckets(db, clock) },
+    {
+      name: 'prune-idempotency-records',
+      everyMs: 10 * 60_000,
+      run: () => pruneIdempotencyRecords(db, clock),
+    },
+    { name: 'remind-expiring-keys', everyMs: 10 * 60_000, run: () => remindExpiringKeys({ db, clock }) },
+  ];
+}

@@ -1,0 +1,59 @@
+import { buildApp } from './app.ts';
+import { housekeepingTasks } from './housekeeping.ts';
+import { type Config, ConfigError, loadConfig } from './platform/config.ts';
+import { startScheduler } from './platform/jobs/scheduler.ts';
+import { createRuntime } from './runtime.ts';
+import { describeDemo, seedDemo } from './seed.ts';
+
+/** Starts the HTTP server and, unless RUN_WORKERS=0, the background tasks. The only file that listens. */
+export async function serve(config: Config): Promise<() => Promise<void>> {
+  const runtime = await createRuntime(config);
+  const app = await buildApp(runtime);
+  await app.listen({ host: config.host, port: config.port });
+  if (config.demo) {
+    const demo = await seedDemo(runtime);
+    if (demo) process.stdout.write(describeDemo(demo, config.publicUrl));
+  }
+  const stopTasks = config.runWorkers
+    ? startScheduler(housekeepingTasks(runtime), runtime.logger || undefined)
+    : async () => {};
+  return async () => {
+    await stopTasks();
+    await app.close();
+    await runtime.close();
+  };
+}
+
+export function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Tollbook cannot start: ${error.message}\n`);
+    process.exit(2);
+  }
+  throw error;
+}
+
+export async function runServer(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    exitOnConfigError(error);
+  }
+  const stop = await serve(config);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`Received ${signal}; stopping.\n`);
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runServer();
+}

@@ -1,0 +1,105 @@
+// Every setting is read and checked here, once. A bad value stops start-up with a sentence that
+// names the variable, rather than failing later somewhere far from the cause.
+
+export type Config = {
+  host: string;
+  port: number;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  redisUrl: string | undefined;
+  /** Calls per rolling minute per key; the spec's 240 unless an operator (or a benchmark) says otherwise. */
+  rateLimitPerMinute: number;
+  masterKey: string | undefined;
+  production: boolean;
+  logLevel: string;
+  webhookAllowPrivate: boolean;
+  runWorkers: boolean;
+  demo: boolean;
+};
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; it is "${raw}".`);
+  }
+  return Number(raw);
+}
+
+function readFlag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true or false); it is "${raw}".`);
+}
+
+function readUrl(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL; "${raw.slice(0, 40)}" is not one.`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(
+      `${name} must start with ${protocols.join(' or ')}; it starts with ${parsed.protocol}`,
+    );
+  }
+  return raw;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const port = readInteger(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0';
+  const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
+  const logLevel = env.LOG_LEVEL && env.LOG_LEVEL !== '' ? env.LOG_LEVEL : 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; it is "${logLevel}".`);
+  }
+  const masterKey = env.MASTER_KEY && env.MASTER_KEY !== '' ? env.MASTER_KEY : undefined;
+  if (masterKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(masterKey)) {
+    throw new ConfigError('MASTER_KEY must be 64 hexadecimal characters (32 bytes).');
+  }
+  if (production && masterKey === undefined) {
+    throw new ConfigError('MASTER_KEY is required when NODE_ENV=production (64 hexadecimal characters).');
+  }
+  const webhookAllowPrivate = readFlag(env, 'WEBHOOK_ALLOW_PRIVATE', false);
+  if (production && webhookAllowPrivate) {
+    throw new ConfigError(
+      'WEBHOOK_ALLOW_PRIVATE=1 is a development switch and is refused when NODE_ENV=production.',
+    );
+  }
+  return {
+    host,
+    port,
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    dataDir: env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data',
+    databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: readInteger(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
+    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 240, 1, 10_000_000),
+    masterKey,
+    production,
+    logLevel,
+    webhookAllowPrivate,
+    runWorkers: readFlag(env, 'RUN_WORKERS', true),
+    demo: readFlag(env, 'DEMO', !production),
+  };
+}

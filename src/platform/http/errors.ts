@@ -1,0 +1,89 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorBody } from '../../core/errors.ts';
+import { InvalidJsonError } from './json-body.ts';
+import { toValidationItems, type ValidationItem } from './validation.ts';
+
+// The one place a refusal is turned into a response. Everything that is not an expected refusal
+// is a bug: it is logged with the request id and answered 500 `internal` with no internals.
+
+export type RenderedError = {
+  status: number;
+  body: ErrorBody | { detail: ValidationItem[] };
+  headers?: Record<string, string>;
+};
+
+const FASTIFY_CODES: Record<string, () => RenderedError> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: () => ({
+    status: 413,
+    body: { error: 'payload_too_large', detail: 'The body is larger than 1 MiB.' },
+  }),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => ({
+    status: 415,
+    body: { error: 'unsupported_media_type', detail: 'Send the body as application/json.' },
+  }),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => ({
+    status: 422,
+    body: {
+      detail: [{ loc: ['body'], msg: 'The body is empty; send a JSON object.', type: 'json_invalid' }],
+    },
+  }),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => ({
+    status: 400,
+    body: { error: 'invalid_request', detail: 'The Content-Length header does not match the body.' },
+  }),
+};
+
+export function renderError(error: unknown): RenderedError | null {
+  if (error instanceof AppError) {
+    const rendered: RenderedError = { status: error.status, body: error.toBody() };
+    const retryAfter = error.details?.retry_after_seconds;
+    if (error.code === 'rate_limited' && typeof retryAfter === 'number') {
+      rendered.headers = {
+        'retry-after': String(retryAfter),
+        'ratelimit-limit': String(error.details?.limit ?? ''),
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': String(retryAfter),
+      };
+    }
+    return rendered;
+  }
+  if (error instanceof InvalidJsonError) {
+    return { status: 422, body: { detail: [{ loc: ['body', ...error.loc], msg: error.message, type: 'json_invalid' }] } };
+  }
+  const fastifyError = error as FastifyError;
+  if (fastifyError?.validation) {
+    const items = toValidationItems(
+      fastifyError.validation as never,
+      fastifyError.validationContext ?? 'body',
+    );
+    return { status: 422, body: { detail: items } };
+  }
+  const known = fastifyError?.code ? FASTIFY_CODES[fastifyError.code] : undefined;
+  return known ? known() : null;
+}
+
+export function sendRendered(reply: FastifyReply, rendered: RenderedError): FastifyReply {
+  if (rendered.headers) reply.headers(rendered.headers);
+  return reply
+    .code(rendered.status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(rendered.body));
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const rendered = renderError(error);
+    if (rendered) return sendRendered(reply, rendered);
+    request.log.error({ err: error }, 'unhandled error');
+    return sendRendered(reply, {
+      status: 500,
+      body: { error: 'internal', detail: `Something went wrong on our side; quote request ${request.id}.` },
+    });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendRendered(reply, {
+      status: 404,
+      body: { error: 'not_found', detail: `No route ${request.method} ${request.url.split('?')[0]}.` },
+    }),
+  );
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import pino, { type Logger } from 'pino';
+import type { AppDeps } from './app.ts';
+import { type Clock, systemClock } from './core/clock.ts';
+import { createRedisAuthStamps, noAuthStamps } from './platform/auth-stamps.ts';
+import type { Config } from './platform/config.ts';
+import { SecretBox } from './platform/crypto.ts';
+import { openDatabase } from './platform/db/database.ts';
+import { migrate } from './platform/db/migrate.ts';
+import { createPostgresRateLimiter, createRedisRateLimiter } from './platform/http/rate-limit.ts';
+import { type Resolver, systemResolver } from './platform/net/public-address.ts';
+
+/**
+ * The master key seals webhook secrets. Production must set MASTER_KEY; in development one is
+ * generated into the data dir on first start (with a warning), so restarts can still open them.
+ */
+export function loadMasterKey(config: Config, logger: Logger): string {
+  if (config.masterKey) return config.masterKey;
+  const path = join(config.dataDir, 'master.key');
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  mkdirSync(config.dataDir, { recursive: true });
+  const key = randomBytes(32).toString('hex');
+  writeFileSync(path, `${key}\n`, { mode: 0o600 });
+  logger.warn(
+    { path },
+    'MASTER_KEY is not set: generated a development master key; set MASTER_KEY in production',
+  );
+  return key;
+}
+
+export type RuntimeOverrides = {
+  clock?: Clock;
+  resolver?: Resolver;
+  logger?: Logger | false;
+  masterKey?: string;
+};
+
+export type Runtime = AppDeps & { close(): Promise<void> };
+
+export async function createRuntime(config: Config, overrides: RuntimeOverrides = {}): Promise<Runtime> {
+  const logger = overrides.logger ?? pino({ level: config.logLevel });
+  const quietLogger = logger === false ? pino({ level: 'silent' }) : logger;
+  const clock = overrides.clock ?? systemClock;
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+  });
+  const applied = await migrate(database);
+  if (applied.length > 0) quietLogger.info({ applied }, 'migrations applied');
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false })
+    : undefined;
+  const limit = config.rateLimitPerMinute;
+  const limiter = redis
+    ? createRedisRateLimiter(redis, clock, limit)
+    : createPostgresRateLimiter(database.db, clock, limit);
+  return {
+    config,
+    database,
+    clock,
+    logger,
+    secrets: new SecretBox(overrides.masterKey ?? loadMasterKey(config, quietLogger)),
+    authStamps: redis ? createRedisAuthStamps(redis) : noAuthStamps,
+    limiter,
+    resolver: overrides.resolver ?? systemResolver,
+    redis,
+    close: async () => {
+      redis?.disconnect();
+      await database.close();
+    },
+  };
+}

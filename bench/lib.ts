@@ -63,6 +63,8 @@ export type TargetCheck = {
   value: number;
   target: number;
   pass: boolean;
+  /** Other processes were busy during one of the runs behind this figure. */
+  contaminated: boolean;
 };
 
 export type BenchReport = {
@@ -460,22 +462,47 @@ function commandLine(pid: number): string {
   }
 }
 
-function machineTimes(): { busy: number; total: number } {
-  let busy = 0;
-  let total = 0;
-  for (const cpu of os.cpus()) {
-    const { user, nice, sys, idle, irq } = cpu.times;
-    busy += user + nice + sys + irq;
-    total += user + nice + sys + idle + irq;
+type MachineTimes = { processes: number; interrupts: number; steal: number; idle: number; total: number };
+
+/** Whole-machine CPU time by kind, from /proc/stat (os.cpus() when it is missing). Any unit. */
+function machineTimes(): MachineTimes {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    // cpu  user nice system idle iowait irq softirq steal guest guest_nice (guest is inside user)
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    const processes = user + nice + system;
+    return {
+      processes,
+      interrupts: irq + softirq,
+      steal,
+      idle: idle + iowait,
+      total: processes + irq + softirq + steal + idle + iowait,
+    };
+  } catch {
+    let processes = 0;
+    let interrupts = 0;
+    let idle = 0;
+    for (const cpu of os.cpus()) {
+      processes += cpu.times.user + cpu.times.nice + cpu.times.sys;
+      interrupts += cpu.times.irq;
+      idle += cpu.times.idle;
+    }
+    return { processes, interrupts, steal: 0, idle, total: processes + interrupts + idle };
   }
-  return { busy, total };
 }
 
 export type CpuReport = {
   /** % of one core, per process name (named pids take their label), highest first. */
   byProcess: { name: string; pct: number }[];
-  /** % of the whole machine (all cores) that was busy. */
+  /** % of the whole machine (all cores) that was busy: processes plus interrupts. */
   machineBusyPct: number;
+  /** % of one core spent in interrupts (loopback networking, mostly) and stolen by the hypervisor. */
+  interruptsPct: number;
+  stealPct: number;
   /**
    * % of one core used by processes that are not part of the measurement (not the labelled pids,
    * not PostgreSQL or Redis, not kernel threads), including ones that exited during the run (seen
@@ -508,9 +535,14 @@ export function watchCpu(labels: Map<number, string>): { stop(): CpuReport } {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const after = sampleProcesses();
       const machineAfter = machineTimes();
-      const totalDelta = machineAfter.total - machineBefore.total;
-      const machineBusyPct =
-        totalDelta > 0 ? (100 * (machineAfter.busy - machineBefore.busy)) / totalDelta : 0;
+      const share = (kind: keyof MachineTimes) => {
+        const total = machineAfter.total - machineBefore.total;
+        return total > 0 ? (machineAfter[kind] - machineBefore[kind]) / total : 0;
+      };
+      const cores = os.cpus().length;
+      const machineBusyPct = 100 * (share('processes') + share('interrupts'));
+      const interruptsPct = 100 * cores * share('interrupts');
+      const stealPct = 100 * cores * share('steal');
       const toPct = (ticks: number) => (100 * ticks) / ticksPerSecond() / seconds;
       const grouped = new Map<string, number>();
       let foreignPct: number | null = null;
@@ -537,11 +569,13 @@ export function watchCpu(labels: Map<number, string>): { stop(): CpuReport } {
           }
         }
         // Processes that ended during the run (a test runner's workers, say) are missing from the
-        // second sample; the machine's busy time minus what the measured processes used catches them.
-        const machineCorePct = machineBusyPct * os.cpus().length;
-        const unexplained = machineCorePct - toPct(ownTicks);
+        // second sample; the machine's process time minus what the measured processes used
+        // catches them.
+        const unexplained = 100 * cores * share('processes') - toPct(ownTicks);
         foreignPct = Math.max(toPct(foreignTicks), unexplained, 0);
-        if (!foreignTop && unexplained > FOREIGN_CPU_LIMIT) foreignTop = 'processes that have since exited';
+        if (unexplained > toPct(foreignTicks) + FOREIGN_CPU_LIMIT / 2) {
+          foreignTop = `mostly processes that exited during the run${foreignTop ? `; live: ${foreignTop}` : ''}`;
+        }
       } else {
         // No /proc: fall back to ps for the labelled processes (a lifetime average, less precise).
         for (const [pid, name] of labels) {
@@ -552,7 +586,7 @@ export function watchCpu(labels: Map<number, string>): { stop(): CpuReport } {
       const byProcess = [...grouped]
         .map(([name, ticks]) => ({ name, pct: toPct(ticks) }))
         .sort((a, b) => b.pct - a.pct);
-      return { byProcess, machineBusyPct, foreignPct, foreignTop };
+      return { byProcess, machineBusyPct, interruptsPct, stealPct, foreignPct, foreignTop };
     },
   };
 }
@@ -573,6 +607,8 @@ export type Measurement = {
   warmupNon2xx: number;
   warmupErrors: number;
   cpu: CpuReport;
+  /** Time spent waiting for other processes on the machine to go quiet before the warm-up. */
+  waitedForQuietMs: number;
   /** Measured runs thrown away because other processes were busy during them. */
   discarded: { rps: number; foreignPct: number; foreignTop: string | undefined }[];
 };
@@ -589,7 +625,29 @@ function non2xxCodes(result: autocannon.Result): Record<string, number> {
 export const FOREIGN_CPU_LIMIT = 20;
 
 /**
- * A discarded warm-up run, then a measured run with CPU accounting around it. When other
+ * Between runs the measured processes are idle, so machine activity is other work. Waits (at
+ * most maxMs) until a one-second sample shows less than FOREIGN_CPU_LIMIT / 2 of a core busy.
+ * Returns the time waited.
+ */
+export async function waitForQuiet(maxMs: number): Promise<{ waitedMs: number; quiet: boolean }> {
+  const started = Date.now();
+  const cores = os.cpus().length;
+  for (;;) {
+    const before = machineTimes();
+    await wait(1000);
+    const after = machineTimes();
+    const total = after.total - before.total;
+    const busy = after.processes - before.processes + after.interrupts - before.interrupts;
+    const busyCorePct = total > 0 ? (100 * cores * busy) / total : 0;
+    const waitedMs = Date.now() - started;
+    if (busyCorePct < FOREIGN_CPU_LIMIT / 2) return { waitedMs, quiet: true };
+    if (waitedMs >= maxMs) return { waitedMs, quiet: false };
+  }
+}
+
+/**
+ * Waits for the machine to go quiet (bounded), runs a discarded warm-up, then a measured run
+ * with CPU accounting around it. When other
  * processes on the machine used more than FOREIGN_CPU_LIMIT of a core during the measured run,
  * it is repeated (at most `retries` times, default 1) and the cleanest attempt is reported.
  */
@@ -598,7 +656,10 @@ export async function measure(options: {
   headers?: Record<string, string>;
   settings: BenchSettings;
   serverPid: number;
+  /** Extra measured runs allowed when one was contaminated by other processes; default 1. */
   retries?: number;
+  /** Longest wait for the machine to go quiet before the warm-up; default 10 s. */
+  quietWaitMs?: number;
 }): Promise<Measurement> {
   const { settings } = options;
   const base = {
@@ -607,6 +668,7 @@ export async function measure(options: {
     connections: settings.connections,
     pipelining: settings.pipelining,
   };
+  const { waitedMs } = await waitForQuiet(options.quietWaitMs ?? 10_000);
   let warmupNon2xx = 0;
   let warmupErrors = 0;
   if (settings.warmupSeconds > 0) {
@@ -640,6 +702,7 @@ export async function measure(options: {
     statusCodes: non2xxCodes(result),
     warmupNon2xx,
     warmupErrors,
+    waitedForQuietMs: waitedMs,
     cpu: best.cpu,
     discarded: attempts
       .filter((attempt) => attempt !== best)
@@ -674,6 +737,13 @@ export function table(headers: string[], rows: string[][]): string {
 }
 
 export function describeCpu(report: CpuReport, top = 4): string {
-  const parts = report.byProcess.slice(0, top).map(({ name, pct }) => `${name} ${fmt(pct)}%`);
-  return `${parts.join(', ')}; machine ${fmt(report.machineBusyPct)}% busy of ${os.cpus().length} cores`;
+  const parts = report.byProcess
+    .filter(({ pct }) => pct >= 1)
+    .slice(0, top)
+    .map(({ name, pct }) => `${name} ${fmt(pct)}%`);
+  const steal = report.stealPct >= 1 ? `, ${fmt(report.stealPct)}% stolen` : '';
+  return (
+    `${parts.join(', ')}, interrupts ${fmt(report.interruptsPct)}%${steal}; ` +
+    `machine ${fmt(report.machineBusyPct)}% busy of ${os.cpus().length} cores`
+  );
 }

@@ -37,6 +37,9 @@ function describe(ctx: BenchContext, route: string, m: Measurement, server: Serv
       `${fmt(m.total)} responses`,
   );
   ctx.log(`      cpu: ${describeCpu(m.cpu)}`);
+  if (m.waitedForQuietMs > 1500) {
+    ctx.log(`      (waited ${fmt(m.waitedForQuietMs / 1000, 1)} s for other processes to go quiet first)`);
+  }
   for (const attempt of m.discarded) {
     ctx.log(
       `      ! discarded a run at ${fmt(attempt.rps)} req/s: other processes used ${fmt(attempt.foreignPct)}% ` +
@@ -118,9 +121,11 @@ async function runConfig(ctx: BenchContext, config: Config, report: BenchReport)
 
     const ratio = livez.rps > 0 ? ping.rps / livez.rps : 0;
     const pass = ratio >= config.target;
+    const contaminated = [livez, ping].some((m) => (m.cpu.foreignPct ?? 0) > FOREIGN_CPU_LIMIT);
     ctx.log(
       `    ratio ping/livez = ${fmt(ratio, 3)}   target >= ${config.target}   ${pass ? 'PASS' : 'FAIL'}` +
-        (ping.non2xx + livez.non2xx > 0 ? '   (INVALID: non-2xx responses were counted)' : ''),
+        (ping.non2xx + livez.non2xx > 0 ? '   (INVALID: non-2xx responses were counted)' : '') +
+        (contaminated ? '   (contaminated: other processes were busy, see above)' : ''),
     );
     for (const [route, m] of [
       ['GET /livez', livez],
@@ -147,6 +152,7 @@ async function runConfig(ctx: BenchContext, config: Config, report: BenchReport)
       value: ratio,
       target: config.target,
       pass,
+      contaminated,
     });
   } finally {
     await server?.stop();

@@ -3,6 +3,7 @@
 // when a measurement could not be taken (server failed to start, wrong answers...).
 // Add a benchmark: write bench/<name>.ts exporting an async BenchFn and list it below.
 
+import { benchCharges } from './charges.ts';
 import {
   type BenchContext,
   type BenchFn,
@@ -17,8 +18,13 @@ import {
   table,
 } from './lib.ts';
 import { benchPing } from './ping.ts';
+import { benchWebhooks } from './webhooks.ts';
 
-const BENCHMARKS: { name: string; run: BenchFn }[] = [{ name: 'ping', run: benchPing }];
+const BENCHMARKS: { name: string; run: BenchFn }[] = [
+  { name: 'ping', run: benchPing },
+  { name: 'charges', run: benchCharges },
+  { name: 'webhooks', run: benchWebhooks },
+];
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -31,6 +37,15 @@ const log = (line = '') => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<number> {
   const started = Date.now();
+  // `npm run bench -- charges` runs only the named benchmarks; no names runs them all.
+  const names = process.argv.slice(2);
+  const unknown = names.filter((name) => !BENCHMARKS.some((bench) => bench.name === name));
+  if (unknown.length > 0) {
+    log(
+      `Unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHMARKS.map((bench) => bench.name).join(', ')}`,
+    );
+    return 1;
+  }
   const settings = readSettings();
   const facts = await gatherFacts();
   log('Tollbook benchmarks');
@@ -50,10 +65,14 @@ async function main(): Promise<number> {
       `${settings.warmupSeconds}s warm-up (discarded) + ${settings.durationSeconds}s measured per route, ` +
       'in this process; the server runs in its own process',
   );
+  log(
+    `  shared machine: before each route, waits up to 10 s for other processes to go quiet; a measured run ` +
+      `during which they used more than ${FOREIGN_CPU_LIMIT}% of a core is repeated once and the cleaner kept`,
+  );
 
   const ctx: BenchContext = { facts, settings, log };
   const reports: BenchReport[] = [];
-  for (const bench of BENCHMARKS) {
+  for (const bench of BENCHMARKS.filter((each) => names.length === 0 || names.includes(each.name))) {
     log();
     log(`== ${bench.name}`);
     try {
@@ -118,7 +137,7 @@ async function main(): Promise<number> {
           check.what,
           fmt(check.value, 3),
           `>= ${check.target}`,
-          check.pass ? 'PASS' : 'FAIL',
+          `${check.pass ? 'PASS' : 'FAIL'}${check.contaminated ? ' (contaminated)' : ''}`,
         ]),
       ),
     );
@@ -137,10 +156,12 @@ async function main(): Promise<number> {
         '(marked "!"); rerun on a quiet machine for clean figures.',
     );
   }
-  log(
-    'CPU columns are % of one core during the measured run; "srv µs/req" is server CPU time per response; ' +
-      '"other" is unrelated processes sharing the machine.',
-  );
+  if (rows.length > 0) {
+    log(
+      'CPU columns are % of one core during the measured run; "srv µs/req" is server CPU time per response; ' +
+        '"other" is unrelated processes sharing the machine.',
+    );
+  }
   for (const line of skipped) log(`skipped: ${line}`);
   for (const line of failures) log(`FAILED: ${line.split('\n')[0]}`);
   log();

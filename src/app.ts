@@ -8,12 +8,22 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './core/clock.ts';
 import { registerAccountRoutes } from './features/accounts/index.ts';
+import { registerChargeRoutes } from './features/charges/index.ts';
+import { registerClientCreditRoutes } from './features/client-credits/index.ts';
 import { registerContactRoutes } from './features/contacts/index.ts';
+import { registerDevFaucetRoutes } from './features/dev-faucet/index.ts';
 import { createKeyDoor, registerKeyRoutes, registerPingRoute } from './features/keys/index.ts';
 import { registerNotificationRoutes } from './features/notifications/index.ts';
+import { registerPageRoutes } from './features/pages/index.ts';
+import {
+  registerPaymentRequestAppRoutes,
+  registerPaymentRequestRoutes,
+} from './features/payment-requests/index.ts';
 import { registerSpaceRoutes } from './features/spaces/index.ts';
 import { createSessionGuard, registerSessionRoutes, registerUserRoutes } from './features/users/index.ts';
+import { registerWebhookRoutes } from './features/webhooks/index.ts';
 import type { AuthStamps } from './platform/auth-stamps.ts';
+import type { Chain } from './platform/chain/chain.ts';
 import type { Config } from './platform/config.ts';
 import type { SecretBox } from './platform/crypto.ts';
 import type { DatabaseHandle } from './platform/db/database.ts';
@@ -38,6 +48,8 @@ export type AppDeps = {
   limiter: RateLimiter;
   resolver: Resolver;
   redis: Redis | undefined;
+  /** The chain when the server runs one (never in the test harness); see platform/chain. */
+  chain?: Chain | undefined;
 };
 
 function createFastify(deps: AppDeps): FastifyInstance {
@@ -148,6 +160,9 @@ function registerIntegration(app: FastifyInstance, deps: AppDeps) {
     registerPingRoute(scope);
     registerAccountRoutes(scope, { db, clock: deps.clock });
     registerContactRoutes(scope, { db, clock: deps.clock });
+    const money = { db, clock: deps.clock, publicUrl: deps.config.publicUrl };
+    registerPaymentRequestRoutes(scope, money);
+    registerChargeRoutes(scope, money);
   });
 }
 
@@ -168,6 +183,14 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps) {
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
     });
     registerNotificationRoutes(scope, base);
+    registerPaymentRequestAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
+    registerClientCreditRoutes(scope, base);
+    registerWebhookRoutes(scope, {
+      ...base,
+      secrets: deps.secrets,
+      resolver: deps.resolver,
+      webhookAllowPrivate: deps.config.webhookAllowPrivate,
+    });
   });
 }
 
@@ -183,7 +206,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await deps.database.db.selectFrom('spaces').select('id').limit(1).execute();
     return { ok: true };
   });
+  registerPageRoutes(app, {
+    db: deps.database.db,
+    clock: deps.clock,
+    publicUrl: deps.config.publicUrl,
+    production: deps.config.production,
+  });
   await registerIntegration(app, deps);
   await registerAppApi(app, deps);
+  // Development rail: only with a local chain, which production never has.
+  if (deps.chain?.local && !deps.config.production) {
+    registerDevFaucetRoutes(app, { local: deps.chain.local, production: deps.config.production });
+  }
   return app;
 }

@@ -1,8 +1,15 @@
 import { parseArgs } from 'node:util';
 import { AppError } from './core/errors.ts';
 import { issueKey, revokeKey } from './features/keys/index.ts';
+import { checkLedger } from './features/ledger/index.ts';
 import { createSpace } from './features/spaces/index.ts';
 import { createUser } from './features/users/index.ts';
+import {
+  readStandardInput,
+  runWorkerCommand,
+  tailDeliveries,
+  verifyCommand,
+} from './features/webhooks/index.ts';
 import { exitOnConfigError, runServer } from './main.ts';
 import { ConfigError, loadConfig } from './platform/config.ts';
 import { migrate } from './platform/db/migrate.ts';
@@ -15,6 +22,7 @@ import { createRuntime, type Runtime } from './runtime.ts';
 const USAGE = `Usage: tollbook <command>
 
   serve                         Start the HTTP server and background tasks (same as npm start)
+  worker                        Run only the background workers (webhook delivery), no HTTP
   migrate                       Apply pending database migrations and exit
   spaces create --name NAME --owner-email EMAIL [--currency USD] [--plan free|starter|pro|scale|enterprise]
                                 Create a space (and its owner, if the email is new: a password is printed)
@@ -23,6 +31,11 @@ const USAGE = `Usage: tollbook <command>
                                 Issue an integration key as that owner or admin; prints key and secret once
   keys revoke --space ID --key KEY_ID --owner-email EMAIL
                                 Revoke a key; every server refuses it from its next call
+  ledger check [--space ID]     Verify every entry balances and every cached balance equals its
+                                postings; exits 1 when anything is off
+  webhooks tail --space ID      Print the space's webhook deliveries as they happen (Ctrl-C stops)
+  webhooks verify --secret S --signature sha256=HEX < body
+                                Check a webhook signature against the raw body on standard input
 
 Configuration comes from the environment; see README.md.`;
 
@@ -110,10 +123,39 @@ async function keysRevoke(runtime: Runtime, options: Options) {
   process.stdout.write(`${JSON.stringify(revoked, null, 2)}\n`);
 }
 
+async function webhooksTail(runtime: Runtime, options: Options) {
+  let stop = false;
+  process.once('SIGINT', () => {
+    stop = true;
+  });
+  const deps = { db: runtime.database.db, now: () => runtime.clock.now() };
+  await tailDeliveries(deps, need(options, 'space'), { out: process.stdout, shouldStop: () => stop });
+}
+
+class CheckFailed extends Error {}
+
+async function ledgerCheck(runtime: Runtime, options: Options) {
+  const report = await checkLedger(runtime.database.db, options.space);
+  const lines = [
+    `entries that do not balance: ${report.unbalanced.length}`,
+    `entries with fewer than two postings: ${report.empty.length}`,
+    `cached balances that differ from their postings: ${report.drifted.length}`,
+    `prepaid balances below zero: ${report.overdrawn.length}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (!report.sound) {
+    process.stdout.write(`${JSON.stringify({ unbalanced: report.unbalanced, empty: report.empty, drifted: report.drifted, overdrawn: report.overdrawn }, null, 2)}\n`);
+    throw new CheckFailed('The ledger check found problems.');
+  }
+  process.stdout.write('The ledger is sound.\n');
+}
+
 const COMMANDS: Record<string, (runtime: Runtime, options: Options) => Promise<void>> = {
+  'ledger check': ledgerCheck,
   'spaces create': spacesCreate,
   'keys issue': keysIssue,
   'keys revoke': keysRevoke,
+  'webhooks tail': webhooksTail,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -128,6 +170,8 @@ export async function main(argv: string[]): Promise<number> {
     'push-source',
     'lifetime-days',
     'key',
+    'secret',
+    'signature',
   ];
   let parsed: ReturnType<typeof parseArgs>;
   try {
@@ -145,6 +189,18 @@ export async function main(argv: string[]): Promise<number> {
   if (positionals[0] === 'serve') {
     await runServer();
     return -1;
+  }
+  if (positionals[0] === 'worker') {
+    await runWorkerCommand(async () => createRuntime(loadConfig()).catch(exitOnConfigError));
+    return -1;
+  }
+  if (command === 'webhooks verify') {
+    const { secret, signature } = values as Options;
+    if (!secret || !signature) {
+      process.stderr.write('tollbook: --secret and --signature are required.\n');
+      return 2;
+    }
+    return verifyCommand(secret, signature, await readStandardInput(), process.stdout);
   }
   const run = positionals[0] === 'migrate' ? undefined : COMMANDS[command];
   if (positionals[0] !== 'migrate' && run === undefined) {
@@ -169,6 +225,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
+    if (error instanceof CheckFailed) return 1;
     if (error instanceof UsageError || error instanceof AppError) {
       process.stderr.write(`tollbook: ${error.message}\n`);
       return 2;

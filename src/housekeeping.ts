@@ -1,4 +1,5 @@
 import { remindExpiringKeys } from './features/keys/index.ts';
+import { lapseRequests } from './features/payment-requests/index.ts';
 import { pruneRateBuckets } from './platform/http/rate-limit.ts';
 import { pruneIdempotencyRecords } from './platform/http/write.ts';
 import type { PeriodicTask } from './platform/jobs/scheduler.ts';
@@ -16,5 +17,6 @@ export function housekeepingTasks(runtime: Runtime): PeriodicTask[] {
       run: () => pruneIdempotencyRecords(db, clock),
     },
     { name: 'remind-expiring-keys', everyMs: 10 * 60_000, run: () => remindExpiringKeys({ db, clock }) },
+    { name: 'lapse-payment-requests', everyMs: 30_000, run: () => lapseRequests({ db, clock }) },
   ];
 }

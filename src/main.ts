@@ -1,23 +1,28 @@
 import { buildApp } from './app.ts';
+import { startWebhookWorkers } from './features/webhooks/index.ts';
 import { housekeepingTasks } from './housekeeping.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { startScheduler } from './platform/jobs/scheduler.ts';
 import { createRuntime } from './runtime.ts';
 import { describeDemo, seedDemo } from './seed.ts';
+import { describeLocalChain } from './features/dev-faucet/index.ts';
 
 /** Starts the HTTP server and, unless RUN_WORKERS=0, the background tasks. The only file that listens. */
 export async function serve(config: Config): Promise<() => Promise<void>> {
-  const runtime = await createRuntime(config);
+  const runtime = await createRuntime(config, { chain: true });
   const app = await buildApp(runtime);
   await app.listen({ host: config.host, port: config.port });
   if (config.demo) {
     const demo = await seedDemo(runtime);
     if (demo) process.stdout.write(describeDemo(demo, config.publicUrl));
   }
+  if (runtime.chain?.local) process.stdout.write(describeLocalChain(runtime.chain.local, config.publicUrl));
   const stopTasks = config.runWorkers
     ? startScheduler(housekeepingTasks(runtime), runtime.logger || undefined)
     : async () => {};
+  const stopWebhooks = config.runWorkers ? startWebhookWorkers(runtime) : async () => {};
   return async () => {
+    await stopWebhooks();
     await stopTasks();
     await app.close();
     await runtime.close();

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { AppDeps } from './app.ts';
 import { type Clock, systemClock } from './core/clock.ts';
+import { type Chain, createChain } from './platform/chain/chain.ts';
 import { createRedisAuthStamps, noAuthStamps } from './platform/auth-stamps.ts';
 import type { Config } from './platform/config.ts';
 import { SecretBox } from './platform/crypto.ts';
@@ -36,6 +37,8 @@ export type RuntimeOverrides = {
   resolver?: Resolver;
   logger?: Logger | false;
   masterKey?: string;
+  /** Start the chain (the local anvil and configured networks): `serve` does; CLI commands and tests do not. */
+  chain?: boolean;
 };
 
 export type Runtime = AppDeps & { close(): Promise<void> };
@@ -51,6 +54,13 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
   });
   const applied = await migrate(database);
   if (applied.length > 0) quietLogger.info({ applied }, 'migrations applied');
+  let chain: Chain | undefined;
+  try {
+    chain = overrides.chain ? await openChain(config, quietLogger) : undefined;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false })
     : undefined;
@@ -68,9 +78,31 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     limiter,
     resolver: overrides.resolver ?? systemResolver,
     redis,
+    chain,
     close: async () => {
+      await chain?.close();
       redis?.disconnect();
       await database.close();
     },
   };
+}
+
+/** The chain, when this server uses one: the local development chain and/or public networks. */
+async function openChain(config: Config, logger: Logger): Promise<Chain | undefined> {
+  if (!config.chain && Object.keys(config.rpcUrls).length === 0) return undefined;
+  const chain = await createChain({
+    local: config.chain,
+    localRpcUrl: config.chainRpcUrl,
+    gasWalletKey: config.gasWalletKey,
+    rpcUrls: config.rpcUrls,
+    logger,
+  });
+  for (const network of chain.networks.list()) {
+    const { token } = network;
+    logger.info(
+      { network: network.caip2, asset: token.address, name: token.name, version: token.version, decimals: token.decimals },
+      'chain network ready',
+    );
+  }
+  return chain;
 }

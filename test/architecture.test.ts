@@ -129,7 +129,11 @@ function readRepoFile(file: string): string {
 
 const SOURCE_FILES = listSourceFiles('src').sort();
 const IMPORTS: Import[] = SOURCE_FILES.flatMap((file) =>
-  parseImports(file, readRepoFile(file)).map((raw) => ({ ...raw, file, target: resolveTarget(file, raw.specifier) })),
+  parseImports(file, readRepoFile(file)).map((raw) => ({
+    ...raw,
+    file,
+    target: resolveTarget(file, raw.specifier),
+  })),
 );
 
 function describeImport(found: Import): string {
@@ -143,7 +147,8 @@ function offenders(from: (file: string) => boolean, refuses: (found: Import) => 
 }
 
 const under = (directory: string) => (path: string) => path.startsWith(`${directory}/`);
-const repoPath = (found: Import): string | undefined => (found.target.kind === 'repo' ? found.target.path : undefined);
+const repoPath = (found: Import): string | undefined =>
+  found.target.kind === 'repo' ? found.target.path : undefined;
 
 /** `src/features/<feature>/<rest>` split into its parts, or undefined outside features. */
 function featureOf(path: string): { feature: string; rest: string } | undefined {
@@ -199,7 +204,11 @@ describe('import parser', () => {
       `}`,
       `type T = typeof import('./type-position.ts');`,
     ].join('\n');
-    const found = parseImports('src/x/y.ts', text).map(({ specifier, typeOnly, line }) => [specifier, typeOnly, line]);
+    const found = parseImports('src/x/y.ts', text).map(({ specifier, typeOnly, line }) => [
+      specifier,
+      typeOnly,
+      line,
+    ]);
     expect(found).toEqual([
       ['./multi.ts', false, 1],
       ['../types.ts', true, 5],
@@ -219,7 +228,10 @@ describe('import parser', () => {
     });
     expect(resolveTarget('src/a.ts', 'node:dns/promises')).toEqual({ kind: 'builtin', name: 'dns/promises' });
     expect(resolveTarget('src/a.ts', 'fs')).toEqual({ kind: 'builtin', name: 'fs' });
-    expect(resolveTarget('src/a.ts', '@fastify/cookie')).toEqual({ kind: 'package', name: '@fastify/cookie' });
+    expect(resolveTarget('src/a.ts', '@fastify/cookie')).toEqual({
+      kind: 'package',
+      name: '@fastify/cookie',
+    });
   });
 
   it('finds the source tree and its imports (the rules below are not passing vacuously)', () => {
@@ -236,7 +248,10 @@ describe('import parser', () => {
       () => true,
       (found) => {
         const path = repoPath(found);
-        return path !== undefined && (path.startsWith('../') || !path.endsWith('.ts') || !existsSync(posix.join(toPosix(ROOT), path)));
+        return (
+          path !== undefined &&
+          (path.startsWith('../') || !path.endsWith('.ts') || !existsSync(posix.join(toPosix(ROOT), path)))
+        );
       },
     );
     expect(broken, `imports that point nowhere:\n${broken.join('\n')}`).toEqual([]);
@@ -278,7 +293,9 @@ describe('one-way dependencies', () => {
     const bad = offenders(featureFile('store.ts'), (found) => {
       const path = repoPath(found);
       if (path === undefined) return false;
-      return !under('src/core')(path) && !under('src/platform/db')(path) && !ownFeatureFile(found, 'domain.ts');
+      return (
+        !under('src/core')(path) && !under('src/platform/db')(path) && !ownFeatureFile(found, 'domain.ts')
+      );
     });
     expect(bad, `store.ts imports outside its layer:\n${bad.join('\n')}`).toEqual([]);
   });
@@ -289,7 +306,12 @@ describe('one-way dependencies', () => {
     const bad = offenders(featureFile('schemas.ts'), (found) => {
       const path = repoPath(found);
       if (path === undefined) return true;
-      return !allowed.has(path) && !under('src/core')(path) && !ownFeatureFile(found, 'domain.ts') && !otherFeatureIndex(found);
+      return (
+        !allowed.has(path) &&
+        !under('src/core')(path) &&
+        !ownFeatureFile(found, 'domain.ts') &&
+        !otherFeatureIndex(found)
+      );
     });
     expect(bad, `schemas.ts imports outside its layer:\n${bad.join('\n')}`).toEqual([]);
   });
@@ -343,7 +365,11 @@ function isFunctionWithBlock(node: ts.Node): node is FunctionLike {
     ts.isConstructorDeclaration(node) ||
     ts.isGetAccessorDeclaration(node) ||
     ts.isSetAccessorDeclaration(node);
-  return isFunction && (node as ts.FunctionLikeDeclaration).body !== undefined && ts.isBlock((node as ts.FunctionLikeDeclaration).body!);
+  return (
+    isFunction &&
+    (node as ts.FunctionLikeDeclaration).body !== undefined &&
+    ts.isBlock((node as ts.FunctionLikeDeclaration).body!)
+  );
 }
 
 /** A readable name: the declared name, or the variable / property / call it is passed to. */
@@ -351,7 +377,11 @@ function functionName(node: FunctionLike): string {
   if (node.name && ts.isIdentifier(node.name)) return node.name.text;
   if (ts.isConstructorDeclaration(node)) return 'constructor';
   let parent: ts.Node = node.parent;
-  while (ts.isParenthesizedExpression(parent) || ts.isAsExpression(parent) || ts.isSatisfiesExpression(parent)) {
+  while (
+    ts.isParenthesizedExpression(parent) ||
+    ts.isAsExpression(parent) ||
+    ts.isSatisfiesExpression(parent)
+  ) {
     parent = parent.parent;
   }
   if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) && ts.isIdentifier(parent.name)) {
@@ -375,7 +405,8 @@ describe('source shape', () => {
     for (const file of SOURCE_FILES) {
       const source = parseSource(file, readRepoFile(file));
       walk(source, (node) => {
-        if (isListenCall(node) && file !== 'src/main.ts') calls.push(`${file}:${lineOf(source, node)} ${node.getText(source).slice(0, 60)}`);
+        if (isListenCall(node) && file !== 'src/main.ts')
+          calls.push(`${file}:${lineOf(source, node)} ${node.getText(source).slice(0, 60)}`);
       });
     }
     expect(calls, `.listen( outside src/main.ts:\n${calls.join('\n')}`).toEqual([]);
@@ -390,7 +421,8 @@ describe('source shape', () => {
         const first = source.getLineAndCharacterOfPosition(node.body.getStart(source)).line;
         const last = source.getLineAndCharacterOfPosition(node.body.getEnd()).line;
         const lines = last - first + 1;
-        if (lines > FUNCTION_LINES_MAX) long.push(`${file}:${first + 1} ${functionName(node)} (${lines} lines)`);
+        if (lines > FUNCTION_LINES_MAX)
+          long.push(`${file}:${first + 1} ${functionName(node)} (${lines} lines)`);
       });
     }
     expect(long, `functions longer than ${FUNCTION_LINES_MAX} lines:\n${long.join('\n')}`).toEqual([]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, ManualClock } from '../src/core/clock.ts';
-import { createHarness, type Harness } from './harness.ts';
+import { createHarness, type Harness, type Key } from './harness.ts';
 
 // The auth contract every /integration route must keep (spec §5 and §7), run per route as
 // Unkey does with its common route tests.
@@ -12,6 +12,8 @@ export type RouteUnderTest = {
   payload?: () => Record<string, unknown>;
   /** The status a well-authenticated call answers. */
   okStatus: number;
+  /** Makes what the call needs in the key's space (an account, a request) and may replace url and payload. */
+  setup?: (h: Harness, key: Key) => Promise<{ url?: string; payload?: Record<string, unknown> }>;
 };
 
 const ONE_MESSAGE = 'The integration key is unknown, revoked or expired, or its issuer can no longer use it.';
@@ -26,14 +28,19 @@ export function describeAuthContract(route: RouteUnderTest) {
     });
     afterAll(() => h.close());
 
+    let prepared: { url?: string; payload?: Record<string, unknown> } = {};
     const call = (key: string | undefined, headers: Record<string, string> = {}) =>
-      h.inject({ method: route.method, url: route.url, key, headers, payload: route.payload?.() });
+      h.inject({ method: route.method, url: prepared.url ?? route.url, key, headers, payload: prepared.payload ?? route.payload?.() });
+    const prepare = async (key: Key) => {
+      prepared = route.setup ? await route.setup(h, key) : {};
+    };
     const scopes = route.scope === 'any' ? ['contacts'] : [route.scope];
     const keyBody = (extra: Record<string, unknown> = {}) =>
       route.scope === 'transactions' ? { scopes, push_source: 'contract', ...extra } : { scopes, ...extra };
 
     it('admits a live key with the scope', async () => {
       const { key } = await h.world(keyBody());
+      await prepare(key);
       const res = await call(key.key);
       expect(res.statusCode, res.body).toBe(route.okStatus);
       expect(res.headers['ratelimit-limit']).toBe('240');
@@ -62,6 +69,7 @@ export function describeAuthContract(route: RouteUnderTest) {
 
     it('refuses a revoked key on the next call, with the same message', async () => {
       const { owner, spaceId, key } = await h.world(keyBody());
+      await prepare(key);
       expect((await call(key.key)).statusCode).toBe(route.okStatus);
       const revoke = await h.inject({
         method: 'DELETE',
@@ -76,6 +84,7 @@ export function describeAuthContract(route: RouteUnderTest) {
 
     it('refuses an expired key', async () => {
       const { key } = await h.world(keyBody({ lifetime_days: 30 }));
+      await prepare(key);
       expect((await call(key.key)).statusCode).toBe(route.okStatus);
       clock.advance(30 * DAY_MS + 1000);
       try {
@@ -91,6 +100,7 @@ export function describeAuthContract(route: RouteUnderTest) {
       it('refuses a key without the route scope with 403 missing_scope', async () => {
         const others = ALL_SCOPES.filter((scope) => scope !== route.scope && scope !== 'transactions');
         const { key } = await h.world({ scopes: others });
+        prepared = {};
         const res = await call(key.key);
         expect(res.statusCode).toBe(403);
         expect(res.json().error).toBe('missing_scope');
@@ -103,6 +113,7 @@ export function describeAuthContract(route: RouteUnderTest) {
       const admin = await h.signup('Admin');
       await h.addMember(owner, spaceId, admin, 'admin');
       const key = await h.issueKey(admin, spaceId, keyBody());
+      await prepare(key);
       expect((await call(key.key)).statusCode).toBe(route.okStatus);
       const patch = (role: string) =>
         h.inject({
@@ -130,6 +141,7 @@ export function describeAuthContract(route: RouteUnderTest) {
 
     it('answers 404 while the rollout switch is off for the space', async () => {
       const { owner, spaceId, key } = await h.world(keyBody());
+      await prepare(key);
       const toggle = (integration_enabled: boolean) =>
         h.inject({
           method: 'PATCH',

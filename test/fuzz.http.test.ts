@@ -28,12 +28,13 @@ type FuzzRequest = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// The world the fuzzer acts in: an owner with a space and key, a second member and a spare key
-// that DELETE and PATCH routes may hit, and the API document.
+// The world the fuzzer acts in: an owner with a space and an all-scopes key; a member and a spare
+// key that DELETE and PATCH routes may hit; an outsider whose email can be added as a member.
 
 const h = await createHarness();
 const { owner, spaceId, key } = await h.world({ scopes: ALL_SCOPES });
 const member = await h.signup('Member');
+const outsider = await h.signup('Outsider');
 await h.addMember(owner, spaceId, member, 'member');
 const spareKey = await h.issueKey(owner, spaceId, { name: 'Spare key', scopes: ['accounts'] });
 const document = (await h.inject({ method: 'GET', url: '/openapi.json' })).json() as {
@@ -58,7 +59,12 @@ function listOperations(): Operation[] {
   return Object.entries(document.paths).flatMap(([path, methods]) =>
     HTTP_METHODS.filter((method) => methods[method] !== undefined).map((method) => {
       const operation = methods[method]!;
-      return { method: method.toUpperCase(), path, parameters: operation.parameters ?? [], bodySchema: requestSchema(operation) };
+      return {
+        method: method.toUpperCase(),
+        path,
+        parameters: operation.parameters ?? [],
+        bodySchema: requestSchema(operation),
+      };
     }),
   );
 }
@@ -74,10 +80,35 @@ function resolveRef(schema: Schema | undefined): Schema | undefined {
 // JSON text, built as text so numbers can be anything the grammar allows (huge, tiny, long).
 
 const NUMBER_EDGES = [
-  '0', '-0', '1', '-1', '0.1', '-0.00000001', '0.000000001', '1.123456789', '1e16', '-1e16', '1e16', '1.5e16',
-  '10000000000000000.00000001', '12345678901234.12345678', '9007199254740993', '-9007199254740993',
-  '123456789012345678901234567890', '1e308', '-1e308', '1e309', '4.9e-324', '1e400', '-1e-400', '1E+2', '1e99999999',
-  '1e-99999999', '0.00000000000000000000000000001', '2147483648', '-2147483649',
+  '0',
+  '-0',
+  '1',
+  '-1',
+  '0.1',
+  '-0.00000001',
+  '0.000000001',
+  '1.123456789',
+  '1e16',
+  '-1e16',
+  '1e16',
+  '1.5e16',
+  '10000000000000000.00000001',
+  '12345678901234.12345678',
+  '9007199254740993',
+  '-9007199254740993',
+  '123456789012345678901234567890',
+  '1e308',
+  '-1e308',
+  '1e309',
+  '4.9e-324',
+  '1e400',
+  '-1e-400',
+  '1E+2',
+  '1e99999999',
+  '1e-99999999',
+  '0.00000000000000000000000000001',
+  '2147483648',
+  '-2147483649',
 ];
 
 const numberText: fc.Arbitrary<string> = fc.oneof(
@@ -85,7 +116,12 @@ const numberText: fc.Arbitrary<string> = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => JSON.stringify(value)),
   fc.constantFrom(...NUMBER_EDGES),
   fc
-    .tuple(fc.boolean(), fc.stringMatching(/^[1-9]\d{0,24}$/), fc.stringMatching(/^\d{0,20}$/), fc.integer({ min: -30, max: 30 }))
+    .tuple(
+      fc.boolean(),
+      fc.stringMatching(/^[1-9]\d{0,24}$/),
+      fc.stringMatching(/^\d{0,20}$/),
+      fc.integer({ min: -30, max: 30 }),
+    )
     .map(([negative, whole, fraction, exponent]) => {
       const sign = negative ? '-' : '';
       const decimals = fraction === '' ? '' : `.${fraction}`;
@@ -94,8 +130,30 @@ const numberText: fc.Arbitrary<string> = fc.oneof(
 );
 
 const STRING_EDGES = [
-  '', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', 'x'.repeat(5000), '😀', 'e\u0301', '\u202e', '%', '%00', '${x}',
-  "'; drop table spaces; --", '<script>', '__proto__', 'null', 'undefined', 'NaN', '-1', '1e16', '0x10', '\n', '\t\r',
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff',
+  'x'.repeat(5000),
+  '😀',
+  'e\u0301',
+  '\u202e',
+  '%',
+  '%00',
+  '{{x}}',
+  "'; drop table spaces; --",
+  '<script>',
+  '__proto__',
+  'null',
+  'undefined',
+  'NaN',
+  '-1',
+  '1e16',
+  '0x10',
+  '\n',
+  '\t\r',
 ];
 
 const stringValue: fc.Arbitrary<string> = fc.oneof(
@@ -104,7 +162,17 @@ const stringValue: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...STRING_EDGES),
 );
 
-const SPECIAL_KEYS = ['__proto__', 'constructor', 'prototype', '', 'toString', 'hasOwnProperty', 'valueOf', 'id', 'space_id'];
+const SPECIAL_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  '',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'id',
+  'space_id',
+];
 
 function keyText(names: string[]): fc.Arbitrary<string> {
   return fc.oneof(
@@ -122,7 +190,11 @@ function objectText(entries: [string, string][]): string {
 function anyJsonText(names: string[]): fc.Arbitrary<string> {
   const { value } = fc.letrec<{ value: string; leaf: string; array: string; object: string }>((tie) => ({
     value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('leaf'), tie('array'), tie('object')),
-    leaf: fc.oneof(numberText, stringValue.map((text) => JSON.stringify(text)), fc.constantFrom('true', 'false', 'null')),
+    leaf: fc.oneof(
+      numberText,
+      stringValue.map((text) => JSON.stringify(text)),
+      fc.constantFrom('true', 'false', 'null'),
+    ),
     array: fc.array(tie('value'), { maxLength: 5 }).map((items) => `[${items.join(',')}]`),
     object: fc.array(fc.tuple(keyText(names), tie('value')), { maxLength: 6 }).map(objectText),
   }));
@@ -146,16 +218,46 @@ const DEEP_VALUES = [
 /** Very deep values, and depths around any limit a parser might set (up to a few hundred). */
 const deepValue: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...DEEP_VALUES),
-  fc.tuple(fc.integer({ min: 1, max: 300 }), fc.boolean()).map(([depth, arrays]) =>
-    arrays ? nested(depth, '[', ']') : nested(depth, '{"a":', '}'),
-  ),
+  fc
+    .tuple(fc.integer({ min: 1, max: 300 }), fc.boolean())
+    .map(([depth, arrays]) => (arrays ? nested(depth, '[', ']') : nested(depth, '{"a":', '}'))),
 );
 
 const RAW_BODIES = [
-  '', ' ', '{', '}', '[', '{"a":', '{"a":1,}', "{'a':1}", 'undefined', 'NaN', 'Infinity', '-Infinity', '[1,2', '{"a":1}x',
-  '\ufeff{}', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '{"a":1,"a":2}',
-  '"just a string"', '12', 'null', 'true', '\u0000', '{"a":"\\ud800"}', '{"a":"\\u0000"}', '{"a":1e99999999999}',
-  '{"a":--1}', '{"a":01}', '{"a":.5}', '{"a":1.}', '{"a":+1}', '\\', '{"a":"\\x"}', 'x'.repeat(100),
+  '',
+  ' ',
+  '{',
+  '}',
+  '[',
+  '{"a":',
+  '{"a":1,}',
+  "{'a':1}",
+  'undefined',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '[1,2',
+  '{"a":1}x',
+  '\ufeff{}',
+  '{"__proto__":{"polluted":1}}',
+  '{"constructor":{"prototype":{"polluted":1}}}',
+  '{"a":1,"a":2}',
+  '"just a string"',
+  '12',
+  'null',
+  'true',
+  '\u0000',
+  '{"a":"\\ud800"}',
+  '{"a":"\\u0000"}',
+  '{"a":1e99999999999}',
+  '{"a":--1}',
+  '{"a":01}',
+  '{"a":.5}',
+  '{"a":1.}',
+  '{"a":+1}',
+  '\\',
+  '{"a":"\\x"}',
+  'x'.repeat(100),
 ];
 
 const rawText: fc.Arbitrary<string> = fc.oneof(
@@ -174,27 +276,86 @@ type Mode = 'strict' | 'loose';
 const URL_HINTS: Hints = [
   ['https://hooks.example.com/tollbook', 'https://mixed.example.com/'],
   [
-    'https://internal.example.com/x', 'http://hooks.example.com/', 'https://localhost/', 'https://127.0.0.1/',
-    'https://[::1]/', 'https://nowhere.invalid/', 'https://user:pass@hooks.example.com/', 'ftp://hooks.example.com/',
-    'https://hooks.example.com:0/', 'not a url', 'https://',
+    'https://internal.example.com/x',
+    'http://hooks.example.com/',
+    'https://localhost/',
+    'https://127.0.0.1/',
+    'https://[::1]/',
+    'https://nowhere.invalid/',
+    'https://user:pass@hooks.example.com/',
+    'ftp://hooks.example.com/',
+    'https://hooks.example.com:0/',
+    'not a url',
+    'https://',
   ],
 ];
 /** Values worth trying for a field, by name: [plausible, odd]. */
 type Hints = [string[], string[]];
 const NAME_HINTS: [RegExp, Hints][] = [
   [/url/, URL_HINTS],
-  [/email/, [[member.email, 'nobody@example.com'], ['a@b', 'ÄÖ@example.com', '@example.com', 'a@b@c']]],
-  [/currency/, [['USD', 'EUR', 'usdc', 'USDC'], ['XXX', 'US', 'EURO', '€']]],
-  [/network/, [['base', 'ethereum', 'polygon', 'base-sepolia', 'local'], ['solana', 'BASE']]],
+  [
+    /email/,
+    [
+      [member.email, outsider.email, 'nobody@example.com'],
+      ['a@b', 'ÄÖ@example.com', '@example.com', 'a@b@c'],
+    ],
+  ],
+  [
+    /currency/,
+    [
+      ['USD', 'EUR', 'usdc', 'USDC'],
+      ['XXX', 'US', 'EURO', '€'],
+    ],
+  ],
+  [
+    /network/,
+    [
+      ['base', 'ethereum', 'polygon', 'base-sepolia', 'local'],
+      ['solana', 'BASE'],
+    ],
+  ],
   [/chain/, [['evm'], ['solana', 'bitcoin', 'EVM']]],
-  [/address/, [['0x1111111111111111111111111111111111111111'], ['0x11', '0xZZ11111111111111111111111111111111111111']]],
-  [/iban/, [['DE89370400440532013000', 'de89 3704 0044 0532 0130 00', 'GB82WEST12345698765432'], ['DE00000000000000000000', 'XX']]],
-  [/bic/, [['DEUTDEFF', 'DEUTDEFF500'], ['DEUTDE', 'deutdeff']]],
-  [/color/, [['#1a7f5a', '#FFF'], ['red', '#12345678']]],
-  [/country/, [['DE', 'US', 'GB'], ['ZZ', 'de', 'DEU']]],
+  [
+    /address/,
+    [['0x1111111111111111111111111111111111111111'], ['0x11', '0xZZ11111111111111111111111111111111111111']],
+  ],
+  [
+    /iban/,
+    [
+      ['DE89370400440532013000', 'de89 3704 0044 0532 0130 00', 'GB82WEST12345698765432'],
+      ['DE00000000000000000000', 'XX'],
+    ],
+  ],
+  [
+    /bic/,
+    [
+      ['DEUTDEFF', 'DEUTDEFF500'],
+      ['DEUTDE', 'deutdeff'],
+    ],
+  ],
+  [
+    /color/,
+    [
+      ['#1a7f5a', '#FFF'],
+      ['red', '#12345678'],
+    ],
+  ],
+  [
+    /country/,
+    [
+      ['DE', 'US', 'GB'],
+      ['ZZ', 'de', 'DEU'],
+    ],
+  ],
   [/routing/, [['021000021'], ['123', '000000000']]],
   [/sort_code/, [['12-34-56', '123456'], ['12345']]],
-  [/account_number/, [['12345678', '31926819'], ['0', '1234567890123456789']]],
+  [
+    /account_number/,
+    [
+      ['12345678', '31926819'],
+      ['0', '1234567890123456789'],
+    ],
+  ],
   [/phone/, [['+49 30 1234567'], ['12', '+']]],
 ];
 
@@ -205,11 +366,23 @@ function hintsFor(name: string, mode: Mode): string[] {
 }
 
 const FORMATS: Record<string, [fc.Arbitrary<string>, string[]]> = {
-  uuid: [fc.uuid(), ['00000000-0000-0000-0000-000000000000', 'not-a-uuid', '{00000000-0000-0000-0000-000000000000}']],
+  uuid: [
+    fc.uuid(),
+    ['00000000-0000-0000-0000-000000000000', 'not-a-uuid', '{00000000-0000-0000-0000-000000000000}'],
+  ],
   email: [fc.emailAddress(), ['a@b', '@', 'a@b.c'.repeat(60)]],
-  date: [fc.constantFrom('2026-01-31', '1970-01-01', '2024-02-29'), ['2026-02-30', '0000-01-01', '2026-1-1', '2026-13-01']],
+  date: [
+    fc.constantFrom('2026-01-31', '1970-01-01', '2024-02-29'),
+    ['2026-02-30', '0000-01-01', '2026-1-1', '2026-13-01'],
+  ],
   'date-time': [
-    fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString()),
+    fc
+      .date({
+        min: new Date('1970-01-01T00:00:00Z'),
+        max: new Date('9999-12-31T00:00:00Z'),
+        noInvalidDate: true,
+      })
+      .map((date) => date.toISOString()),
     ['2026-01-31T25:00:00Z', '2026-01-31 00:00', '+010000-01-01T00:00:00.000Z'],
   ],
   uri: [fc.webUrl(), URL_HINTS[1]],
@@ -246,9 +419,14 @@ function stringFor(schema: Schema, name: string, mode: Mode): fc.Arbitrary<strin
   const shaped = formatted(schema.format, mode) ?? patterned(schema.pattern);
   const hints = hintsFor(name, mode);
   const plain = fc.string({ minLength: Math.max(min, 1), maxLength: Math.max(Math.min(max, 40), min, 1) });
-  const likely = shaped ?? (hints.length > 0 ? fc.constantFrom(...hints) : plain);
+  const candidates = [shaped, hints.length > 0 ? fc.constantFrom(...hints) : undefined].filter(
+    (option) => option !== undefined,
+  );
+  const likely = candidates.length > 0 ? fc.oneof(...candidates) : plain;
   if (mode === 'strict') return likely;
-  const edges = [min - 1, min, max, max + 1].filter((length) => length >= 0).map((length) => 'é'.repeat(length));
+  const edges = [min - 1, min, max, max + 1]
+    .filter((length) => length >= 0)
+    .map((length) => 'é'.repeat(length));
   return fc.oneof(
     { weight: 6, arbitrary: likely },
     { weight: 2, arbitrary: plain },
@@ -265,12 +443,29 @@ const plainAmount: fc.Arbitrary<string> = fc
   });
 
 function amountText(mode: Mode): fc.Arbitrary<string> {
-  if (mode === 'strict') return fc.oneof({ weight: 8, arbitrary: plainAmount }, { weight: 1, arbitrary: fc.constantFrom('"10000000000000000"', '1e16', '"0.00000001"', '1e-8') });
+  if (mode === 'strict')
+    return fc.oneof(
+      { weight: 8, arbitrary: plainAmount },
+      { weight: 1, arbitrary: fc.constantFrom('"10000000000000000"', '1e16', '"0.00000001"', '1e-8') },
+    );
   return fc.oneof(
     plainAmount,
     numberText,
     numberText.map((text) => JSON.stringify(text)),
-    fc.constantFrom('" 1"', '"1,5"', '"0x10"', '"Infinity"', '"NaN"', '"-"', '"."', '""', '"+1"', '"1_000"', '"١٢"', '"12.50"'),
+    fc.constantFrom(
+      '" 1"',
+      '"1,5"',
+      '"0x10"',
+      '"Infinity"',
+      '"NaN"',
+      '"-"',
+      '"."',
+      '""',
+      '"+1"',
+      '"1_000"',
+      '"١٢"',
+      '"12.50"',
+    ),
   );
 }
 
@@ -278,7 +473,10 @@ function integerText(schema: Schema, mode: Mode): fc.Arbitrary<string> {
   const min = typeof schema.minimum === 'number' ? schema.minimum : -1000;
   const max = typeof schema.maximum === 'number' ? schema.maximum : 1000;
   if (mode === 'strict') return fc.integer({ min, max }).map(String);
-  return fc.oneof(fc.integer({ min: min - 2, max: max + 2 }).map(String), fc.constantFrom(`${min}.5`, '1e3', '-0', String(2 ** 53 + 1)));
+  return fc.oneof(
+    fc.integer({ min: min - 2, max: max + 2 }).map(String),
+    fc.constantFrom(`${min}.5`, '1e3', '-0', String(2 ** 53 + 1)),
+  );
 }
 
 function typesOf(schema: Schema): string[] {
@@ -288,9 +486,15 @@ function typesOf(schema: Schema): string[] {
   return [];
 }
 
-function conformingText(raw: Schema | undefined, name: string, depth: number, mode: Mode): fc.Arbitrary<string> {
+function conformingText(
+  raw: Schema | undefined,
+  name: string,
+  depth: number,
+  mode: Mode,
+): fc.Arbitrary<string> {
   const schema = resolveRef(raw) ?? {};
-  if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]).map((value) => JSON.stringify(value)));
+  if (Array.isArray(schema.enum))
+    return fc.constantFrom(...(schema.enum as unknown[]).map((value) => JSON.stringify(value)));
   const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (Array.isArray(branches) && branches.length > 0) {
     return fc.oneof(...branches.map((branch) => conformingText(branch, name, depth, mode)));
@@ -299,7 +503,13 @@ function conformingText(raw: Schema | undefined, name: string, depth: number, mo
   return typed.length > 0 ? fc.oneof(...typed) : anyJsonText([name]);
 }
 
-function typedText(schema: Schema, type: string, name: string, depth: number, mode: Mode): fc.Arbitrary<string> {
+function typedText(
+  schema: Schema,
+  type: string,
+  name: string,
+  depth: number,
+  mode: Mode,
+): fc.Arbitrary<string> {
   if (schema['x-amount'] !== undefined && type !== 'null') return amountText(mode);
   switch (type) {
     case 'string':
@@ -325,7 +535,8 @@ function arrayText(schema: Schema, name: string, depth: number, mode: Mode): fc.
   const minItems = typeof schema.minItems === 'number' ? schema.minItems : 0;
   const maxItems = typeof schema.maxItems === 'number' ? schema.maxItems : 6;
   const item = valueText(schema.items as Schema | undefined, name, depth + 1, mode);
-  if (mode === 'loose') return fc.array(item, { maxLength: Math.min(maxItems + 1, 8) }).map((items) => `[${items.join(',')}]`);
+  if (mode === 'loose')
+    return fc.array(item, { maxLength: Math.min(maxItems + 1, 8) }).map((items) => `[${items.join(',')}]`);
   const unique = schema.uniqueItems === true;
   return fc
     .array(item, { minLength: minItems, maxLength: Math.max(minItems, Math.min(maxItems, 4)) })
@@ -333,14 +544,22 @@ function arrayText(schema: Schema, name: string, depth: number, mode: Mode): fc.
 }
 
 /** In `loose` mode, any JSON value sometimes stands in for a conforming one. */
-function valueText(schema: Schema | undefined, name: string, depth: number, mode: Mode): fc.Arbitrary<string> {
+function valueText(
+  schema: Schema | undefined,
+  name: string,
+  depth: number,
+  mode: Mode,
+): fc.Arbitrary<string> {
   const conforming = conformingText(schema, name, depth, mode);
   if (mode === 'strict') return conforming;
   return fc.oneof({ weight: 15, arbitrary: conforming }, { weight: 1, arbitrary: anyJsonText([name]) });
 }
 
 /** The schema's properties, merged with one `allOf` if/then branch (e.g. one requisites scheme). */
-function mergedShape(schema: Schema, branch: number): { properties: Record<string, Schema>; required: string[] } {
+function mergedShape(
+  schema: Schema,
+  branch: number,
+): { properties: Record<string, Schema>; required: string[] } {
   const properties = { ...((schema.properties as Record<string, Schema> | undefined) ?? {}) };
   const required = [...((schema.required as string[] | undefined) ?? [])];
   const chosen = ((schema.allOf as Schema[] | undefined) ?? [])[branch];
@@ -360,16 +579,24 @@ function schemaObjectText(schema: Schema, depth: number, mode: Mode): fc.Arbitra
     const { properties, required } = mergedShape(schema, branch);
     const names = Object.keys(properties);
     const entries = names.map((name) => {
-      const entry = valueText(properties[name], name, depth, mode).map((text): [string, string] => [name, text]);
+      const entry = valueText(properties[name], name, depth, mode).map((text): [string, string] => [
+        name,
+        text,
+      ]);
       // Required keys: always there when strict, missing one time in twenty when loose.
       if (!required.includes(name)) return fc.option(entry, { freq: 2 });
       return mode === 'strict' ? entry : fc.option(entry, { freq: 20 });
     });
     const extras = fc.array(fc.tuple(keyText(names), anyJsonText(names)), { maxLength: 2 });
-    const extra = mode === 'strict' ? fc.constant([]) : fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: extras });
+    const extra =
+      mode === 'strict'
+        ? fc.constant([])
+        : fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: extras });
     return fc
       .tuple(fc.tuple(...entries), extra)
-      .map(([present, more]) => objectText([...present.filter((entry) => entry !== null), ...(more as [string, string][])]));
+      .map(([present, more]) =>
+        objectText([...present.filter((entry) => entry !== null), ...(more as [string, string][])]),
+      );
   });
 }
 
@@ -398,8 +625,12 @@ function mutate(text: string, kind: Mutation, cut: number, deep: string): string
 
 /** A valid-ish object, sometimes broken on the way out: truncated, wrapped, doubled, or made deep. */
 function validishBody(schema: Schema): fc.Arbitrary<string> {
-  const object = fc.constantFrom<Mode>('strict', 'loose').chain((mode) => schemaObjectText(resolveRef(schema) ?? {}, 0, mode));
-  return fc.tuple(object, mutation, fc.nat(), deepValue).map(([text, kind, cut, deep]) => mutate(text, kind, cut, deep));
+  const object = fc
+    .constantFrom<Mode>('strict', 'loose')
+    .chain((mode) => schemaObjectText(resolveRef(schema) ?? {}, 0, mode));
+  return fc
+    .tuple(object, mutation, fc.nat(), deepValue)
+    .map(([text, kind, cut, deep]) => mutate(text, kind, cut, deep));
 }
 
 function bodyArbitrary(operation: Operation): fc.Arbitrary<string | undefined> {
@@ -418,9 +649,24 @@ function bodyArbitrary(operation: Operation): fc.Arbitrary<string | undefined> {
 // Parameters, query strings and headers.
 
 const GARBAGE_SEGMENTS = [
-  '0', '-1', 'null', 'undefined', '%25', '%zz', '..', '%2e%2e', 'a'.repeat(3000), '%C3%A4', '%00', '%F0%9F%98%80',
-  '00000000-0000-0000-0000-000000000000', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF', '%7B00000000-0000-0000-0000-000000000000%7D',
-  '1%20OR%201=1', 'me', 'spaces',
+  '0',
+  '-1',
+  'null',
+  'undefined',
+  '%25',
+  '%zz',
+  '..',
+  '%2e%2e',
+  'a'.repeat(3000),
+  '%C3%A4',
+  '%00',
+  '%F0%9F%98%80',
+  '00000000-0000-0000-0000-000000000000',
+  'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF',
+  '%7B00000000-0000-0000-0000-000000000000%7D',
+  '1%20OR%201=1',
+  'me',
+  'spaces',
 ];
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -480,13 +726,15 @@ function queryArbitrary(operation: Operation): fc.Arbitrary<string> {
       fc.string({ maxLength: 20 }),
     );
   const pairs = params.map((parameter) =>
-    fc.option(fc.array(value(parameter), { minLength: 1, maxLength: 2 }), { freq: 2 }).map((values) =>
-      (values ?? []).map((text) => `${parameter.name}=${text === '%zz' ? text : encodeSegment(text)}`),
-    ),
+    fc
+      .option(fc.array(value(parameter), { minLength: 1, maxLength: 2 }), { freq: 2 })
+      .map((values) =>
+        (values ?? []).map((text) => `${parameter.name}=${text === '%zz' ? text : encodeSegment(text)}`),
+      ),
   );
-  const extra = fc.option(fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })), { freq: 5 }).map((pair) =>
-    pair ? [`${encodeSegment(pair[0])}=${encodeSegment(pair[1])}`] : [],
-  );
+  const extra = fc
+    .option(fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })), { freq: 5 })
+    .map((pair) => (pair ? [`${encodeSegment(pair[0])}=${encodeSegment(pair[1])}`] : []));
   return fc.tuple(extra, ...pairs).map((lists) => {
     const all = lists.flat();
     return all.length > 0 ? `?${all.join('&')}` : '';
@@ -511,7 +759,11 @@ const contentType = fc.oneof(
 );
 
 const idempotencyKey = fc.option(
-  fc.oneof(fc.constantFrom('fuzz-1', 'fuzz-2'), fc.string({ unit: 'grapheme-ascii', maxLength: 20 }), fc.constant('k'.repeat(300))),
+  fc.oneof(
+    fc.constantFrom('fuzz-1', 'fuzz-2'),
+    fc.string({ unit: 'grapheme-ascii', maxLength: 20 }),
+    fc.constant('k'.repeat(300)),
+  ),
   { freq: 3 },
 );
 
@@ -521,23 +773,41 @@ const credential: fc.Arbitrary<Credential> = fc.oneof(
 );
 
 const garbageAuthorization = fc.oneof(
-  fc.constantFrom('Bearer', 'Bearer ', 'Basic YTpi', 'bearer x', `Bearer oit_${'A'.repeat(43)}`, `Bearer ${'x'.repeat(5000)}`),
-  fc.string({ unit: 'grapheme-ascii', maxLength: 60 }).map((text) => `Bearer ${text.replace(/[^\x20-\x7e]/g, '')}`),
+  fc.constantFrom(
+    'Bearer',
+    'Bearer ',
+    'Basic YTpi',
+    'bearer x',
+    `Bearer oit_${'A'.repeat(43)}`,
+    `Bearer ${'x'.repeat(5000)}`,
+  ),
+  fc
+    .string({ unit: 'grapheme-ascii', maxLength: 60 })
+    .map((text) => `Bearer ${text.replace(/[^\x20-\x7e]/g, '')}`),
 );
 
 function requestArbitrary(operation: Operation): fc.Arbitrary<FuzzRequest> {
   const printable = (request: FuzzRequest): FuzzRequest =>
     Object.assign(request, {
-      [fc.toStringMethod]: () => JSON.stringify({ ...request, url: shorten(request.url, 300), payload: shorten(request.payload, 300) }),
+      [fc.toStringMethod]: () =>
+        JSON.stringify({
+          ...request,
+          url: shorten(request.url, 300),
+          payload: shorten(request.payload, 300),
+        }),
     });
-  return fc.record({
-    url: fc.tuple(pathArbitrary(operation), queryArbitrary(operation)).map(([path, query]) => `${path}${query}`),
-    payload: bodyArbitrary(operation),
-    contentType,
-    idempotencyKey: idempotencyKey.map((value) => value ?? undefined),
-    credential,
-    garbageAuthorization,
-  }).map(printable);
+  return fc
+    .record({
+      url: fc
+        .tuple(pathArbitrary(operation), queryArbitrary(operation))
+        .map(([path, query]) => `${path}${query}`),
+      payload: bodyArbitrary(operation),
+      contentType,
+      idempotencyKey: idempotencyKey.map((value) => value ?? undefined),
+      credential,
+      garbageAuthorization,
+    })
+    .map(printable);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -558,7 +828,11 @@ function authorization(request: FuzzRequest, caller: Caller): Record<string, str
   }
 }
 
-async function send(operation: Operation, request: FuzzRequest, caller: Caller): Promise<LightMyRequestResponse> {
+async function send(
+  operation: Operation,
+  request: FuzzRequest,
+  caller: Caller,
+): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = authorization(request, caller);
   if (request.payload !== undefined && request.contentType) headers['content-type'] = request.contentType;
   if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
@@ -593,7 +867,12 @@ function shorten(text: string | undefined, length = 600): string {
   return `${text.slice(0, length / 2)} … ${text.slice(-length / 2)} (${text.length} characters in all)`;
 }
 
-function report(operation: Operation, request: FuzzRequest, res: LightMyRequestResponse, problem: string): string {
+function report(
+  operation: Operation,
+  request: FuzzRequest,
+  res: LightMyRequestResponse,
+  problem: string,
+): string {
   return [
     problem,
     `${operation.method} ${shorten(request.url, 300)}`,
@@ -608,7 +887,12 @@ const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 /** Remembers ids from successful answers, so later path parameters can name real rows. */
 function harvest(value: unknown, field = ''): void {
   if (harvestedIds.size >= 200 || value === null || typeof value !== 'object') {
-    if (typeof value === 'string' && (field === 'id' || field.endsWith('_id')) && UUID_SHAPE.test(value) && !protectedIds.has(value)) {
+    if (
+      typeof value === 'string' &&
+      (field === 'id' || field.endsWith('_id')) &&
+      UUID_SHAPE.test(value) &&
+      !protectedIds.has(value)
+    ) {
       harvestedIds.add(value);
     }
     return;
@@ -628,25 +912,38 @@ function count(operation: Operation, status: number): void {
   statusCounts.set(route, counts);
 }
 
-function checkShape(operation: Operation, request: FuzzRequest, res: LightMyRequestResponse, body: unknown): void {
+function checkShape(
+  operation: Operation,
+  request: FuzzRequest,
+  res: LightMyRequestResponse,
+  body: unknown,
+): void {
   if (res.statusCode < 400 || isErrorShape(body)) return;
-  const code = (body as { code?: unknown; error?: unknown } | undefined)?.code ?? (body as { error?: unknown })?.error;
+  const code =
+    (body as { code?: unknown; error?: unknown } | undefined)?.code ?? (body as { error?: unknown })?.error;
   const signature = `${operation.method} ${operation.path} ${res.statusCode} ${String(code)}`;
   if (!shapeProblems.has(signature)) {
-    shapeProblems.set(signature, report(operation, request, res, 'a 4xx answer that is not {error, detail} nor {detail: [...]}'));
+    shapeProblems.set(
+      signature,
+      report(operation, request, res, 'a 4xx answer that is not {error, detail} nor {detail: [...]}'),
+    );
   }
 }
+
+/** Routes whose first 5xx was already printed (fast-check then prints the shrunk one). */
+const printedFailures = new Set<string>();
 
 async function judge(operation: Operation, request: FuzzRequest, caller: Caller): Promise<void> {
   const res = await send(operation, request, caller);
   count(operation, res.statusCode);
   if (res.statusCode >= 500) {
     const message = report(operation, request, res, `5xx answer (request id ${res.headers['x-request-id']})`);
-    console.error(message);
+    const route = `${operation.method} ${operation.path}`;
+    if (!printedFailures.has(route)) console.error(`first failure, before shrinking:\n${message}`);
+    printedFailures.add(route);
     throw new Error(message);
   }
   const body = parseJson(res.body);
-  if (res.statusCode === 422 && request.credential === 'own') (await import('node:fs')).appendFileSync('/tmp/fz/422.txt', `${operation.method}${operation.path} ${JSON.stringify((body as any)?.detail?.map?.((d: any) => `${d.loc.join('.')}:${d.type}`) ?? (body as any)?.detail)}\n`);
   checkShape(operation, request, res, body);
   if (res.statusCode < 300 && request.credential === 'own') harvest(body);
 }
@@ -663,7 +960,9 @@ async function callerFor(operation: Operation): Promise<Caller> {
 }
 
 async function fuzz(operation: Operation, caller: () => Promise<Caller>, numRuns: number): Promise<void> {
-  const property = fc.asyncProperty(requestArbitrary(operation), async (request) => judge(operation, request, await caller()));
+  const property = fc.asyncProperty(requestArbitrary(operation), async (request) =>
+    judge(operation, request, await caller()),
+  );
   await fc.assert(property, { numRuns, interruptAfterTimeLimit: ROUTE_TIME_LIMIT_MS, seed: seedFromEnv() });
 }
 
@@ -675,7 +974,8 @@ function seedFromEnv(): number | undefined {
 // ---------------------------------------------------------------------------------------------
 
 const operations = listOperations();
-const isLogout = (operation: Operation) => operation.method === 'POST' && operation.path === '/app/api/logout';
+const isLogout = (operation: Operation) =>
+  operation.method === 'POST' && operation.path === '/app/api/logout';
 
 describe('HTTP fuzzing from the OpenAPI document', () => {
   it('finds the routes to fuzz in /openapi.json', () => {
@@ -703,7 +1003,11 @@ describe('HTTP fuzzing from the OpenAPI document', () => {
       async () => {
         const leaver: User = await h.signup('Leaver');
         const freshSession = async (): Promise<Caller> => {
-          const res = await h.inject({ method: 'POST', url: '/app/api/login', payload: { email: leaver.email, password: leaver.password } });
+          const res = await h.inject({
+            method: 'POST',
+            url: '/app/api/login',
+            payload: { email: leaver.email, password: leaver.password },
+          });
           return { session: res.json().session_token };
         };
         await fuzz(logout, freshSession, RUNS_LOGOUT);

@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
+import pino from 'pino';
+import { type AccountCreateInput, createAccount } from '../src/features/accounts/service.ts';
 import { buildApp } from '../src/app.ts';
 import { type Clock, systemClock } from '../src/core/clock.ts';
 import { createRedisAuthStamps, noAuthStamps } from '../src/platform/auth-stamps.ts';
@@ -52,6 +54,8 @@ export type HarnessOptions = {
   env?: Record<string, string>;
   redis?: boolean;
   limiter?: RateLimiter;
+  /** Log server errors to stderr (or set TEST_LOG=1): for debugging a test, not for assertions. */
+  log?: boolean;
 };
 
 export type User = { id: string; email: string; password: string; token: string; csrf: string };
@@ -66,12 +70,14 @@ export async function createHarness(options: HarnessOptions = {}) {
   const redis = options.redis ? new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') : undefined;
   const limiter =
     options.limiter ??
-    (redis ? createRedisRateLimiter(redis, clock) : createPostgresRateLimiter(database.db, clock));
+    (redis
+      ? createRedisRateLimiter(redis, clock, config.rateLimitPerMinute)
+      : createPostgresRateLimiter(database.db, clock, config.rateLimitPerMinute));
   const deps = {
     config,
     database,
     clock,
-    logger: false as const,
+    logger: options.log || process.env.TEST_LOG === '1' ? pino({ level: 'error' }) : (false as const),
     secrets: new SecretBox(randomBytes(32).toString('hex')),
     authStamps: redis ? createRedisAuthStamps(redis) : noAuthStamps,
     limiter,
@@ -141,6 +147,17 @@ export async function createHarness(options: HarnessOptions = {}) {
     if (res.statusCode !== 201) throw new Error(`member failed: ${res.statusCode} ${res.body}`);
   }
 
+  /** An account in a space, made through the accounts service (for keys without the accounts scope). */
+  async function makeAccount(spaceId: string, input: Partial<AccountCreateInput> = {}) {
+    const caller = { spaceId, keyId: randomUUID(), issuerUserId: randomUUID(), scopes: [], pushSourceId: null };
+    const body = { kind: 'bank' as const, name: 'Main', currency: 'USD', ...input };
+    return database.db.transaction().execute((tx) => createAccount(tx, clock, caller, body));
+  }
+
+  /** A crypto USDC account on the local chain with an address: takes on-chain and card payments. */
+  const makeWallet = (spaceId: string, address = `0x${'1'.repeat(40)}`) =>
+    makeAccount(spaceId, { kind: 'crypto', name: 'Wallet', currency: 'USDC', network: 'local', address });
+
   /** A fresh owner, space and key with the given scopes: the usual start of a test. */
   async function world(keyBody: Record<string, unknown> = {}) {
     const owner = await signup('Owner');
@@ -160,6 +177,8 @@ export async function createHarness(options: HarnessOptions = {}) {
     createSpace,
     issueKey,
     addMember,
+    makeAccount,
+    makeWallet,
     world,
     close: async () => {
       await app.close();

@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   idempotency_in_progress: 409,
   conflict: 409,
+  request_not_payable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   account_not_found: 422,
@@ -25,6 +26,7 @@ export const ERROR_STATUS = {
   invalid_request: 422,
   user_not_found: 422,
   last_owner: 422,
+  subscription_limit_reached: 422,
   rate_limited: 429,
   internal: 500,
 } as const;

@@ -1,3 +1,5 @@
+import { NETWORKS, type NetworkName } from './chain/networks.ts';
+
 // Every setting is read and checked here, once. A bad value stops start-up with a sentence that
 // names the variable, rather than failing later somewhere far from the cause.
 
@@ -17,6 +19,14 @@ export type Config = {
   webhookAllowPrivate: boolean;
   runWorkers: boolean;
   demo: boolean;
+  /** CHAIN: start the local development chain (anvil + test USDC); off in production and tests. */
+  chain: boolean;
+  /** CHAIN_RPC_URL: a running development node to reuse instead of starting anvil. */
+  chainRpcUrl: string | undefined;
+  /** GAS_WALLET_KEY: the key that pays gas for settlements (0x + 64 hex). */
+  gasWalletKey: `0x${string}` | undefined;
+  /** BASE_RPC_URL, ETHEREUM_RPC_URL, …: a public network is configured only when its URL is set. */
+  rpcUrls: Partial<Record<NetworkName, string>>;
 };
 
 export class ConfigError extends Error {
@@ -86,7 +96,9 @@ export function loadConfig(env: Env = process.env): Config {
       'WEBHOOK_ALLOW_PRIVATE=1 is a development switch and is refused when NODE_ENV=production.',
     );
   }
+  const chainSettings = readChainSettings(env, production);
   return {
+    ...chainSettings,
     host,
     port,
     publicUrl: publicUrl.replace(/\/+$/, ''),
@@ -101,5 +113,35 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate,
     runWorkers: readFlag(env, 'RUN_WORKERS', true),
     demo: readFlag(env, 'DEMO', !production),
+  };
+}
+
+function readChainSettings(env: Env, production: boolean) {
+  const chainRpcUrl = readUrl(env, 'CHAIN_RPC_URL', ['http:', 'https:']);
+  // Tests start their own chain where they need one; naming a node to reuse switches it on.
+  const chain = readFlag(env, 'CHAIN', !production && (chainRpcUrl !== undefined || env.NODE_ENV !== 'test'));
+  if (production && (chain || chainRpcUrl !== undefined)) {
+    throw new ConfigError(
+      'CHAIN and CHAIN_RPC_URL select the development chain and are refused when NODE_ENV=production.',
+    );
+  }
+  const rawKey = env.GAS_WALLET_KEY && env.GAS_WALLET_KEY !== '' ? env.GAS_WALLET_KEY : undefined;
+  if (rawKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(rawKey)) {
+    throw new ConfigError('GAS_WALLET_KEY must be 0x followed by 64 hexadecimal characters (a 32-byte key).');
+  }
+  const rpcUrls: Partial<Record<NetworkName, string>> = {};
+  for (const network of NETWORKS) {
+    if (network.rpcUrlVariable === undefined) continue;
+    const url = readUrl(env, network.rpcUrlVariable, ['http:', 'https:']);
+    if (url !== undefined) rpcUrls[network.name] = url;
+  }
+  if (production && rawKey === undefined && Object.keys(rpcUrls).length > 0) {
+    throw new ConfigError('GAS_WALLET_KEY is required when NODE_ENV=production and a network RPC URL is set.');
+  }
+  return {
+    chain,
+    chainRpcUrl,
+    gasWalletKey: rawKey as `0x${string}` | undefined,
+    rpcUrls,
   };
 }

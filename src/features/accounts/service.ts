@@ -10,6 +10,7 @@ import {
 } from '../../core/money.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
+import { increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
 import { normalizeAccount } from './domain.ts';
 import * as store from './store.ts';
 
@@ -44,7 +45,7 @@ function readAmount(text: string): AmountE8 {
   return parsed.value;
 }
 
-export function presentAccount(row: store.AccountRow) {
+export function presentAccount(row: store.AccountWithBalance) {
   return {
     id: row.id,
     kind: row.kind,
@@ -59,7 +60,8 @@ export function presentAccount(row: store.AccountRow) {
     opening_acquired_on: row.opening_acquired_on,
     opening_balance: formatAmount(readAmount(row.opening_balance)),
     opening_cost: row.opening_cost === null ? null : formatAmount(readAmount(row.opening_cost)),
-    balance: formatAmount(readAmount(row.balance)),
+    // The ledger keeps the asset account's signed sum; for an asset that is the balance itself.
+    balance: formatAmount(readAmount(row.ledger_balance ?? '0')),
     created_at: row.created_at.toISOString(),
   };
 }
@@ -80,8 +82,12 @@ export async function createAccount(
   });
   const openingBalance = amountOf(input.opening_balance) ?? asAmount(0n);
   const openingCost = amountOf(input.opening_cost);
+  const at = clock.now();
+  const id = randomUUID();
+  const where = { spaceId: caller.spaceId, currency: shape.currency, at };
+  const asset = await ledgerAccounts.asset(tx, { ...where, accountId: id });
   const row: store.AccountRow = {
-    id: randomUUID(),
+    id,
     space_id: caller.spaceId,
     kind: shape.kind as store.AccountRow['kind'],
     name: input.name,
@@ -95,12 +101,29 @@ export async function createAccount(
     opening_acquired_on: input.opening_acquired_on ?? null,
     opening_balance: formatAmount(openingBalance),
     opening_cost: openingCost === null ? null : formatAmount(openingCost),
-    // Until the ledger lands, the balance is the opening balance (see docs/decisions.md).
-    balance: formatAmount(openingBalance),
-    created_at: clock.now(),
+    ledger_account_id: asset.id,
+    created_at: at,
   };
   await store.insertAccount(tx, row);
-  return presentAccount(row);
+  if (openingBalance !== 0n) {
+    // The opening balance is an entry like any other: the asset against opening equity.
+    const equity = await ledgerAccounts.openingEquity(tx, where);
+    const posted = await postEntry(
+      tx,
+      {
+        spaceId: caller.spaceId,
+        origin: 'manual',
+        kind: 'transfer',
+        occurredOn: row.opening_acquired_on ?? at.toISOString().slice(0, 10),
+        causeType: 'opening_balance',
+        causeId: id,
+        postings: [increase(asset, openingBalance), increase(equity, openingBalance)],
+      },
+      at,
+    );
+    if (!posted.ok) throw new Error('An asset account has no overdraft guard; the opening entry cannot be refused.');
+  }
+  return presentAccount({ ...row, ledger_balance: formatAmount(openingBalance) });
 }
 
 export async function listAccounts(
@@ -125,4 +148,9 @@ export async function requireAccount(db: Queryable, spaceId: string, accountId: 
       account_id: accountId,
     });
   return row;
+}
+
+/** For other features: every account of a space, with its balance. */
+export function listSpaceAccounts(db: Queryable, spaceId: string) {
+  return store.listAccounts(db, spaceId, 1000, undefined).then((rows) => rows ?? []);
 }

@@ -16,9 +16,11 @@ export type AccountRow = {
   opening_acquired_on: string | null;
   opening_balance: string;
   opening_cost: string | null;
-  balance: string;
+  ledger_account_id: string | null;
   created_at: Date;
 };
+
+export type AccountWithBalance = AccountRow & { ledger_balance: string | null };
 
 const COLUMNS = [
   'id',
@@ -35,9 +37,11 @@ const COLUMNS = [
   'opening_acquired_on',
   'opening_balance',
   'opening_cost',
-  'balance',
+  'ledger_account_id',
   'created_at',
 ] as const;
+
+const JOINED = [...COLUMNS.map((column) => `accounts.${column}` as const), 'ledger_accounts.balance as ledger_balance'] as const;
 
 export async function insertAccount(db: Queryable, row: AccountRow) {
   await db.insertInto('accounts').values(row).execute();
@@ -58,7 +62,11 @@ export function findAccount(
 
 /** A page in creation order; `after` is the last id of the previous page. */
 export async function listAccounts(db: Queryable, spaceId: string, limit: number, after: string | undefined) {
-  let query = db.selectFrom('accounts').select(COLUMNS).where('space_id', '=', spaceId);
+  let query = db
+    .selectFrom('accounts')
+    .leftJoin('ledger_accounts', 'ledger_accounts.id', 'accounts.ledger_account_id')
+    .select(JOINED)
+    .where('accounts.space_id', '=', spaceId);
   if (after !== undefined) {
     const anchor = await db
       .selectFrom('accounts')
@@ -69,14 +77,14 @@ export async function listAccounts(db: Queryable, spaceId: string, limit: number
     if (!anchor) return undefined;
     query = query.where((eb) =>
       eb.or([
-        eb('created_at', '>', anchor.created_at),
-        eb.and([eb('created_at', '=', anchor.created_at), eb('id', '>', anchor.id)]),
+        eb('accounts.created_at', '>', anchor.created_at),
+        eb.and([eb('accounts.created_at', '=', anchor.created_at), eb('accounts.id', '>', anchor.id)]),
       ]),
     );
   }
   return query
-    .orderBy('created_at')
-    .orderBy('id')
+    .orderBy('accounts.created_at')
+    .orderBy('accounts.id')
     .limit(limit + 1)
     .execute();
 }

@@ -101,3 +101,8 @@ export async function createContact(
   await store.insertContact(tx, contact, addressRows);
   return presentContact(contact, addressRows);
 }
+
+/** For other features: whether a contact belongs to the space. */
+export function contactExists(db: Queryable, spaceId: string, contactId: string): Promise<boolean> {
+  return store.contactExists(db, spaceId, contactId);
+}

@@ -9,6 +9,9 @@ export { CurrencyCode } from './schemas.ts';
 export {
   createSpace,
   invalidateKeys,
+  listOwnerIds,
+  lockSpacePlan,
+  publicFace,
   requireAdministrator,
   requireRole,
   type SpacesDeps,

@@ -194,3 +194,25 @@ export async function changeRole(
 export async function removeMember(deps: SpacesDeps, actorId: string, spaceId: string, targetId: string) {
   await changeMembership(deps, actorId, spaceId, targetId, null);
 }
+
+/** The owners of a space, for messages the spec addresses to "the owner". */
+export function listOwnerIds(db: Queryable, spaceId: string): Promise<string[]> {
+  return store.listOwnerIds(db, spaceId);
+}
+
+/**
+ * Inside a transaction: locks the space row, so allowances counted after it hold under
+ * concurrent requests, and returns its plan and packs.
+ */
+export async function lockSpacePlan(tx: Queryable, spaceId: string): Promise<{ plan: Plan; packs: number }> {
+  const row = await store.lockSpacePlan(tx, spaceId);
+  if (!row) throw new AppError('not_found', 'No such space.');
+  return { plan: row.plan, packs: row.subscription_packs };
+}
+
+/** What public pages may show of a space: its handle, never its name or members. */
+export async function publicFace(db: Queryable, spaceId: string): Promise<{ publicHandle: string }> {
+  const space = await store.findSpace(db, spaceId);
+  if (!space) throw new AppError('not_found', 'No such space.');
+  return { publicHandle: space.public_handle };
+}

@@ -131,3 +131,23 @@ export async function setRole(db: Queryable, spaceId: string, userId: string, ro
 export async function deleteMember(db: Queryable, spaceId: string, userId: string) {
   await db.deleteFrom('members').where('space_id', '=', spaceId).where('user_id', '=', userId).execute();
 }
+
+export async function listOwnerIds(db: Queryable, spaceId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('members')
+    .select('user_id')
+    .where('space_id', '=', spaceId)
+    .where('role', '=', 'owner')
+    .execute();
+  return rows.map((row) => row.user_id);
+}
+
+/** Locks the space row (serialising per-space allowances) and reads its plan. */
+export function lockSpacePlan(db: Queryable, spaceId: string) {
+  return db
+    .selectFrom('spaces')
+    .select(['plan', 'subscription_packs'])
+    .where('id', '=', spaceId)
+    .forUpdate()
+    .executeTakeFirst();
+}

@@ -118,7 +118,7 @@ export interface AccountsTable {
   opening_acquired_on: ColumnType<string | null, string | null, string | null>;
   opening_balance: Numeric;
   opening_cost: ColumnType<string | null, string | null, string | null>;
-  balance: Numeric;
+  ledger_account_id: string | null;
   push_source_id: string | null;
   created_at: Timestamp;
 }
@@ -157,6 +157,161 @@ export interface ContactAddressesTable {
   requisites: ColumnType<Record<string, unknown> | null, string | null, string | null>;
 }
 
+export interface OutboxEventsTable {
+  id: string;
+  space_id: string;
+  channel: 'key' | 'book';
+  key_id: string | null;
+  event: string;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  occurred_at: Timestamp;
+  created_at: Timestamp;
+  dispatched_at: Timestamp | null;
+}
+
+type DateText = ColumnType<string, string, string>;
+
+export interface LedgerAccountsTable {
+  id: string;
+  space_id: string;
+  kind: 'asset' | 'income' | 'client_credit' | 'equity' | 'clearing';
+  ref: string;
+  currency: string;
+  normal_side: 'debit' | 'credit';
+  tracks_balance: boolean;
+  no_overdraft: boolean;
+  balance: ColumnType<string, string | undefined, string>;
+  created_at: Timestamp;
+}
+
+export interface LedgerEntriesTable {
+  id: string;
+  space_id: string;
+  origin: 'rail' | 'manual' | 'import' | 'internal';
+  kind: 'income' | 'expense' | 'transfer';
+  occurred_on: DateText;
+  cause_type: string;
+  cause_id: string | null;
+  counterparty: string;
+  memo: string;
+  reverses_entry_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface LedgerPostingsTable {
+  id: string;
+  space_id: string;
+  entry_id: string;
+  ledger_account_id: string;
+  currency: string;
+  amount: Numeric;
+  occurred_on: DateText;
+}
+
+export interface ResourcesTable {
+  id: string;
+  space_id: string;
+  address: string;
+  name: ColumnType<string, string | undefined, string>;
+  findable: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ClientCreditsTable {
+  id: string;
+  space_id: string;
+  client_ref: string;
+  currency: string;
+  ledger_account_id: string;
+  contact_id: string | null;
+  page_token: string;
+  created_at: Timestamp;
+}
+
+export interface PaymentRequestsTable {
+  id: string;
+  space_id: string;
+  token: string;
+  account_id: string;
+  key_id: string | null;
+  purpose: 'sale' | 'top_up';
+  client_credit_id: string | null;
+  amount: Numeric;
+  currency: string;
+  amount_received: ColumnType<string, string | undefined, string>;
+  status: 'active' | 'paid' | 'cancelled';
+  memo: string;
+  resource_id: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  paid_at: Timestamp | null;
+  cancelled_at: Timestamp | null;
+}
+
+export interface SettlementsTable {
+  id: string;
+  space_id: string;
+  payment_request_id: string;
+  rail: 'x402' | 'card' | 'bank' | 'chain' | 'manual';
+  reference: string;
+  amount: Numeric;
+  currency: string;
+  payer: string;
+  entry_id: string;
+  settled_at: Timestamp;
+}
+
+export interface ChargesTable {
+  id: string;
+  space_id: string;
+  client_credit_id: string;
+  account_id: string;
+  key_id: string | null;
+  amount: Numeric;
+  currency: string;
+  memo: string;
+  resource_id: string | null;
+  entry_id: string;
+  created_at: Timestamp;
+}
+
+export interface WebhookSubscriptionsTable {
+  id: string;
+  space_id: string;
+  url: string;
+  events: string[];
+  secret_sealed: string;
+  status: 'active' | 'paused';
+  created_at: Timestamp;
+  paused_at: Timestamp | null;
+  failing_since: Timestamp | null;
+  last_failure_at: Timestamp | null;
+  last_success_at: Timestamp | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  space_id: string;
+  event_id: string;
+  event: string;
+  target_kind: 'key' | 'subscription';
+  key_id: string | null;
+  subscription_id: string | null;
+  status: 'pending' | 'held' | 'delivered' | 'given_up';
+  attempts: ColumnType<number, number | undefined, number>;
+  attempts_max: number;
+  next_attempt_at: Timestamp;
+  leased_until: Timestamp | null;
+  lease_token: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_attempt_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  delivered_at: Timestamp | null;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -170,4 +325,15 @@ export interface Database {
   accounts: AccountsTable;
   contacts: ContactsTable;
   contact_addresses: ContactAddressesTable;
+  outbox_events: OutboxEventsTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_entries: LedgerEntriesTable;
+  ledger_postings: LedgerPostingsTable;
+  resources: ResourcesTable;
+  client_credits: ClientCreditsTable;
+  payment_requests: PaymentRequestsTable;
+  settlements: SettlementsTable;
+  charges: ChargesTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

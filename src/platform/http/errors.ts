@@ -33,7 +33,16 @@ const FASTIFY_CODES: Record<string, () => RenderedError> = {
   }),
 };
 
+/** A refusal whose answer is already decided (used by hooks that check before validation). */
+export class RenderedRefusal extends Error {
+  constructor(readonly rendered: RenderedError) {
+    super('refused');
+    this.name = 'RenderedRefusal';
+  }
+}
+
 export function renderError(error: unknown): RenderedError | null {
+  if (error instanceof RenderedRefusal) return error.rendered;
   if (error instanceof AppError) {
     const rendered: RenderedError = { status: error.status, body: error.toBody() };
     const retryAfter = error.details?.retry_after_seconds;
@@ -70,7 +79,30 @@ export function sendRendered(reply: FastifyReply, rendered: RenderedError): Fast
     .send(JSON.stringify(rendered.body));
 }
 
+/**
+ * PostgreSQL text cannot hold NUL, and no address or query of ours has a use for it: a NUL in a
+ * path parameter or a query value is refused before any handler can pass it to a query.
+ */
+function refuseNulInAddress(request: FastifyRequest): void {
+  const places: [string, unknown][] = [
+    ['path', request.params],
+    ['query', request.query],
+  ];
+  const detail: ValidationItem[] = [];
+  for (const [where, values] of places) {
+    if (values === null || typeof values !== 'object') continue;
+    for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
+      const texts = Array.isArray(value) ? value : [value];
+      if (texts.some((text) => typeof text === 'string' && text.includes('\u0000'))) {
+        detail.push({ loc: [where, name], msg: 'Text may not contain the NUL character.', type: 'value_error' });
+      }
+    }
+  }
+  if (detail.length > 0) throw new RenderedRefusal({ status: 422, body: { detail } });
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => refuseNulInAddress(request));
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const rendered = renderError(error);
     if (rendered) return sendRendered(reply, rendered);

@@ -1,0 +1,1 @@
+export { registerChargeRoutes } from './routes.ts';

@@ -1,0 +1,2 @@
+export { registerClientCreditRoutes } from './routes.ts';
+export { balanceUrl, CREDIT_CURRENCY, creditPage, findClientCredit, type OpenCredit, openClientCredit } from './service.ts';

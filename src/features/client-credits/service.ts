@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import { formatAmount } from '../../core/money.ts';
+import { randomSecret } from '../../platform/crypto.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
+import { type LedgerAccountRef, ledgerAccounts, naturalBalance, readAmount } from '../ledger/index.ts';
+import { contactExists } from '../contacts/index.ts';
+import { requireAdministrator, requireRole } from '../spaces/index.ts';
+import * as store from './store.ts';
+
+// A client's prepaid credit: money the seller holds for one client_ref, in USD, never below
+// zero. It is listed under its client_ref until the seller names a contact for it.
+
+export const CREDIT_CURRENCY = 'USD';
+
+export type OpenCredit = store.ClientCreditRow & { ledgerAccount: LedgerAccountRef };
+
+export async function openClientCredit(tx: Queryable, spaceId: string, clientRef: string, at: Date): Promise<OpenCredit> {
+  const existing = await store.findByRef(tx, spaceId, clientRef, CREDIT_CURRENCY);
+  const ledgerAccount = await ledgerAccounts.clientCredit(tx, { spaceId, currency: CREDIT_CURRENCY, at, clientRef });
+  if (existing) return { ...existing, ledgerAccount };
+  const row = await store.insertOrGet(tx, {
+    id: randomUUID(),
+    space_id: spaceId,
+    client_ref: clientRef,
+    currency: CREDIT_CURRENCY,
+    ledger_account_id: ledgerAccount.id,
+    contact_id: null,
+    page_token: randomSecret('cr_'),
+    created_at: at,
+  });
+  return { ...row, ledgerAccount };
+}
+
+export async function findClientCredit(db: Queryable, spaceId: string, id: string) {
+  return store.findById(db, spaceId, id);
+}
+
+export function balanceUrl(publicUrl: string, pageToken: string): string {
+  return `${publicUrl}/credit/${pageToken}`;
+}
+
+const HISTORY_LIMIT = 200;
+
+/** Everything the public balance page shows; undefined for an unknown token. */
+export async function creditPage(db: Queryable, token: string) {
+  const credit = await store.findByPageToken(db, token);
+  if (!credit) return undefined;
+  const rows = await store.listWithBalances(db, credit.space_id);
+  const mine = rows.find((row) => row.id === credit.id)!;
+  const history = await store.history(db, credit.space_id, credit.id, HISTORY_LIMIT);
+  return { credit, balance: naturalBalance('credit', readAmount(mine.balance)), ...history };
+}
+
+export async function listClientCredits(deps: { db: Db }, userId: string, spaceId: string) {
+  await requireRole(deps.db, spaceId, userId);
+  const rows = await store.listWithBalances(deps.db, spaceId);
+  return rows.map((row) => ({
+    id: row.id,
+    client_ref: row.client_ref,
+    currency: row.currency,
+    balance: formatAmount(naturalBalance('credit', readAmount(row.balance))),
+    contact_id: row.contact_id,
+    contact_name: row.contact_name ?? null,
+    // Listed under the client_ref until a contact is named (spec §4 charges rule 6).
+    label: row.contact_name ?? row.client_ref,
+    created_at: row.created_at.toISOString(),
+  }));
+}
+
+export async function nameContact(deps: { db: Db; clock: Clock }, userId: string, spaceId: string, clientRef: string, contactId: string) {
+  await requireAdministrator(deps.db, spaceId, userId);
+  const credit = await store.findByRef(deps.db, spaceId, clientRef, CREDIT_CURRENCY);
+  if (!credit) throw new AppError('not_found', 'No client credit with this client_ref in this space.');
+  if (!(await contactExists(deps.db, spaceId, contactId))) throw new AppError('invalid_request', 'No contact with this id in this space.', { field: 'contact_id' });
+  await store.setContact(deps.db, spaceId, credit.id, contactId);
+  return (await listClientCredits(deps, userId, spaceId)).find((row) => row.id === credit.id)!;
+}
+

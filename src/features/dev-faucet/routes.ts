@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import { RenderedRefusal } from '../../platform/http/errors.ts';
+import type { Static } from '../../platform/http/schema-kit.ts';
+import { FaucetIn, FaucetOut } from './schemas.ts';
+import { type FaucetDeps, fundFromFaucet } from './service.ts';
+
+export type DevFaucetRouteDeps = FaucetDeps & { production: boolean };
+
+/** POST /dev/faucet: a development rail, answered 404 when NODE_ENV=production. */
+export function registerDevFaucetRoutes(app: FastifyInstance, deps: DevFaucetRouteDeps): void {
+  app.post(
+    '/dev/faucet',
+    { schema: { tags: ['development'], body: FaucetIn, response: { 200: FaucetOut } } },
+    async (request) => {
+      if (deps.production) {
+        throw new RenderedRefusal({ status: 404, body: { error: 'not_found', detail: 'No route POST /dev/faucet.' } });
+      }
+      const outcome = await fundFromFaucet(deps, request.body as Static<typeof FaucetIn>);
+      if (!outcome.ok) throw new RenderedRefusal({ status: 422, body: { detail: outcome.problems } });
+      return outcome.value;
+    },
+  );
+}

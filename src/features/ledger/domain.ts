@@ -1,0 +1,90 @@
+import { type AmountE8, asAmount } from '../../core/money.ts';
+
+// The ledger's rules, with no I/O. Postings are signed (debits positive); an entry balances when
+// its postings sum to zero in every currency. A ledger account's "natural" balance is its sum
+// for debit-normal accounts (assets) and the negated sum for credit-normal ones (income, equity,
+// what is owed to a client), so both read as positive numbers in normal use.
+
+export type NormalSide = 'debit' | 'credit';
+export type LedgerAccountKind = 'asset' | 'income' | 'client_credit' | 'equity' | 'clearing';
+export type Origin = 'rail' | 'manual' | 'import' | 'internal';
+export type EntryKind = 'income' | 'expense' | 'transfer';
+
+export type LedgerAccountRef = {
+  id: string;
+  currency: string;
+  normalSide: NormalSide;
+  tracksBalance: boolean;
+  noOverdraft: boolean;
+};
+
+export type Posting = { account: LedgerAccountRef; amount: AmountE8 };
+
+export type EntryDraft = {
+  spaceId: string;
+  origin: Origin;
+  kind: EntryKind;
+  occurredOn: string;
+  causeType: string;
+  causeId: string | null;
+  counterparty?: string;
+  memo?: string;
+  reversesEntryId?: string | null;
+  postings: Posting[];
+};
+
+export type PostResult =
+  | { ok: true; entryId: string; balances: Map<string, AmountE8> }
+  | { ok: false; code: 'insufficient_balance'; ledgerAccountId: string };
+
+/** Sum per currency; an entry is well-formed when every sum is zero and no posting is zero. */
+export function imbalance(postings: readonly Posting[]): Map<string, AmountE8> {
+  const sums = new Map<string, bigint>();
+  for (const posting of postings) {
+    sums.set(posting.account.currency, (sums.get(posting.account.currency) ?? 0n) + posting.amount);
+  }
+  const off = new Map<string, AmountE8>();
+  for (const [currency, sum] of sums) if (sum !== 0n) off.set(currency, asAmount(sum));
+  return off;
+}
+
+export function isWellFormed(postings: readonly Posting[]): boolean {
+  return postings.length >= 2 && postings.every((posting) => posting.amount !== 0n) && imbalance(postings).size === 0;
+}
+
+/** The balance as a person reads it: positive money held, or positive money owed. */
+export function naturalBalance(normalSide: NormalSide, signedSum: AmountE8): AmountE8 {
+  return asAmount(normalSide === 'debit' ? signedSum : -signedSum);
+}
+
+/** The signed posting that adds `amount` to an account in its natural direction. */
+export function increase(account: LedgerAccountRef, amount: AmountE8): Posting {
+  return { account, amount: asAmount(account.normalSide === 'debit' ? amount : -amount) };
+}
+
+export function decrease(account: LedgerAccountRef, amount: AmountE8): Posting {
+  return { account, amount: asAmount(account.normalSide === 'debit' ? -amount : amount) };
+}
+
+/** A reversal undoes an entry with new postings of opposite sign; nothing is edited. */
+export function reversalOf(postings: readonly Posting[]): Posting[] {
+  return postings.map((posting) => ({ account: posting.account, amount: asAmount(-posting.amount) }));
+}
+
+/**
+ * Tracked accounts are updated in one global order (no-overdraft accounts first, then by id),
+ * so two transactions touching the same accounts never wait on each other in a cycle.
+ */
+export function balanceUpdates(postings: readonly Posting[]): { account: LedgerAccountRef; delta: AmountE8 }[] {
+  const deltas = new Map<string, { account: LedgerAccountRef; delta: bigint }>();
+  for (const posting of postings) {
+    if (!posting.account.tracksBalance) continue;
+    const current = deltas.get(posting.account.id) ?? { account: posting.account, delta: 0n };
+    current.delta += posting.amount;
+    deltas.set(posting.account.id, current);
+  }
+  return [...deltas.values()]
+    .filter((update) => update.delta !== 0n)
+    .sort((a, b) => Number(b.account.noOverdraft) - Number(a.account.noOverdraft) || (a.account.id < b.account.id ? -1 : 1))
+    .map((update) => ({ account: update.account, delta: asAmount(update.delta) }));
+}

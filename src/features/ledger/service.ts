@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { assert } from '../../core/assert.ts';
+import { type AmountE8, formatAmount, parseDecimalText } from '../../core/money.ts';
+import type { Queryable } from '../../platform/db/database.ts';
+import {
+  balanceUpdates,
+  type EntryDraft,
+  imbalance,
+  isWellFormed,
+  type LedgerAccountRef,
+  naturalBalance,
+  type Posting,
+  type PostResult,
+  reversalOf,
+} from './domain.ts';
+import * as store from './store.ts';
+
+// Every movement of money goes through postEntry: it checks the entry balances, moves the
+// tracked balances under their row locks (refusing an overdraft as a value, not an error), and
+// writes the entry and its postings. The database checks the balance again at commit.
+
+export function readAmount(text: string): AmountE8 {
+  const parsed = parseDecimalText(text);
+  assert(parsed.ok, `The database returned a non-decimal amount: ${text}`);
+  return parsed.value;
+}
+
+export async function postEntry(tx: Queryable, draft: EntryDraft, at: Date): Promise<PostResult> {
+  assert(isWellFormed(draft.postings), `Unbalanced ledger entry: ${JSON.stringify([...imbalance(draft.postings)].map(String))}`);
+  const updates = balanceUpdates(draft.postings);
+  const guarded = updates.some((update) => update.account.noOverdraft);
+  // A refused overdraft must leave the caller's transaction usable (a refused charge still
+  // mints its top-up request), so the balance moves are undone to a savepoint, not aborted.
+  if (guarded) await sql`SAVEPOINT ledger_post`.execute(tx);
+  const balances = new Map<string, AmountE8>();
+  for (const { account, delta } of updates) {
+    const balance = await store.applyDelta(tx, account, formatAmount(delta), account.noOverdraft);
+    if (balance === undefined) {
+      await sql`ROLLBACK TO SAVEPOINT ledger_post`.execute(tx);
+      return { ok: false, code: 'insufficient_balance', ledgerAccountId: account.id };
+    }
+    balances.set(account.id, naturalBalance(account.normalSide, readAmount(balance)));
+  }
+  if (guarded) await sql`RELEASE SAVEPOINT ledger_post`.execute(tx);
+  const entryId = randomUUID();
+  await store.insertEntry(
+    tx,
+    {
+      id: entryId,
+      spaceId: draft.spaceId,
+      origin: draft.origin,
+      kind: draft.kind,
+      occurredOn: draft.occurredOn,
+      causeType: draft.causeType,
+      causeId: draft.causeId,
+      counterparty: draft.counterparty ?? '',
+      memo: draft.memo ?? '',
+      reversesEntryId: draft.reversesEntryId ?? null,
+      at,
+    },
+    draft.postings.map((posting) => ({ accountId: posting.account.id, currency: posting.account.currency, amount: formatAmount(posting.amount) })),
+  );
+  return { ok: true, entryId, balances };
+}
+
+/** Undoes an entry with a new one of opposite postings (once: a second reversal is refused). */
+export async function reverseEntry(tx: Queryable, spaceId: string, entryId: string, at: Date, occurredOn: string, memo = ''): Promise<PostResult> {
+  const entry = await store.findEntry(tx, spaceId, entryId);
+  assert(entry, `No ledger entry ${entryId} in space ${spaceId}`);
+  const postings: Posting[] = (await store.entryPostings(tx, spaceId, entryId)).map((row) => ({ account: row.account, amount: readAmount(row.amount) }));
+  return postEntry(
+    tx,
+    {
+      spaceId,
+      origin: entry.origin,
+      kind: entry.kind,
+      occurredOn,
+      causeType: 'reversal',
+      causeId: entry.id,
+      counterparty: entry.counterparty,
+      memo,
+      reversesEntryId: entry.id,
+      postings: reversalOf(postings),
+    },
+    at,
+  );
+}
+
+type Where = { spaceId: string; currency: string; at: Date };
+
+export const ledgerAccounts = {
+  /** A user account's money: can go negative (a bank overdraft is a fact to record, not refuse). */
+  asset: (db: Queryable, where: Where & { accountId: string }) =>
+    store.ensureLedgerAccount(db, { ...where, kind: 'asset', ref: where.accountId, normalSide: 'debit', tracksBalance: true, noOverdraft: false }),
+  /** Income of one endpoint (or "general"). Not tracked: its rows are summed when read. */
+  income: (db: Queryable, where: Where & { resourceId: string | null }) =>
+    store.ensureLedgerAccount(db, { ...where, kind: 'income', ref: where.resourceId ?? 'general', normalSide: 'credit', tracksBalance: false, noOverdraft: false }),
+  /** What the seller owes one client in prepaid credit: never below zero. */
+  clientCredit: (db: Queryable, where: Where & { clientRef: string }) =>
+    store.ensureLedgerAccount(db, { ...where, kind: 'client_credit', ref: where.clientRef, normalSide: 'credit', tracksBalance: true, noOverdraft: true }),
+  openingEquity: (db: Queryable, where: Where) =>
+    store.ensureLedgerAccount(db, { ...where, kind: 'equity', ref: 'opening', normalSide: 'credit', tracksBalance: false, noOverdraft: false }),
+  /** The bridge between pegged currencies (USDC received, USD owed), one per currency. */
+  peg: (db: Queryable, where: Where & { pair: string }) =>
+    store.ensureLedgerAccount(db, { ...where, kind: 'clearing', ref: `peg:${where.pair}`, normalSide: 'debit', tracksBalance: false, noOverdraft: false }),
+};
+
+export async function naturalBalanceOf(db: Queryable, ledgerAccountId: string): Promise<AmountE8> {
+  const account = await store.findLedgerAccount(db, ledgerAccountId);
+  assert(account, `No ledger account ${ledgerAccountId}`);
+  return naturalBalance(account.normalSide, readAmount(account.balance));
+}
+
+export type LedgerReport = Awaited<ReturnType<typeof store.findProblems>> & { sound: boolean };
+
+/** Every entry balances, every tracked balance equals its postings, no guarded account is negative. */
+export async function checkLedger(db: Queryable, spaceId?: string): Promise<LedgerReport> {
+  const problems = await store.findProblems(db, spaceId);
+  const sound = Object.values(problems).every((list) => list.length === 0);
+  return { ...problems, sound };
+}
+
+export type { LedgerAccountRef };

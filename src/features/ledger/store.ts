@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Queryable } from '../../platform/db/database.ts';
+import type { LedgerAccountKind, LedgerAccountRef, NormalSide } from './domain.ts';
+
+export type LedgerAccountSpec = {
+  spaceId: string;
+  kind: LedgerAccountKind;
+  ref: string;
+  currency: string;
+  normalSide: NormalSide;
+  tracksBalance: boolean;
+  noOverdraft: boolean;
+  at: Date;
+};
+
+type Row = { id: string; currency: string; normal_side: NormalSide; tracks_balance: boolean; no_overdraft: boolean };
+
+const toRef = (row: Row): LedgerAccountRef => ({
+  id: row.id,
+  currency: row.currency,
+  normalSide: row.normal_side,
+  tracksBalance: row.tracks_balance,
+  noOverdraft: row.no_overdraft,
+});
+
+/** The ledger account for (space, kind, ref, currency), created on first use. */
+export async function ensureLedgerAccount(db: Queryable, spec: LedgerAccountSpec): Promise<LedgerAccountRef> {
+  const find = () =>
+    db
+      .selectFrom('ledger_accounts')
+      .select(['id', 'currency', 'normal_side', 'tracks_balance', 'no_overdraft'])
+      .where('space_id', '=', spec.spaceId)
+      .where('kind', '=', spec.kind)
+      .where('ref', '=', spec.ref)
+      .where('currency', '=', spec.currency)
+      .executeTakeFirst();
+  const existing = await find();
+  if (existing) return toRef(existing);
+  await db
+    .insertInto('ledger_accounts')
+    .values({
+      id: randomUUID(),
+      space_id: spec.spaceId,
+      kind: spec.kind,
+      ref: spec.ref,
+      currency: spec.currency,
+      normal_side: spec.normalSide,
+      tracks_balance: spec.tracksBalance,
+      no_overdraft: spec.noOverdraft,
+      created_at: spec.at,
+    })
+    .onConflict((conflict) => conflict.columns(['space_id', 'kind', 'ref', 'currency']).doNothing())
+    .execute();
+  return toRef((await find())!);
+}
+
+export async function findLedgerAccount(db: Queryable, id: string): Promise<(LedgerAccountRef & { balance: string }) | undefined> {
+  const row = await db
+    .selectFrom('ledger_accounts')
+    .select(['id', 'currency', 'normal_side', 'tracks_balance', 'no_overdraft', 'balance'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? { ...toRef(row), balance: row.balance } : undefined;
+}
+
+/**
+ * Adds `delta` to a tracked balance. With `guard`, the update happens only if the account stays
+ * on the right side of zero, decided by the row lock the UPDATE takes: concurrent writers queue
+ * on the row and each sees the balance the previous one left.
+ */
+export async function applyDelta(db: Queryable, account: LedgerAccountRef, delta: string, guard: boolean): Promise<string | undefined> {
+  const natural = account.normalSide === 'debit' ? sql`balance + ${delta}::numeric` : sql`-(balance + ${delta}::numeric)`;
+  const result = await sql<{ balance: string }>`
+    UPDATE ledger_accounts SET balance = balance + ${delta}::numeric
+    WHERE id = ${account.id} ${guard ? sql`AND ${natural} >= 0` : sql``}
+    RETURNING balance::text AS balance`.execute(db);
+  return result.rows[0]?.balance;
+}
+
+export async function insertEntry(
+  db: Queryable,
+  entry: {
+    id: string;
+    spaceId: string;
+    origin: string;
+    kind: string;
+    occurredOn: string;
+    causeType: string;
+    causeId: string | null;
+    counterparty: string;
+    memo: string;
+    reversesEntryId: string | null;
+    at: Date;
+  },
+  postings: { accountId: string; currency: string; amount: string }[],
+) {
+  await db
+    .insertInto('ledger_entries')
+    .values({
+      id: entry.id,
+      space_id: entry.spaceId,
+      origin: entry.origin as 'rail',
+      kind: entry.kind as 'income',
+      occurred_on: entry.occurredOn,
+      cause_type: entry.causeType,
+      cause_id: entry.causeId,
+      counterparty: entry.counterparty,
+      memo: entry.memo,
+      reverses_entry_id: entry.reversesEntryId,
+      created_at: entry.at,
+    })
+    .execute();
+  await db
+    .insertInto('ledger_postings')
+    .values(
+      postings.map((posting) => ({
+        id: randomUUID(),
+        space_id: entry.spaceId,
+        entry_id: entry.id,
+        ledger_account_id: posting.accountId,
+        currency: posting.currency,
+        amount: posting.amount,
+        occurred_on: entry.occurredOn,
+      })),
+    )
+    .execute();
+}
+
+export function entryPostings(db: Queryable, spaceId: string, entryId: string) {
+  return db
+    .selectFrom('ledger_postings')
+    .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_postings.ledger_account_id')
+    .select([
+      'ledger_accounts.id',
+      'ledger_accounts.currency',
+      'ledger_accounts.normal_side',
+      'ledger_accounts.tracks_balance',
+      'ledger_accounts.no_overdraft',
+      'ledger_postings.amount',
+    ])
+    .where('ledger_postings.space_id', '=', spaceId)
+    .where('ledger_postings.entry_id', '=', entryId)
+    .execute()
+    .then((rows) => rows.map((row) => ({ account: toRef(row), amount: row.amount })));
+}
+
+export function findEntry(db: Queryable, spaceId: string, entryId: string) {
+  return db.selectFrom('ledger_entries').selectAll().where('space_id', '=', spaceId).where('id', '=', entryId).executeTakeFirst();
+}
+
+/** Problems `tollbook ledger check` reports; empty lists mean the ledger is sound. */
+export async function findProblems(db: Queryable, spaceId: string | undefined) {
+  const inSpace = (column: string) => (spaceId === undefined ? sql`true` : sql`${sql.ref(column)} = ${spaceId}`);
+  const unbalanced = await sql<{ entry_id: string; currency: string; sum: string }>`
+    SELECT entry_id, currency, SUM(amount)::text AS sum FROM ledger_postings WHERE ${inSpace('space_id')}
+    GROUP BY entry_id, currency HAVING SUM(amount) <> 0`.execute(db);
+  const empty = await sql<{ id: string }>`
+    SELECT e.id FROM ledger_entries e WHERE ${inSpace('e.space_id')}
+    AND (SELECT COUNT(*) FROM ledger_postings p WHERE p.entry_id = e.id) < 2`.execute(db);
+  const drifted = await sql<{ id: string; balance: string; sum: string }>`
+    SELECT a.id, a.balance::text AS balance, COALESCE(SUM(p.amount), 0)::text AS sum
+    FROM ledger_accounts a LEFT JOIN ledger_postings p ON p.ledger_account_id = a.id
+    WHERE a.tracks_balance AND ${inSpace('a.space_id')}
+    GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(p.amount), 0)`.execute(db);
+  const overdrawn = await sql<{ id: string; balance: string }>`
+    SELECT id, balance::text AS balance FROM ledger_accounts WHERE no_overdraft AND ${inSpace('space_id')}
+    AND (CASE WHEN normal_side = 'debit' THEN balance ELSE -balance END) < 0`.execute(db);
+  return { unbalanced: unbalanced.rows, empty: empty.rows, drifted: drifted.rows, overdrawn: overdrawn.rows };
+}

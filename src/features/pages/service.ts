@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import QRCode from 'qrcode';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import { hasSecretShape } from '../../core/ids.ts';
+import { asAmount, formatAmount } from '../../core/money.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { listSpaceAccounts, requireAccount } from '../accounts/index.ts';
+import { creditPage } from '../client-credits/index.ts';
+import { readAmount } from '../ledger/index.ts';
+import {
+  findRequestByToken,
+  openAmount,
+  pegOf,
+  presentRequest,
+  type RequestRow,
+  settlePaymentRequest,
+  TOKEN_DECIMALS,
+} from '../payment-requests/index.ts';
+import { publicFace } from '../spaces/index.ts';
+import { type AccountView, baseUnits, CAIP2, judgeTestCard, railsFor } from './domain.ts';
+import type { CreditPageModel, PayPageModel } from './views.ts';
+
+export type PagesDeps = { db: Db; clock: Clock; publicUrl: string; production: boolean };
+
+/** A request by its token, or a 404 that says nothing about other requests. */
+async function requestOr404(deps: PagesDeps, token: string): Promise<RequestRow> {
+  // A garbled address is answered like an unknown one, without asking the database.
+  const request = hasSecretShape(token, 'pr_') ? await findRequestByToken(deps.db, token) : undefined;
+  if (!request) throw new AppError('not_found', 'No payment request at this address.');
+  return request;
+}
+
+export async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageModel> {
+  const request = await requestOr404(deps, token);
+  const record = presentRequest(request, deps.publicUrl, deps.clock.now());
+  const accounts: AccountView[] = (await listSpaceAccounts(deps.db, request.space_id)).map((row) => ({ ...row }));
+  // The development card rail exists outside production; a real provider would be configured here.
+  const rails = railsFor({ accountId: request.account_id, currency: request.currency, token }, accounts, pegOf, !deps.production);
+  const open = formatAmount(openAmount(request));
+  const address = rails.stablecoin?.account.address;
+  return {
+    token,
+    amount: record.amount,
+    open,
+    currency: request.currency,
+    memo: request.memo,
+    status: record.status,
+    handle: (await publicFace(deps.db, request.space_id)).publicHandle,
+    rails,
+    qrSvg: address ? await QRCode.toString(address, { type: 'svg', margin: 1 }) : null,
+  };
+}
+
+/**
+ * The machine's view (spec §4 rule 2). This issue fills what it can: the network, the pay-to
+ * address and the exact amount in the token's base units; the x402 issue adds the token
+ * contract, its EIP-712 domain and settlement.
+ */
+export async function machineView(deps: PagesDeps, token: string) {
+  const request = await requestOr404(deps, token);
+  const record = presentRequest(request, deps.publicUrl, deps.clock.now());
+  if (record.status !== 'active') return { kind: 'state' as const, record };
+  const account = await requireAccount(deps.db, request.space_id, request.account_id);
+  const decimals = TOKEN_DECIMALS[account.currency];
+  const onChain = account.kind === 'crypto' && account.address && account.network && decimals !== undefined && pegOf(account.currency) === pegOf(request.currency);
+  const remainingSeconds = Math.floor((request.expires_at.getTime() - deps.clock.now().getTime()) / 1000);
+  const accepts = onChain
+    ? [
+        {
+          scheme: 'exact',
+          network: CAIP2[account.network!] ?? account.network!,
+          amount: baseUnits(readAmount(request.amount) - readAmount(request.amount_received), decimals),
+          payTo: account.address!,
+          maxTimeoutSeconds: Math.max(60, Math.min(300, remainingSeconds)),
+          extra: { currency: account.currency },
+        },
+      ]
+    : [];
+  return {
+    kind: 'quote' as const,
+    quote: {
+      x402Version: 2,
+      error: 'Payment required',
+      resource: { url: record.url, description: request.memo, mimeType: 'application/json' },
+      accepts,
+    },
+  };
+}
+
+/** The development card rail: settles the open amount, or refuses like a card network would. */
+export async function payByCard(deps: PagesDeps, token: string, card: { number: string; exp: string; cvc: string }) {
+  if (deps.production) throw new AppError('not_found', 'No card rail is configured.');
+  const request = await requestOr404(deps, token);
+  const verdict = judgeTestCard(card, deps.clock.now());
+  if (!verdict.ok && verdict.code === 'card_declined') throw new AppError('card_declined', verdict.detail);
+  if (!verdict.ok) throw new AppError('invalid_request', verdict.detail, { field: 'number' });
+  const outcome = await deps.db.transaction().execute((tx) =>
+    settlePaymentRequest(tx, {
+      spaceId: request.space_id,
+      requestId: request.id,
+      amount: openAmount(request),
+      rail: 'card',
+      reference: `card_${randomUUID()}`,
+      payer: `card ending ${card.number.replace(/\D/g, '').slice(-4)}`,
+      at: deps.clock.now(),
+    }),
+  );
+  if (!outcome.ok) throw new AppError('request_not_payable', `This payment request is ${outcome.status}.`, { status: outcome.status });
+  return presentRequest(outcome.request, deps.publicUrl, deps.clock.now());
+}
+
+export async function creditPageModel(deps: PagesDeps, token: string): Promise<CreditPageModel | undefined> {
+  if (!hasSecretShape(token, 'cr_')) return undefined;
+  const page = await creditPage(deps.db, token);
+  if (!page) return undefined;
+  const paidIn = page.topUps.reduce((sum, topUp) => sum + readAmount(topUp.amount), 0n);
+  return {
+    handle: (await publicFace(deps.db, page.credit.space_id)).publicHandle,
+    clientRef: page.credit.client_ref,
+    balance: formatAmount(page.balance),
+    paidIn: formatAmount(asAmount(paidIn)),
+    calls: page.calls.map((call) => ({
+      at: call.created_at.toISOString().replace('T', ' ').slice(0, 16),
+      amount: formatAmount(readAmount(call.amount)),
+      memo: call.memo,
+      resource: call.resource ?? '',
+    })),
+    topUps: page.topUps.map((topUp) => ({
+      at: topUp.settled_at.toISOString().replace('T', ' ').slice(0, 16),
+      amount: formatAmount(readAmount(topUp.amount)),
+      rail: topUp.rail,
+    })),
+  };
+}

@@ -1,0 +1,146 @@
+import type { Rails } from './domain.ts';
+
+// Server-rendered pages: small, fast, no framework. Every value that came from a user or a
+// client is escaped; the only script is the card form's, served as a file so the CSP can forbid
+// inline scripts.
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+const STYLE = `
+  body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1b1d21}
+  main{max-width:34rem;margin:2rem auto;padding:0 1rem}
+  .card{background:#fff;border:1px solid #dfe2e7;border-radius:10px;padding:1.25rem;margin:1rem 0}
+  h1{font-size:1.4rem;margin:.2rem 0} h2{font-size:1.05rem;margin:0 0 .6rem}
+  .amount{font-size:2rem;font-weight:650} .muted{color:#5c6370;font-size:.9rem}
+  code{background:#f0f1f4;padding:.1rem .3rem;border-radius:4px;word-break:break-all}
+  label{display:block;margin:.5rem 0 .2rem} input{font:inherit;padding:.45rem;width:100%;box-sizing:border-box}
+  button{font:inherit;margin-top:.8rem;padding:.55rem 1rem;border:0;border-radius:6px;background:#1a7f5a;color:#fff;cursor:pointer}
+  table{width:100%;border-collapse:collapse} td,th{padding:.35rem .2rem;border-bottom:1px solid #eceef2;text-align:left}
+  td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+  .status{display:inline-block;padding:.1rem .5rem;border-radius:99px;background:#e8f5ef;color:#1a7f5a;font-size:.85rem}
+  .status.cancelled{background:#f6e8e8;color:#a12a2a}
+  #card-result{margin-top:.6rem}
+`;
+
+function layout(title: string, body: string, script?: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<body><main>${body}</main>${script ? `<script src="${script}" defer></script>` : ''}</body></html>`;
+}
+
+export type PayPageModel = {
+  token: string;
+  amount: string;
+  open: string;
+  currency: string;
+  memo: string;
+  status: string;
+  handle: string;
+  rails: Rails;
+  qrSvg: string | null;
+};
+
+function stablecoinSection(model: PayPageModel): string {
+  const rail = model.rails.stablecoin;
+  if (!rail) return '';
+  return `<section class="card" id="rail-stablecoin"><h2>Stablecoin</h2>
+<p>Send exactly <strong>${escapeHtml(model.open)} ${escapeHtml(rail.account.currency)}</strong>
+on <strong>${escapeHtml(rail.account.network ?? '')}</strong> to</p>
+<p><code id="pay-to">${escapeHtml(rail.account.address ?? '')}</code></p>
+${model.qrSvg ? `<div aria-label="QR code of the address" style="width:180px">${model.qrSvg}</div>` : ''}</section>`;
+}
+
+function bankSection(model: PayPageModel): string {
+  const rail = model.rails.bank;
+  if (!rail) return '';
+  return `<section class="card" id="rail-bank"><h2>Bank transfer</h2>
+<p>Transfer <strong>${escapeHtml(model.open)} ${escapeHtml(rail.account.currency)}</strong> to ${escapeHtml(rail.account.name)}.</p>
+<p class="muted">${escapeHtml(rail.account.details).replace(/\n/g, '<br>')}</p>
+<p>Reference: <code id="bank-reference">${escapeHtml(rail.reference)}</code></p></section>`;
+}
+
+function cardSection(model: PayPageModel): string {
+  if (!model.rails.card) return '';
+  return `<section class="card" id="rail-card"><h2>Card</h2>
+<form id="card-form" data-token="${escapeHtml(model.token)}">
+<label for="card-number">Card number</label><input id="card-number" name="number" inputmode="numeric" autocomplete="cc-number" required>
+<label for="card-exp">Expiry (MM/YY)</label><input id="card-exp" name="exp" autocomplete="cc-exp" required>
+<label for="card-cvc">Security code</label><input id="card-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" required>
+<button type="submit">Pay ${escapeHtml(model.open)} ${escapeHtml(model.currency)}</button>
+<p class="muted">Test mode: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined.</p>
+<p id="card-result" role="status"></p></form></section>`;
+}
+
+export function payPage(model: PayPageModel): string {
+  const head = `<p class="muted">Payment to <strong>${escapeHtml(model.handle)}</strong></p>
+<h1 class="amount" id="amount">${escapeHtml(model.amount)} ${escapeHtml(model.currency)}</h1>
+${model.memo ? `<p id="memo">${escapeHtml(model.memo)}</p>` : ''}
+<p><span class="status ${escapeHtml(model.status)}" id="status">${escapeHtml(model.status)}</span></p>`;
+  if (model.status !== 'active') {
+    return layout('Payment', `<div class="card">${head}<p>This request takes no more payments.</p></div>`);
+  }
+  const rails = stablecoinSection(model) + bankSection(model) + cardSection(model);
+  return layout('Payment', `<div class="card">${head}</div>${rails || '<p>No way to pay is set up for this request.</p>'}`, '/assets/pay.js');
+}
+
+export type CreditPageModel = {
+  handle: string;
+  clientRef: string;
+  balance: string;
+  paidIn: string;
+  calls: { at: string; amount: string; memo: string; resource: string }[];
+  topUps: { at: string; amount: string; rail: string }[];
+};
+
+export function creditPage(model: CreditPageModel): string {
+  const callRows = model.calls
+    .map((call) => `<tr><td>${escapeHtml(call.at)}</td><td>${escapeHtml(call.resource || call.memo)}</td><td class="num">${escapeHtml(call.amount)}</td></tr>`)
+    .join('');
+  const topUpRows = model.topUps
+    .map((topUp) => `<tr><td>${escapeHtml(topUp.at)}</td><td>${escapeHtml(topUp.rail)}</td><td class="num">${escapeHtml(topUp.amount)}</td></tr>`)
+    .join('');
+  const body = `<div class="card"><p class="muted">Prepaid balance with <strong>${escapeHtml(model.handle)}</strong> for ${escapeHtml(model.clientRef)}</p>
+<h1 class="amount" id="balance">${escapeHtml(model.balance)} USD</h1><p class="muted">Paid in: <span id="paid-in">${escapeHtml(model.paidIn)}</span> USD</p></div>
+<section class="card"><h2>Calls</h2><table id="calls"><thead><tr><th>When</th><th>What</th><th class="num">USD</th></tr></thead><tbody>${callRows || '<tr><td colspan="3" class="muted">No calls yet.</td></tr>'}</tbody></table></section>
+<section class="card"><h2>Top-ups</h2><table id="top-ups"><thead><tr><th>When</th><th>How</th><th class="num">USD</th></tr></thead><tbody>${topUpRows || '<tr><td colspan="3" class="muted">No top-ups yet.</td></tr>'}</tbody></table></section>`;
+  return layout('Prepaid balance', body);
+}
+
+export function notFoundPage(): string {
+  return layout('Not found', '<div class="card"><h1>Not found</h1><p>There is nothing at this address.</p></div>');
+}
+
+/** The card form's script: posts the card as JSON and shows the answer. */
+export const PAY_SCRIPT = `(() => {
+  const form = document.getElementById('card-form');
+  if (!form) return;
+  const result = document.getElementById('card-result');
+  const button = form.querySelector('button');
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    // One payment at a time: a second click waits for the first answer.
+    if (button.disabled) return;
+    button.disabled = true;
+    result.textContent = 'Paying…';
+    const data = Object.fromEntries(new FormData(form).entries());
+    const res = await fetch('/pay/' + encodeURIComponent(form.dataset.token) + '/card', {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(data),
+    }).catch(() => null);
+    const body = res ? await res.json().catch(() => ({})) : {};
+    if (res && res.ok) {
+      result.textContent = 'Paid. Thank you.';
+      const status = document.getElementById('status');
+      if (status) {
+        status.textContent = body.status;
+        status.className = 'status ' + body.status;
+      }
+    } else {
+      result.textContent = body.detail || 'The payment did not go through.';
+      button.disabled = false;
+    }
+  });
+})();
+`;

@@ -1,0 +1,79 @@
+import { DAY_MS } from '../../core/clock.ts';
+import { type AmountE8, asAmount, UNIT } from '../../core/money.ts';
+
+// Rules of payment requests, with no I/O.
+
+export type RequestStatus = 'active' | 'paid' | 'cancelled';
+
+/** Tokens whose value is pinned 1:1 to a currency; a USD price may be paid in USDC. */
+const PEGS: Record<string, string> = { USDC: 'USD' };
+/** Base-unit decimals of the tokens the chain rail moves; amounts finer than this cannot be paid. */
+export const TOKEN_DECIMALS: Record<string, number> = { USDC: 6 };
+
+export const ON_CHAIN_FLOOR = asAmount(UNIT); // one dollar
+export const DEFAULT_LIFETIME_MS = DAY_MS;
+export const LIFETIME_MAX_MS = 365 * DAY_MS;
+export const LIFETIME_MIN_MS = 60_000;
+
+export function pegOf(currency: string): string {
+  return PEGS[currency] ?? currency;
+}
+
+/** A request in `requested` can land in an account holding `held`: the same, or held pegs to it. */
+export function currenciesFit(held: string, requested: string): boolean {
+  return held === requested || pegOf(held) === requested;
+}
+
+export type AccountFacts = { kind: string; currency: string };
+
+/** True when a machine could pay this account only on chain, where the one-dollar floor holds. */
+export function hasOnChainFloor(account: AccountFacts): boolean {
+  return account.kind === 'crypto' && pegOf(account.currency) === 'USD';
+}
+
+export type MintProblem =
+  | { code: 'currency_mismatch'; detail: string }
+  | { code: 'amount_not_accepted'; detail: string; details: Record<string, unknown> };
+
+export function checkMint(account: AccountFacts, currency: string, amount: AmountE8): MintProblem | null {
+  if (!currenciesFit(account.currency, currency)) {
+    return { code: 'currency_mismatch', detail: `The account holds ${account.currency}; it cannot take a request in ${currency}.` };
+  }
+  if (hasOnChainFloor(account) && amount < ON_CHAIN_FLOOR) {
+    return {
+      code: 'amount_not_accepted',
+      detail: 'The on-chain rail has a floor of 1 USD; charge smaller prices to a prepaid balance with POST /integration/charges.',
+      details: { floor: '1', currency: 'USD', alternative: '/integration/charges' },
+    };
+  }
+  const decimals = account.kind === 'crypto' ? TOKEN_DECIMALS[account.currency] : undefined;
+  if (decimals !== undefined && amount % 10n ** BigInt(8 - decimals) !== 0n) {
+    return {
+      code: 'amount_not_accepted',
+      detail: `${account.currency} moves in steps of 10^-${decimals}; this amount has more decimals than the token.`,
+      details: { decimals },
+    };
+  }
+  return null;
+}
+
+/** The deadline: the one asked for (within limits), else one day after minting. */
+export function expiryFor(now: Date, asked: string | null | undefined): { ok: true; at: Date } | { ok: false; detail: string } {
+  if (asked === undefined || asked === null) return { ok: true, at: new Date(now.getTime() + DEFAULT_LIFETIME_MS) };
+  const at = new Date(asked);
+  const ahead = at.getTime() - now.getTime();
+  if (ahead < LIFETIME_MIN_MS) return { ok: false, detail: 'expires_at must be at least a minute in the future.' };
+  if (ahead > LIFETIME_MAX_MS) return { ok: false, detail: 'expires_at must be within a year.' };
+  return { ok: true, at };
+}
+
+/** The status a reader sees: an active request past its deadline has lapsed, even before the job runs. */
+export function visibleStatus(status: RequestStatus, expiresAt: Date, now: Date): RequestStatus {
+  return status === 'active' && expiresAt.getTime() <= now.getTime() ? 'cancelled' : status;
+}
+
+/** What a settlement of `amount` does to a request that had `received` of `total`. */
+export function afterSettlement(total: AmountE8, received: AmountE8, amount: AmountE8): { received: AmountE8; status: RequestStatus } {
+  const next = asAmount(received + amount);
+  return { received: next, status: next >= total ? 'paid' : 'active' };
+}

@@ -1,0 +1,17 @@
+export { registerPaymentRequestAppRoutes, registerPaymentRequestRoutes } from './routes.ts';
+export {
+  findRequestByToken,
+  lapseRequests,
+  mintRequest,
+  openAmount,
+  type PaymentRequestRecord,
+  present as presentRequest,
+  type Rail,
+  type RequestsDeps,
+  type SettleInput,
+  type SettleOutcome,
+  settlePaymentRequest,
+} from './service.ts';
+export { hasOnChainFloor, ON_CHAIN_FLOOR, pegOf, TOKEN_DECIMALS } from './domain.ts';
+export { PaymentRequestOut } from './schemas.ts';
+export type { RequestRow } from './store.ts';

@@ -1,0 +1,39 @@
+import { Amount, NullableDateTime, NullableText, Text, Type, Uuid } from '../../platform/http/schema-kit.ts';
+
+export const PaymentRequestCreate = Type.Object(
+  {
+    account_id: Uuid(),
+    amount: Amount('positive-unbounded', { description: 'Greater than 0; a JSON number or a decimal string.' }),
+    currency: Type.Optional(NullableText({ maxLength: 12, description: "Defaults to the account's currency." })),
+    expires_at: Type.Optional(NullableDateTime()),
+    memo: Type.Optional(Text({ maxLength: 2000, default: '' })),
+    resource: Type.Optional(Text({ maxLength: 500, default: '', description: 'The endpoint this pays for; files the payment under its card.' })),
+  },
+  { $id: 'PaymentRequestCreate' },
+);
+
+export const PaymentRequestOut = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    token: Type.String(),
+    url: Type.String({ description: 'The payment page: serves a person and a machine.' }),
+    amount: Type.String({ description: 'Eight decimals.' }),
+    currency: Type.String(),
+    status: Type.String({ description: 'active, paid or cancelled' }),
+    created_at: Type.String({ format: 'date-time' }),
+    amount_received: Type.Union([Type.String(), Type.Null()]),
+    expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    memo: Type.String(),
+    resource_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  },
+  { description: 'A payment request record.' },
+);
+
+export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const MarkPaidIn = Type.Object({
+  amount: Amount('positive-unbounded'),
+  reference: Text({ minLength: 1, maxLength: 200, description: 'The bank reference; settling twice with one reference books once.' }),
+  payer: Type.Optional(Text({ maxLength: 200, default: '' })),
+});
+export const SpaceTokenParams = Type.Object({ id: Type.String({ format: 'uuid' }), token: Type.String({ minLength: 1, maxLength: 100 }) });

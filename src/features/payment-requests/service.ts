@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import { assert } from '../../core/assert.ts';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import { hasSecretShape } from '../../core/ids.ts';
+import { type AmountE8, formatAmount, formatAmountTrimmed, parseAmountInput } from '../../core/money.ts';
+import { randomSecret } from '../../platform/crypto.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
+import { enqueueEvent } from '../../platform/outbox/outbox.ts';
+import { requireAccount } from '../accounts/index.ts';
+import { findClientCredit } from '../client-credits/index.ts';
+import { decrease, increase, ledgerAccounts, type Posting, postEntry, readAmount } from '../ledger/index.ts';
+import { fileResource } from '../resources/index.ts';
+import { requireAdministrator } from '../spaces/index.ts';
+import { afterSettlement, checkMint, expiryFor, pegOf, visibleStatus } from './domain.ts';
+import * as store from './store.ts';
+
+export type RequestsDeps = { db: Db; clock: Clock; publicUrl: string };
+
+export type MintInput = {
+  spaceId: string;
+  keyId: string | null;
+  accountId: string;
+  amount: AmountE8;
+  currency: string | null;
+  expiresAt: string | null;
+  memo: string;
+  resource: string;
+  topUpFor?: { clientCreditId: string };
+};
+
+export function present(row: store.RequestRow, publicUrl: string, now: Date) {
+  return {
+    id: row.id,
+    token: row.token,
+    url: `${publicUrl}/pay/${row.token}`,
+    amount: formatAmount(readAmount(row.amount)),
+    currency: row.currency,
+    status: visibleStatus(row.status, row.expires_at, now),
+    created_at: row.created_at.toISOString(),
+    amount_received: formatAmount(readAmount(row.amount_received)),
+    expires_at: row.expires_at.toISOString(),
+    memo: row.memo,
+    resource_id: row.resource_id,
+  };
+}
+
+export type PaymentRequestRecord = ReturnType<typeof present>;
+
+/** Mints a request inside the caller's transaction (also used for charges' top-ups). */
+export async function mintRequest(tx: Queryable, deps: Pick<RequestsDeps, 'clock' | 'publicUrl'>, input: MintInput): Promise<PaymentRequestRecord> {
+  const account = await requireAccount(tx, input.spaceId, input.accountId);
+  const currency = (input.currency ?? account.currency).toUpperCase();
+  const problem = checkMint(account, currency, input.amount);
+  if (problem?.code === 'currency_mismatch') throw new AppError('currency_mismatch', problem.detail, { field: 'currency' });
+  if (problem) throw new AppError('amount_not_accepted', problem.detail, { field: 'amount', ...problem.details });
+  const now = deps.clock.now();
+  const expiry = expiryFor(now, input.expiresAt);
+  if (!expiry.ok) throw new AppError('invalid_request', expiry.detail, { field: 'expires_at' });
+  const row = {
+    id: randomUUID(),
+    space_id: input.spaceId,
+    token: randomSecret('pr_'),
+    account_id: account.id,
+    key_id: input.keyId,
+    purpose: input.topUpFor ? ('top_up' as const) : ('sale' as const),
+    client_credit_id: input.topUpFor?.clientCreditId ?? null,
+    amount: formatAmount(input.amount),
+    currency,
+    status: 'active' as const,
+    memo: input.memo,
+    resource_id: await fileResource(tx, input.spaceId, input.resource, now),
+    expires_at: expiry.at,
+    created_at: now,
+  };
+  await store.insertRequest(tx, row);
+  return present({ ...row, amount_received: '0', paid_at: null, cancelled_at: null }, deps.publicUrl, now);
+}
+
+export function parseAmount(value: number | string): AmountE8 {
+  const parsed = parseAmountInput(value);
+  assert(parsed.ok, 'The schema lets only valid amounts through.');
+  return parsed.value;
+}
+
+async function findOwnByToken(db: Queryable, spaceId: string, token: string) {
+  return hasSecretShape(token, 'pr_') ? store.findInSpaceByToken(db, spaceId, token) : undefined;
+}
+
+export async function getRequest(deps: RequestsDeps, spaceId: string, token: string): Promise<PaymentRequestRecord> {
+  const row = await findOwnByToken(deps.db, spaceId, token);
+  if (!row) throw new AppError('not_found', 'No payment request with this token in this space.');
+  return present(row, deps.publicUrl, deps.clock.now());
+}
+
+/** For pages and rails: any request by its public token. */
+export function findRequestByToken(db: Queryable, token: string) {
+  return store.findByToken(db, token);
+}
+
+export type Rail = store.SettlementRow['rail'];
+
+export type SettleInput = {
+  spaceId: string;
+  requestId: string;
+  amount: AmountE8;
+  rail: Rail;
+  reference: string;
+  payer: string;
+  at: Date;
+  /** For chain rails: what the key webhook reports. */
+  chain?: { asset: string; network: string; txHash: string };
+};
+
+export type SettleOutcome =
+  | { ok: true; replayed: boolean; settlement: store.SettlementRow; request: store.RequestRow }
+  | { ok: false; code: 'request_not_payable'; status: string };
+
+async function postingsFor(tx: Queryable, request: store.RequestRow, amount: AmountE8, at: Date): Promise<Posting[]> {
+  const account = await requireAccount(tx, request.space_id, request.account_id);
+  const where = { spaceId: request.space_id, at };
+  const asset = await ledgerAccounts.asset(tx, { ...where, currency: account.currency, accountId: account.id });
+  let counter;
+  if (request.purpose === 'top_up') {
+    const credit = await findClientCredit(tx, request.space_id, request.client_credit_id!);
+    assert(credit, 'A top-up request always names its client credit.');
+    counter = await ledgerAccounts.clientCredit(tx, { ...where, currency: request.currency, clientRef: credit.client_ref });
+  } else {
+    counter = await ledgerAccounts.income(tx, { ...where, currency: request.currency, resourceId: request.resource_id });
+  }
+  const postings = [increase(asset, amount), increase(counter, amount)];
+  if (account.currency === request.currency) return postings;
+  // USDC received for a USD price: the peg clearing accounts bridge the two currencies 1:1,
+  // so the entry balances in each currency on its own.
+  assert(pegOf(account.currency) === request.currency, 'Minting refuses currencies that do not fit.');
+  const pair = `${account.currency}/${request.currency}`;
+  const pegHeld = await ledgerAccounts.peg(tx, { ...where, currency: account.currency, pair });
+  const pegOwed = await ledgerAccounts.peg(tx, { ...where, currency: request.currency, pair });
+  return [postings[0]!, decrease(pegHeld, amount), increase(pegOwed, amount), postings[1]!];
+}
+
+async function emitEvents(tx: Queryable, request: store.RequestRow, settlement: store.SettlementRow, input: SettleInput) {
+  const account = await requireAccount(tx, request.space_id, request.account_id);
+  await enqueueEvent(tx, {
+    channel: 'book',
+    spaceId: request.space_id,
+    event: 'money.in',
+    at: input.at,
+    fields: {
+      transaction_id: settlement.entry_id,
+      account_id: account.id,
+      direction: 'in',
+      amount: formatAmount(input.amount),
+      currency: account.currency,
+      kind: 'income',
+      origin: 'rail',
+      occurred_on: input.at.toISOString().slice(0, 10),
+    },
+  });
+  // Only a machine payer's authorization settled on chain by us is pushed on the key channel.
+  if (input.rail !== 'x402' || request.key_id === null || !input.chain) return;
+  await enqueueEvent(tx, {
+    channel: 'key',
+    spaceId: request.space_id,
+    keyId: request.key_id,
+    event: 'payment_request.paid',
+    at: input.at,
+    data: {
+      payment_request_id: request.id,
+      token: request.token,
+      resource_id: request.resource_id,
+      amount: formatAmountTrimmed(input.amount),
+      asset: input.chain.asset,
+      network: input.chain.network,
+      tx_hash: input.chain.txHash,
+      payer: input.payer,
+      settled_at: input.at.toISOString(),
+      memo: request.memo,
+    },
+  });
+}
+
+/**
+ * The one settlement function every rail calls. Idempotent per (rail, reference): a retry
+ * returns the first settlement. Books the ledger entry (filed under the endpoint, or crediting
+ * the client for a top-up), moves the request's received amount and status, and writes the
+ * events, all inside the caller's transaction.
+ */
+export async function settlePaymentRequest(tx: Queryable, input: SettleInput): Promise<SettleOutcome> {
+  const replay = async (): Promise<SettleOutcome | undefined> => {
+    const existing = await store.findSettlement(tx, input.spaceId, input.rail, input.reference);
+    if (!existing) return undefined;
+    const request = await store.lockRequest(tx, input.spaceId, existing.payment_request_id);
+    return { ok: true, replayed: true, settlement: existing, request: request! };
+  };
+  const first = await replay();
+  if (first) return first;
+  const request = await store.lockRequest(tx, input.spaceId, input.requestId);
+  assert(request, `No payment request ${input.requestId}`);
+  // A concurrent settlement with this reference may have committed while we waited for the lock.
+  const raced = await replay();
+  if (raced) return raced;
+  const status = visibleStatus(request.status, request.expires_at, input.at);
+  if (status !== 'active') return { ok: false, code: 'request_not_payable', status };
+  const settlementId = randomUUID();
+  const posted = await postEntry(
+    tx,
+    {
+      spaceId: request.space_id,
+      origin: 'rail',
+      kind: 'income',
+      occurredOn: input.at.toISOString().slice(0, 10),
+      causeType: 'settlement',
+      causeId: settlementId,
+      counterparty: input.payer,
+      memo: request.memo,
+      postings: await postingsFor(tx, request, input.amount, input.at),
+    },
+    input.at,
+  );
+  assert(posted.ok, 'A settlement only adds to balances, so no guard can refuse it.');
+  const settlement: store.SettlementRow = {
+    id: settlementId,
+    space_id: request.space_id,
+    payment_request_id: request.id,
+    rail: input.rail,
+    reference: input.reference,
+    amount: formatAmount(input.amount),
+    currency: request.currency,
+    payer: input.payer,
+    entry_id: posted.entryId,
+    settled_at: input.at,
+  };
+  await store.insertSettlement(tx, settlement);
+  const next = afterSettlement(readAmount(request.amount), readAmount(request.amount_received), input.amount);
+  const paidAt = next.status === 'paid' ? input.at : null;
+  await store.recordReceipt(tx, request.id, formatAmount(next.received), next.status, paidAt);
+  await emitEvents(tx, request, settlement, input);
+  return {
+    ok: true,
+    replayed: false,
+    settlement,
+    request: { ...request, amount_received: formatAmount(next.received), status: next.status, paid_at: paidAt },
+  };
+}
+
+/** The amount still open on a request. */
+export function openAmount(request: store.RequestRow): AmountE8 {
+  const open = readAmount(request.amount) - readAmount(request.amount_received);
+  return (open > 0n ? open : 0n) as AmountE8;
+}
+
+/** Bank transfer settled by hand by an owner or admin (the development and small-office rail). */
+export async function markPaid(deps: RequestsDeps, userId: string, spaceId: string, token: string, input: { amount: number | string; reference: string; payer?: string }) {
+  await requireAdministrator(deps.db, spaceId, userId);
+  const row = await findOwnByToken(deps.db, spaceId, token);
+  if (!row) throw new AppError('not_found', 'No payment request with this token in this space.');
+  const outcome = await deps.db.transaction().execute((tx) =>
+    settlePaymentRequest(tx, {
+      spaceId,
+      requestId: row.id,
+      amount: parseAmount(input.amount),
+      rail: 'bank',
+      reference: input.reference,
+      payer: input.payer ?? '',
+      at: deps.clock.now(),
+    }),
+  );
+  if (!outcome.ok) throw new AppError('request_not_payable', `This payment request is ${outcome.status}; it takes no more payments.`, { status: outcome.status });
+  return present(outcome.request, deps.publicUrl, deps.clock.now());
+}
+
+/** Job: lapsed requests become cancelled (readers already see them so). */
+export function lapseRequests(deps: { db: Db; clock: Clock }, batchSize = 500): Promise<number> {
+  return store.lapseDue(deps.db, deps.clock.now(), batchSize);
+}

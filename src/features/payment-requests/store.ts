@@ -1,0 +1,82 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../../platform/db/database.ts';
+import type { PaymentRequestsTable, SettlementsTable } from '../../platform/db/schema.ts';
+
+export type RequestRow = {
+  id: string;
+  space_id: string;
+  token: string;
+  account_id: string;
+  key_id: string | null;
+  purpose: PaymentRequestsTable['purpose'];
+  client_credit_id: string | null;
+  amount: string;
+  currency: string;
+  amount_received: string;
+  status: PaymentRequestsTable['status'];
+  memo: string;
+  resource_id: string | null;
+  expires_at: Date;
+  created_at: Date;
+  paid_at: Date | null;
+  cancelled_at: Date | null;
+};
+
+export async function insertRequest(db: Queryable, row: Omit<RequestRow, 'amount_received' | 'paid_at' | 'cancelled_at'>) {
+  await db.insertInto('payment_requests').values(row).execute();
+}
+
+export function findByToken(db: Queryable, token: string): Promise<RequestRow | undefined> {
+  return db.selectFrom('payment_requests').selectAll().where('token', '=', token).executeTakeFirst();
+}
+
+export function findInSpaceByToken(db: Queryable, spaceId: string, token: string): Promise<RequestRow | undefined> {
+  return db.selectFrom('payment_requests').selectAll().where('space_id', '=', spaceId).where('token', '=', token).executeTakeFirst();
+}
+
+/** Locks the request for the rest of the transaction: settlements of one request queue here. */
+export function lockRequest(db: Queryable, spaceId: string, id: string): Promise<RequestRow | undefined> {
+  return db.selectFrom('payment_requests').selectAll().where('space_id', '=', spaceId).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function recordReceipt(db: Queryable, id: string, received: string, status: RequestRow['status'], paidAt: Date | null) {
+  await db.updateTable('payment_requests').set({ amount_received: received, status, paid_at: paidAt }).where('id', '=', id).execute();
+}
+
+export type SettlementRow = {
+  id: string;
+  space_id: string;
+  payment_request_id: string;
+  rail: SettlementsTable['rail'];
+  reference: string;
+  amount: string;
+  currency: string;
+  payer: string;
+  entry_id: string;
+  settled_at: Date;
+};
+
+export function findSettlement(db: Queryable, spaceId: string, rail: SettlementRow['rail'], reference: string): Promise<SettlementRow | undefined> {
+  return db
+    .selectFrom('settlements')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('rail', '=', rail)
+    .where('reference', '=', reference)
+    .executeTakeFirst();
+}
+
+export async function insertSettlement(db: Queryable, row: SettlementRow) {
+  await db.insertInto('settlements').values(row).execute();
+}
+
+/** Moves lapsed active requests to cancelled, a bounded batch at a time; safe in many processes. */
+export async function lapseDue(db: Queryable, now: Date, limit: number): Promise<number> {
+  const result = await sql`
+    UPDATE payment_requests SET status = 'cancelled', cancelled_at = ${now}
+    WHERE id IN (
+      SELECT id FROM payment_requests WHERE status = 'active' AND expires_at <= ${now}
+      ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}

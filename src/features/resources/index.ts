@@ -1,0 +1,1 @@
+export { fileResource, getResource } from './service.ts';

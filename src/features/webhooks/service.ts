@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import { randomSecret, type SecretBox } from '../../platform/crypto.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { checkPublicUrl, type Resolver } from '../../platform/net/public-address.ts';
+import { lockSpacePlan, requireAdministrator, subscriptionAllowance } from '../spaces/index.ts';
+import { judgeResult, type Senders, webhookHeaders } from './delivery-service.ts';
+import {
+  type BookEvent,
+  bookBody,
+  type DeliveryStatus,
+  JOURNAL_RETENTION_MS,
+  retryBudget,
+  TEST_EVENT,
+} from './domain.ts';
+import { signBody } from './signature.ts';
+import * as store from './store.ts';
+
+// The owner's side of book subscriptions (spec §6.2, DECISIONS "App API"): create, list, delete,
+// rotate the secret, resume, read the journal, retry a delivery, send a signed test.
+
+export type WebhooksDeps = {
+  db: Db;
+  clock: Clock;
+  secrets: SecretBox;
+  resolver: Resolver;
+  webhookAllowPrivate: boolean;
+  senders: Senders;
+};
+
+const SECRET_PREFIX = 'whsec_';
+
+function present(row: store.SubscriptionRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    paused_at: row.paused_at ? row.paused_at.toISOString() : null,
+  };
+}
+
+/** Public https on port 443; the development switch admits http and loopback on any port. */
+async function checkSubscriptionUrl(deps: WebhooksDeps, raw: string): Promise<string> {
+  const allowPrivate = deps.webhookAllowPrivate;
+  const verdict = await checkPublicUrl(raw, { allowPrivate, requirePort443: !allowPrivate }, deps.resolver);
+  if (!verdict.ok) {
+    throw new AppError('webhook_address_not_public', `The webhook address is refused: ${verdict.reason}`, {
+      field: 'url',
+    });
+  }
+  return verdict.url.toString();
+}
+
+async function requireSubscription(deps: WebhooksDeps, spaceId: string, subscriptionId: string) {
+  const row = await store.findSubscription(deps.db, spaceId, subscriptionId);
+  if (!row) throw new AppError('not_found', 'No such subscription in this space.');
+  return row;
+}
+
+export async function createSubscription(
+  deps: WebhooksDeps,
+  actorId: string,
+  spaceId: string,
+  input: { url: string; events: BookEvent[] },
+) {
+  await requireAdministrator(deps.db, spaceId, actorId);
+  const url = await checkSubscriptionUrl(deps, input.url);
+  const secret = randomSecret(SECRET_PREFIX);
+  const id = randomUUID();
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (tx) => {
+    const { plan, packs } = await lockSpacePlan(tx, spaceId);
+    const allowance = subscriptionAllowance(plan, packs);
+    if (allowance === 0) {
+      throw new AppError(
+        'plan_required',
+        `Event subscriptions need the Pro plan or higher; this space is on ${plan}.`,
+        {
+          plan,
+        },
+      );
+    }
+    if ((await store.countSubscriptions(tx, spaceId)) >= allowance) {
+      throw new AppError(
+        'subscription_limit_reached',
+        `This space's plan allows ${allowance} event subscriptions; delete one or add a pack first.`,
+        { limit: allowance },
+      );
+    }
+    const events = [...new Set(input.events)];
+    await store.insertSubscription(tx, {
+      id,
+      spaceId,
+      url,
+      events,
+      secretSealed: deps.secrets.seal(secret),
+      at: now,
+    });
+  });
+  return { ...present((await requireSubscription(deps, spaceId, id)) as store.SubscriptionRow), secret };
+}
+
+export async function listSubscriptions(deps: WebhooksDeps, actorId: string, spaceId: string) {
+  await requireAdministrator(deps.db, spaceId, actorId);
+  return (await store.listSubscriptions(deps.db, spaceId)).map(present);
+}
+
+/** Deletes a subscription and, with it, its journal; nothing more is sent to it. */
+export async function deleteSubscription(deps: WebhooksDeps, actorId: string, spaceId: string, id: string) {
+  await requireAdministrator(deps.db, spaceId, actorId);
+  if (!(await store.deleteSubscription(deps.db, spaceId, id))) {
+    throw new AppError('not_found', 'No such subscription in this space.');
+  }
+  return { id, deleted: true };
+}
+
+/** A new secret signs every attempt from now on, retries of older events included. */
+export async function rotateSecret(deps: WebhooksDeps, actorId: string, spaceId: string, id: string) {
+  await requireAdministrator(deps.db, spaceId, actorId);
+  const row = await requireSubscription(deps, spaceId, id);
+  const secret = randomSecret(SECRET_PREFIX);
+  await store.setSubscriptionSecret(deps.db, spaceId, id, deps.secrets.seal(secret));
+  return { ...present(row), secret };
+}
+
+/**
+ * Reactivates a paused subscription: its failure clock starts afresh and the deliveries held
+ * while it was paused become due at once. Resuming an active subscription changes nothing.
+ */
+export async function resumeSubscription(deps: WebhooksDeps, actorId: string, spaceId: string, id: string) {
+  await requireAdministrator(deps.db, spaceId, actorId);
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (tx) => {
+    const row = await store.findSubscription(tx, spaceId, id, true);
+    if (!row) throw new AppError('not_found', 'No such subscription in this space.');
+    if (row.status === 'active') return;
+    await store.activateSubscription(tx, spaceId, id);
+    await store.releaseHeldDeliveries(tx, id, now);
+  });
+  return present(await requireSubscription(deps, spaceId, id));
+}
+
+function presentDelivery(row: store.DeliveryRow) {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    event: row.event,
+    status: row.status,
+    attempt: row.attempts,
+    attempts_max: row.attempts_max,
+    response_code: row.last_status_code,
+    error: row.last_error,
+    created_at: row.created_at.toISOString(),
+    last_attempt_at: row.last_attempt_at ? row.last_attempt_at.toISOString() : null,
+    next_attempt_at: row.status === 'pending' ? row.next_attempt_at.toISOString() : null,
+    delivered_at: row.delivered_at ? row.delivered_at.toISOString() : null,
+  };
+}
+
+export type JournalPage = { limit?: string; starting_after?: string; status?: DeliveryStatus };
+const JOURNAL_PAGE_MAX = 200;
+
+/** The subscription's deliveries of the last 30 days, newest first, paged by delivery id. */
+export async function listJournal(
+  deps: WebhooksDeps,
+  actorId: string,
+  ids: { spaceId: string; subscriptionId: string },
+  page: JournalPage,
+) {
+  await requireAdministrator(deps.db, ids.spaceId, actorId);
+  await requireSubscription(deps, ids.spaceId, ids.subscriptionId);
+  const limit = page.limit === undefined ? 50 : Number(page.limit);
+  if (limit < 1 || limit > JOURNAL_PAGE_MAX) {
+    throw new AppError('invalid_request', `limit must be from 1 to ${JOURNAL_PAGE_MAX}.`, { field: 'limit' });
+  }
+  let after: { createdAt: Date; id: string } | undefined;
+  if (page.starting_after) {
+    const cursor = await store.findDelivery(deps.db, ids.spaceId, page.starting_after);
+    if (!cursor || cursor.subscription_id !== ids.subscriptionId) {
+      throw new AppError('invalid_request', 'starting_after names no delivery of this subscription.', {
+        field: 'starting_after',
+      });
+    }
+    after = { createdAt: cursor.created_at, id: cursor.id };
+  }
+  const rows = await store.listDeliveries(deps.db, {
+    ...ids,
+    since: new Date(deps.clock.now().getTime() - JOURNAL_RETENTION_MS),
+    limit: limit + 1,
+    status: page.status,
+    after,
+  });
+  return { items: rows.slice(0, limit).map(presentDelivery), has_more: rows.length > limit };
+}
+
+/**
+ * A person's Retry: the delivery is due at once. A delivered or given-up delivery gets one more
+ * attempt; a pending one keeps its schedule. A paused subscription must be resumed first.
+ */
+export async function retryDelivery(
+  deps: WebhooksDeps,
+  actorId: string,
+  ids: { spaceId: string; subscriptionId: string; deliveryId: string },
+) {
+  await requireAdministrator(deps.db, ids.spaceId, actorId);
+  const subscription = await requireSubscription(deps, ids.spaceId, ids.subscriptionId);
+  if (subscription.status === 'paused') {
+    throw new AppError(
+      'conflict',
+      'The subscription is paused; resume it, which retries its held deliveries.',
+    );
+  }
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (tx) => {
+    const row = await store.findDelivery(tx, ids.spaceId, ids.deliveryId, true);
+    if (!row || row.subscription_id !== ids.subscriptionId) {
+      throw new AppError('not_found', 'No such delivery for this subscription.');
+    }
+    await store.scheduleRetry(tx, row.id, {
+      attemptsMax: retryBudget(row.status, row.attempts, row.attempts_max),
+      at: now,
+    });
+  });
+  return presentDelivery((await store.findDelivery(deps.db, ids.spaceId, ids.deliveryId))!);
+}
+
+export type WebhookTestInput = { url?: string; secret?: string; subscription_id?: string };
+
+/** Sends one signed `webhook.test` event now and reports what the receiver answered. */
+export async function sendTest(
+  deps: WebhooksDeps,
+  actorId: string,
+  spaceId: string,
+  input: WebhookTestInput,
+) {
+  await requireAdministrator(deps.db, spaceId, actorId);
+  const target = await testTarget(deps, spaceId, input);
+  const eventId = randomUUID();
+  const body = Buffer.from(bookBody(TEST_EVENT, deps.clock.now(), { test: true }));
+  const headers = webhookHeaders(TEST_EVENT, eventId, 1, signBody(target.secret, body));
+  const result = await deps.senders.subscription.post(target.url, body, headers);
+  if (result.kind === 'refused') {
+    throw new AppError('webhook_address_not_public', `The webhook address is refused: ${result.reason}`, {
+      field: 'url',
+    });
+  }
+  const { statusCode, error, delivered } = judgeResult(result);
+  return {
+    event_id: eventId,
+    url: target.url,
+    delivered,
+    response_code: statusCode,
+    error,
+    duration_ms: Math.round(result.durationMs),
+    ...(target.generated ? { secret: target.secret } : {}),
+  };
+}
+
+async function testTarget(deps: WebhooksDeps, spaceId: string, input: WebhookTestInput) {
+  if (input.subscription_id !== undefined) {
+    if (input.url !== undefined || input.secret !== undefined) {
+      throw new AppError('invalid_request', 'Send either subscription_id or url (and secret), not both.');
+    }
+    const row = await requireSubscription(deps, spaceId, input.subscription_id);
+    return { url: row.url, secret: deps.secrets.open(row.secret_sealed), generated: false };
+  }
+  if (input.url === undefined) {
+    throw new AppError('invalid_request', 'Send url (and optionally secret) or subscription_id.', {
+      field: 'url',
+    });
+  }
+  const url = await checkSubscriptionUrl(deps, input.url);
+  const secret = input.secret ?? randomSecret(SECRET_PREFIX);
+  return { url, secret, generated: input.secret === undefined };
+}

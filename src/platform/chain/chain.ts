@@ -1,0 +1,238 @@
+import type { Logger } from 'pino';
+import {
+  type Account,
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  formatEther,
+  type Hash,
+  type Hex,
+  http,
+  type PublicClient,
+  parseEther,
+  type Transport,
+  type Chain as ViemChain,
+  type WalletClient,
+} from 'viem';
+import { nonceManager, privateKeyToAccount } from 'viem/accounts';
+import { type AnvilNode, startAnvil, waitForRpc } from './anvil.ts';
+import {
+  type ConfiguredNetwork,
+  LOCAL_CHAIN_ID,
+  NETWORKS,
+  type NetworkDefinition,
+  type NetworkName,
+  NetworkRegistry,
+} from './networks.ts';
+import { deployTestUsdc, readTokenInfo, TEST_USDC_ABI } from './token.ts';
+
+// Chain I/O for the server: one viem public client per configured network, the gas wallet that
+// pays for settlement transactions, and the development chain with its token and faucet.
+
+/**
+ * Anvil's first development account (from its well-known test mnemonic). Everybody knows this
+ * key: it is used only on the local chain, and only when GAS_WALLET_KEY is not set.
+ */
+export const ANVIL_DEV_KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+
+/** Below this a gas wallet is reported as low (0.01 of the chain's native coin). */
+export const GAS_LOW_WEI = 10n ** 16n;
+/** What the faucet sends for gas with each call. */
+export const FAUCET_GAS_WEI = parseEther('1');
+
+export type ChainOptions = {
+  /** Start (or, with localRpcUrl, connect to) the development chain. */
+  local: boolean;
+  /** CHAIN_RPC_URL: a running development node to reuse instead of starting anvil. */
+  localRpcUrl?: string | undefined;
+  /** GAS_WALLET_KEY; the local chain falls back to ANVIL_DEV_KEY. */
+  gasWalletKey?: Hex | undefined;
+  /** RPC URL per public network; a network without one is not configured. */
+  rpcUrls?: Partial<Record<NetworkName, string>>;
+  logger: Logger;
+  startTimeoutMs?: number;
+};
+
+type Clients = {
+  publicClient: PublicClient<Transport, ViemChain>;
+  walletClient: WalletClient<Transport, ViemChain, Account> | undefined;
+};
+
+export type FaucetResult = { mintTxHash: Hash; gasTxHash: Hash };
+
+export type LocalChain = {
+  network: ConfiguredNetwork;
+  rpcUrl: string;
+  /** The anvil process we started; undefined when CHAIN_RPC_URL pointed at a running node. */
+  anvil: AnvilNode | undefined;
+  publicClient: PublicClient<Transport, ViemChain>;
+  walletClient: WalletClient<Transport, ViemChain, Account>;
+  /** Mints `usdcBaseUnits` of the test token to `to` and sends it `gasWei` for gas. */
+  fund(to: Address, usdcBaseUnits: bigint, gasWei?: bigint): Promise<FaucetResult>;
+};
+
+export type Chain = {
+  networks: NetworkRegistry;
+  local: LocalChain | undefined;
+  /** The gas wallet's address on every network it serves (one key for all of them). */
+  gasWallet: Address | undefined;
+  clients(name: NetworkName): Clients | undefined;
+  /** The gas wallet's native balance per configured network, for metrics and warnings. */
+  gasBalances(): Promise<{ network: NetworkName; caip2: string; wei: bigint }[]>;
+  close(): Promise<void>;
+};
+
+function viemChain(definition: NetworkDefinition, rpcUrl: string): ViemChain {
+  const coin = definition.name.startsWith('polygon') ? 'POL' : 'ETH';
+  return defineChain({
+    id: definition.chainId,
+    name: definition.name,
+    nativeCurrency: { name: coin, symbol: coin, decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}
+
+function makeClients(definition: NetworkDefinition, rpcUrl: string, key: Hex | undefined): Clients {
+  const chain = viemChain(definition, rpcUrl);
+  const transport = http(rpcUrl, { timeout: 15_000, retryCount: 1 });
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
+  // The nonce manager hands out nonces in process, so concurrent sends from the gas wallet never
+  // reuse one. Two servers sharing one gas wallet on one node would still collide.
+  const walletClient =
+    key === undefined
+      ? undefined
+      : createWalletClient({ chain, transport, account: privateKeyToAccount(key, { nonceManager }) });
+  return { publicClient, walletClient };
+}
+
+async function checkChainId(definition: NetworkDefinition, rpcUrl: string, timeoutMs: number): Promise<void> {
+  const reported = await waitForRpc(rpcUrl, timeoutMs);
+  if (reported !== definition.chainId) {
+    throw new Error(
+      `The RPC URL for ${definition.name} answers chain id ${reported}, not ${definition.chainId}.`,
+    );
+  }
+}
+
+async function startLocal(options: ChainOptions, timeoutMs: number) {
+  const definition = NETWORKS.find((candidate) => candidate.chainId === LOCAL_CHAIN_ID)!;
+  const anvil = options.localRpcUrl
+    ? undefined
+    : await startAnvil({ chainId: LOCAL_CHAIN_ID, startTimeoutMs: timeoutMs });
+  try {
+    const rpcUrl = options.localRpcUrl ?? anvil!.rpcUrl;
+    if (options.localRpcUrl) await checkChainId(definition, rpcUrl, timeoutMs);
+    const { publicClient, walletClient } = makeClients(definition, rpcUrl, options.gasWalletKey ?? ANVIL_DEV_KEY);
+    const address = await deployTestUsdc({ publicClient, walletClient: walletClient! });
+    const token = await readTokenInfo(publicClient, address);
+    const network: ConfiguredNetwork = { ...definition, rpcUrl, token };
+    return { network, rpcUrl, anvil, publicClient, walletClient: walletClient! };
+  } catch (error) {
+    await anvil?.stop();
+    throw error;
+  }
+}
+
+function localFaucet(local: Omit<LocalChain, 'fund'>): LocalChain['fund'] {
+  return async (to, usdcBaseUnits, gasWei = FAUCET_GAS_WEI) => {
+    const { walletClient, publicClient, network } = local;
+    const mintTxHash = await walletClient.writeContract({
+      address: network.token.address,
+      abi: TEST_USDC_ABI,
+      functionName: 'mint',
+      args: [to, usdcBaseUnits],
+    });
+    const gasTxHash = await walletClient.sendTransaction({ to, value: gasWei });
+    const receipts = await Promise.all(
+      [mintTxHash, gasTxHash].map((hash) => publicClient.waitForTransactionReceipt({ hash })),
+    );
+    if (receipts.some((receipt) => receipt.status !== 'success')) {
+      throw new Error(`A faucet transaction failed (${mintTxHash}, ${gasTxHash}).`);
+    }
+    return { mintTxHash, gasTxHash };
+  };
+}
+
+async function configurePublic(
+  definition: NetworkDefinition,
+  rpcUrl: string,
+  key: Hex | undefined,
+  timeoutMs: number,
+): Promise<{ network: ConfiguredNetwork; clients: Clients }> {
+  await checkChainId(definition, rpcUrl, timeoutMs);
+  const clients = makeClients(definition, rpcUrl, key);
+  const token = await readTokenInfo(clients.publicClient, definition.usdc!);
+  return { network: { ...definition, rpcUrl, token }, clients };
+}
+
+/** Connects every configured network (and starts the local chain when asked). */
+export async function createChain(options: ChainOptions): Promise<Chain> {
+  const timeoutMs = options.startTimeoutMs ?? 30_000;
+  const networks = new NetworkRegistry();
+  const clientsByName = new Map<NetworkName, Clients>();
+  let local: LocalChain | undefined;
+  try {
+    if (options.local) {
+      const started = await startLocal(options, timeoutMs);
+      local = { ...started, fund: localFaucet(started) };
+      networks.add(started.network);
+      clientsByName.set('local', started);
+    }
+    for (const definition of NETWORKS) {
+      const rpcUrl = options.rpcUrls?.[definition.name];
+      if (definition.name === 'local' || rpcUrl === undefined) continue;
+      const configured = await configurePublic(definition, rpcUrl, options.gasWalletKey, timeoutMs);
+      networks.add(configured.network);
+      clientsByName.set(definition.name, configured.clients);
+    }
+  } catch (error) {
+    await local?.anvil?.stop();
+    throw error;
+  }
+  const key = options.gasWalletKey ?? (local ? ANVIL_DEV_KEY : undefined);
+  const chain: Chain = {
+    networks,
+    local,
+    gasWallet: key === undefined ? undefined : privateKeyToAccount(key).address,
+    clients: (name) => clientsByName.get(name),
+    gasBalances: () => readGasBalances(networks, clientsByName),
+    close: async () => {
+      await local?.anvil?.stop();
+    },
+  };
+  await warnOnLowGas(chain, options.logger);
+  return chain;
+}
+
+async function readGasBalances(networks: NetworkRegistry, clientsByName: Map<NetworkName, Clients>) {
+  const balances: { network: NetworkName; caip2: string; wei: bigint }[] = [];
+  for (const configured of networks.list()) {
+    const clients = clientsByName.get(configured.name);
+    const account = clients?.walletClient?.account.address;
+    if (!clients || account === undefined) continue;
+    const wei = await clients.publicClient.getBalance({ address: account });
+    balances.push({ network: configured.name, caip2: configured.caip2, wei });
+  }
+  return balances;
+}
+
+/** Logs a warning per network whose gas wallet is below GAS_LOW_WEI (or that has no gas wallet). */
+export async function warnOnLowGas(chain: Chain, logger: Logger): Promise<void> {
+  for (const configured of chain.networks.list()) {
+    if (!chain.clients(configured.name)?.walletClient) {
+      logger.warn(
+        { network: configured.caip2 },
+        'No gas wallet (GAS_WALLET_KEY) for this network: payments on it cannot be settled',
+      );
+    }
+  }
+  for (const balance of await chain.gasBalances()) {
+    if (balance.wei < GAS_LOW_WEI) {
+      logger.warn(
+        { network: balance.caip2, gasWallet: chain.gasWallet, balance: formatEther(balance.wei) },
+        'The gas wallet is low: settlement transactions may fail',
+      );
+    }
+  }
+}

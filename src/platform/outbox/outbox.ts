@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/database.ts';
+
+// Side effects happen after commit: a change that should tell the world writes an event row in
+// its own transaction, and the webhooks workers deliver it later (at least once).
+
+/** Key channel (spec §6.1): to the webhook address of the key that owns the object. */
+export type KeyChannelEvent =
+  | 'payment_request.paid'
+  | 'invoice.paid'
+  | 'invoice.claimed_paid'
+  | 'invoice.deferral_requested'
+  | 'client.question'
+  | 'client.file';
+
+/** Book channel (spec §6.2): to the space's subscriptions. */
+export type BookChannelEvent =
+  | 'money.in'
+  | 'money.out'
+  | 'invoice.paid'
+  | 'payout.executed'
+  | 'payment.awaiting_approval'
+  | 'payment.blocked';
+
+export type OutboxEvent =
+  | { channel: 'key'; spaceId: string; keyId: string; event: KeyChannelEvent; data: Record<string, unknown>; at: Date }
+  | { channel: 'book'; spaceId: string; event: BookChannelEvent; fields: Record<string, unknown>; at: Date };
+
+/**
+ * Records an event inside the caller's transaction. `data` (key channel) and `fields` (book
+ * channel) must already be spelled for the wire: amounts as decimal strings, ids as UUIDs.
+ */
+export async function enqueueEvent(tx: Queryable, event: OutboxEvent): Promise<string> {
+  const id = randomUUID();
+  await tx
+    .insertInto('outbox_events')
+    .values({
+      id,
+      space_id: event.spaceId,
+      channel: event.channel,
+      key_id: event.channel === 'key' ? event.keyId : null,
+      event: event.event,
+      payload: JSON.stringify(event.channel === 'key' ? event.data : event.fields),
+      occurred_at: event.at,
+      created_at: event.at,
+    })
+    .execute();
+  return id;
+}

@@ -6,7 +6,7 @@
 //   npm run build:contracts          write the artifacts
 //   npm run build:contracts -- --check   exit 1 when the checked-in artifacts are stale
 
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import solc from 'solc';

@@ -144,7 +144,9 @@ async function ledgerCheck(runtime: Runtime, options: Options) {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (!report.sound) {
-    process.stdout.write(`${JSON.stringify({ unbalanced: report.unbalanced, empty: report.empty, drifted: report.drifted, overdrawn: report.overdrawn }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ unbalanced: report.unbalanced, empty: report.empty, drifted: report.drifted, overdrawn: report.overdrawn }, null, 2)}\n`,
+    );
     throw new CheckFailed('The ledger check found problems.');
   }
   process.stdout.write('The ledger is sound.\n');

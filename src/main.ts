@@ -1,11 +1,11 @@
 import { buildApp } from './app.ts';
+import { describeLocalChain } from './features/dev-faucet/index.ts';
 import { startWebhookWorkers } from './features/webhooks/index.ts';
 import { housekeepingTasks } from './housekeeping.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { startScheduler } from './platform/jobs/scheduler.ts';
 import { createRuntime } from './runtime.ts';
 import { describeDemo, seedDemo } from './seed.ts';
-import { describeLocalChain } from './features/dev-faucet/index.ts';
 
 /** Starts the HTTP server and, unless RUN_WORKERS=0, the background tasks. The only file that listens. */
 export async function serve(config: Config): Promise<() => Promise<void>> {

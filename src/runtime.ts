@@ -5,8 +5,8 @@ import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { AppDeps } from './app.ts';
 import { type Clock, systemClock } from './core/clock.ts';
-import { type Chain, createChain } from './platform/chain/chain.ts';
 import { createRedisAuthStamps, noAuthStamps } from './platform/auth-stamps.ts';
+import { type Chain, createChain } from './platform/chain/chain.ts';
 import type { Config } from './platform/config.ts';
 import { SecretBox } from './platform/crypto.ts';
 import { openDatabase } from './platform/db/database.ts';
@@ -100,7 +100,13 @@ async function openChain(config: Config, logger: Logger): Promise<Chain | undefi
   for (const network of chain.networks.list()) {
     const { token } = network;
     logger.info(
-      { network: network.caip2, asset: token.address, name: token.name, version: token.version, decimals: token.decimals },
+      {
+        network: network.caip2,
+        asset: token.address,
+        name: token.name,
+        version: token.version,
+        decimals: token.decimals,
+      },
       'chain network ready',
     );
   }

@@ -313,9 +313,15 @@ describe('GET /integration/accounts', () => {
 });
 
 describe('POST /integration/accounts: dates PostgreSQL cannot store', () => {
-  it.each(['0000-01-01', '2026-02-29', '2026-04-31'])('refuses opening_acquired_on %s with 422, never a 500', async (date) => {
-    const res = await create({ kind: 'bank', name: 'Dated', currency: 'USD', opening_acquired_on: date });
-    expect(res.statusCode).toBe(422);
-    expect(res.json().detail[0]).toMatchObject({ loc: ['body', 'opening_acquired_on'], type: 'date_parsing' });
-  });
+  it.each(['0000-01-01', '2026-02-29', '2026-04-31'])(
+    'refuses opening_acquired_on %s with 422, never a 500',
+    async (date) => {
+      const res = await create({ kind: 'bank', name: 'Dated', currency: 'USD', opening_acquired_on: date });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().detail[0]).toMatchObject({
+        loc: ['body', 'opening_acquired_on'],
+        type: 'date_parsing',
+      });
+    },
+  );
 });

@@ -163,7 +163,8 @@ describe('spaces and members', () => {
     expect((await addAs(admin, member.email, 'owner')).statusCode).toBe(403);
     expect((await addAs(admin, member.email, 'member')).statusCode).toBe(201);
     expect((await addAs(admin, member.email, 'viewer')).statusCode).toBe(409);
-    expect((await addAs(admin, 'nobody@example.com', 'viewer')).json().error).toBe('user_not_found');
+    const neverSignedUp = `never-${Date.now()}-${Math.random()}@example.com`;
+    expect((await addAs(admin, neverSignedUp, 'viewer')).json().error).toBe('user_not_found');
     const patch = (actor: { token: string }, userId: string, role: string) =>
       h.inject({
         method: 'PATCH',

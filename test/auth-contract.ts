@@ -30,7 +30,13 @@ export function describeAuthContract(route: RouteUnderTest) {
 
     let prepared: { url?: string; payload?: Record<string, unknown> } = {};
     const call = (key: string | undefined, headers: Record<string, string> = {}) =>
-      h.inject({ method: route.method, url: prepared.url ?? route.url, key, headers, payload: prepared.payload ?? route.payload?.() });
+      h.inject({
+        method: route.method,
+        url: prepared.url ?? route.url,
+        key,
+        headers,
+        payload: prepared.payload ?? route.payload?.(),
+      });
     const prepare = async (key: Key) => {
       prepared = route.setup ? await route.setup(h, key) : {};
     };

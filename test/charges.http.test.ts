@@ -9,7 +9,9 @@ describeAuthContract({
   url: '/integration/charges',
   scope: 'payments',
   okStatus: 200,
-  setup: async (h, key) => ({ payload: { client_ref: 'contract', account_id: (await h.makeWallet(key.spaceId)).id, amount: '0.01' } }),
+  setup: async (h, key) => ({
+    payload: { client_ref: 'contract', account_id: (await h.makeWallet(key.spaceId)).id, amount: '0.01' },
+  }),
 });
 
 let h: Harness;
@@ -32,19 +34,32 @@ let refCounter = 0;
 const freshRef = () => `client-${Date.now()}-${refCounter++}`;
 
 const chargeAs = (k: Key, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  h.inject({ method: 'POST', url: '/integration/charges', key: k.key, payload: { account_id: usdBank.id, ...body }, headers });
-const charge = (body: Record<string, unknown>, headers: Record<string, string> = {}) => chargeAs(key, body, headers);
-const payByCard = (token: string) => h.inject({ method: 'POST', url: `/pay/${token}/card`, payload: TEST_CARD });
+  h.inject({
+    method: 'POST',
+    url: '/integration/charges',
+    key: k.key,
+    payload: { account_id: usdBank.id, ...body },
+    headers,
+  });
+const charge = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  chargeAs(key, body, headers);
+const payByCard = (token: string) =>
+  h.inject({ method: 'POST', url: `/pay/${token}/card`, payload: TEST_CARD });
 
 /** Tops a client's balance up by exactly `amount` (a refused charge asks for it; the card pays it). */
 async function topUp(clientRef: string, amount: string, k: Key = key) {
-  const refused = await chargeAs(k, { client_ref: clientRef, amount: '10000000000000000', top_up_amount: amount });
+  const refused = await chargeAs(k, {
+    client_ref: clientRef,
+    amount: '10000000000000000',
+    top_up_amount: amount,
+  });
   expect(refused.json().paid).toBe(false);
   const paid = await payByCard(refused.json().top_up.token);
   expect(paid.json().status, paid.body).toBe('paid');
 }
 
-const balanceOf = async (clientRef: string) => (await charge({ client_ref: clientRef, amount: '10000000000000000' })).json().balance_usd;
+const balanceOf = async (clientRef: string) =>
+  (await charge({ client_ref: clientRef, amount: '10000000000000000' })).json().balance_usd;
 
 describe('POST /integration/charges: the seven rules', () => {
   it('rule 1: a balance that can carry the call pays it: price as sent, remainder at eight decimals, entry id', async () => {
@@ -53,7 +68,14 @@ describe('POST /integration/charges: the seven rules', () => {
     const res = await charge({ client_ref: ref, amount: '0.250' });
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toMatchObject({ paid: true, client_ref: ref, charged_usd: '0.250', balance_usd: '4.75000000', top_up: null, balance_url: null });
+    expect(body).toMatchObject({
+      paid: true,
+      client_ref: ref,
+      charged_usd: '0.250',
+      balance_usd: '4.75000000',
+      top_up: null,
+      balance_url: null,
+    });
     expect(body.entry_id).toMatch(/^[0-9a-f-]{36}$/);
     expect((await charge({ client_ref: ref, amount: 0.5 })).json().charged_usd).toBe('0.5');
   });
@@ -62,7 +84,13 @@ describe('POST /integration/charges: the seven rules', () => {
     const ref = freshRef();
     await topUp(ref, '0.1');
     const body = (await charge({ client_ref: ref, amount: '0.2' })).json();
-    expect(body).toMatchObject({ paid: false, client_ref: ref, charged_usd: null, entry_id: null, balance_usd: '0.10000000' });
+    expect(body).toMatchObject({
+      paid: false,
+      client_ref: ref,
+      charged_usd: null,
+      entry_id: null,
+      balance_usd: '0.10000000',
+    });
     expect(body.top_up).toMatchObject({ status: 'active', currency: 'USD', amount: '1.00000000' });
     expect(body.top_up.url).toBe(`http://localhost:8080/pay/${body.top_up.token}`);
     expect(body.balance_url).toMatch(/^http:\/\/localhost:8080\/credit\/cr_[0-9A-Za-z]{43}$/);
@@ -72,7 +100,9 @@ describe('POST /integration/charges: the seven rules', () => {
     const ref = freshRef();
     expect((await charge({ client_ref: ref, amount: '0.3' })).json().top_up.amount).toBe('1.00000000');
     expect((await charge({ client_ref: ref, amount: '2.5' })).json().top_up.amount).toBe('2.50000000');
-    expect((await charge({ client_ref: ref, amount: '0.3', top_up_amount: '25' })).json().top_up.amount).toBe('25.00000000');
+    expect((await charge({ client_ref: ref, amount: '0.3', top_up_amount: '25' })).json().top_up.amount).toBe(
+      '25.00000000',
+    );
   });
 
   it('rule 4: a balance is never negative: a charge larger than it is refused and books nothing', async () => {
@@ -81,7 +111,10 @@ describe('POST /integration/charges: the seven rules', () => {
     const body = (await charge({ client_ref: ref, amount: '1.00000001' })).json();
     expect(body.paid).toBe(false);
     expect(await balanceOf(ref)).toBe('1.00000000');
-    expect((await charge({ client_ref: ref, amount: '1' })).json()).toMatchObject({ paid: true, balance_usd: '0.00000000' });
+    expect((await charge({ client_ref: ref, amount: '1' })).json()).toMatchObject({
+      paid: true,
+      balance_usd: '0.00000000',
+    });
   });
 
   it('rule 5: after the top-up settles, the retried charge is paid; the settled top-up is booked as money in', async () => {
@@ -89,7 +122,10 @@ describe('POST /integration/charges: the seven rules', () => {
     const refused = (await charge({ client_ref: ref, amount: '0.4' })).json();
     expect(refused.paid).toBe(false);
     await payByCard(refused.top_up.token);
-    expect((await charge({ client_ref: ref, amount: '0.4' })).json()).toMatchObject({ paid: true, balance_usd: '0.60000000' });
+    expect((await charge({ client_ref: ref, amount: '0.4' })).json()).toMatchObject({
+      paid: true,
+      balance_usd: '0.60000000',
+    });
     const moneyIn = await h.db
       .selectFrom('outbox_events')
       .select('payload')
@@ -103,10 +139,27 @@ describe('POST /integration/charges: the seven rules', () => {
     const ref = freshRef();
     await topUp(ref, '3');
     const list = async () =>
-      (await h.inject({ method: 'GET', url: `/app/api/spaces/${key.spaceId}/client-credits`, session: owner.token })).json().items;
-    expect((await list()).find((item: { client_ref: string }) => item.client_ref === ref)).toMatchObject({ label: ref, balance: '3.00000000', contact_id: null });
+      (
+        await h.inject({
+          method: 'GET',
+          url: `/app/api/spaces/${key.spaceId}/client-credits`,
+          session: owner.token,
+        })
+      ).json().items;
+    expect((await list()).find((item: { client_ref: string }) => item.client_ref === ref)).toMatchObject({
+      label: ref,
+      balance: '3.00000000',
+      contact_id: null,
+    });
     const contactKey = await h.issueKey(owner as never, key.spaceId, { scopes: ['contacts'] });
-    const contact = (await h.inject({ method: 'POST', url: '/integration/contacts', key: contactKey.key, payload: { name: 'Ada Client' } })).json();
+    const contact = (
+      await h.inject({
+        method: 'POST',
+        url: '/integration/contacts',
+        key: contactKey.key,
+        payload: { name: 'Ada Client' },
+      })
+    ).json();
     const named = await h.inject({
       method: 'POST',
       url: `/app/api/spaces/${key.spaceId}/client-credits/${ref}/contact`,
@@ -133,12 +186,32 @@ describe('POST /integration/charges: the seven rules', () => {
 
 describe('POST /integration/charges: validation', () => {
   it('checks client_ref 1..120, memo ≤200, resource ≤300, currency ≤8 at their edges', async () => {
-    const ok = await charge({ client_ref: 'c'.repeat(120), amount: '0.01', memo: 'm'.repeat(200), resource: 'r'.repeat(300), currency: 'USD' });
+    const ok = await charge({
+      client_ref: 'c'.repeat(120),
+      amount: '0.01',
+      memo: 'm'.repeat(200),
+      resource: 'r'.repeat(300),
+      currency: 'USD',
+    });
     expect(ok.statusCode).toBe(200);
-    const res = await charge({ client_ref: 'c'.repeat(121), amount: '0.01', memo: 'm'.repeat(201), resource: 'r'.repeat(301), currency: 'C'.repeat(9) });
+    const res = await charge({
+      client_ref: 'c'.repeat(121),
+      amount: '0.01',
+      memo: 'm'.repeat(201),
+      resource: 'r'.repeat(301),
+      currency: 'C'.repeat(9),
+    });
     expect(res.statusCode).toBe(422);
-    expect(res.json().detail.map((item: { loc: string[] }) => item.loc[1]).sort()).toEqual(['client_ref', 'currency', 'memo', 'resource']);
-    expect((await charge({ client_ref: '', amount: 1 })).json().detail[0]).toMatchObject({ loc: ['body', 'client_ref'], type: 'string_too_short' });
+    expect(
+      res
+        .json()
+        .detail.map((item: { loc: string[] }) => item.loc[1])
+        .sort(),
+    ).toEqual(['client_ref', 'currency', 'memo', 'resource']);
+    expect((await charge({ client_ref: '', amount: 1 })).json().detail[0]).toMatchObject({
+      loc: ['body', 'client_ref'],
+      type: 'string_too_short',
+    });
   });
 
   it('refuses bad amounts and top-up amounts, including over 1e16', async () => {
@@ -150,20 +223,35 @@ describe('POST /integration/charges: validation', () => {
   });
 
   it('refuses a top-up below the one-dollar floor on an account paid on chain, naming top_up_amount', async () => {
-    const res = await charge({ client_ref: 'floor', amount: '0.5', top_up_amount: '0.5', account_id: wallet.id });
+    const res = await charge({
+      client_ref: 'floor',
+      amount: '0.5',
+      top_up_amount: '0.5',
+      account_id: wallet.id,
+    });
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toMatchObject({ error: 'amount_not_accepted', details: { field: 'top_up_amount', floor: '1' } });
+    expect(res.json()).toMatchObject({
+      error: 'amount_not_accepted',
+      details: { field: 'top_up_amount', floor: '1' },
+    });
     const fine = await charge({ client_ref: 'floor', amount: '0.5', account_id: wallet.id });
     expect(fine.json().top_up).toMatchObject({ amount: '1.00000000', currency: 'USD' });
   });
 
   it('keeps prepaid balances in USD: another currency or a non-USD account is refused', async () => {
-    expect((await charge({ client_ref: 'v', amount: 1, currency: 'EUR' })).json()).toMatchObject({ error: 'currency_mismatch', details: { field: 'currency' } });
+    expect((await charge({ client_ref: 'v', amount: 1, currency: 'EUR' })).json()).toMatchObject({
+      error: 'currency_mismatch',
+      details: { field: 'currency' },
+    });
     const euros = await h.makeAccount(key.spaceId, { kind: 'bank', currency: 'EUR' });
-    expect((await charge({ client_ref: 'v', amount: 1, account_id: euros.id })).json().error).toBe('currency_mismatch');
+    expect((await charge({ client_ref: 'v', amount: 1, account_id: euros.id })).json().error).toBe(
+      'currency_mismatch',
+    );
     const stranger = await h.world({ scopes: ['payments'] });
     const theirs = await h.makeWallet(stranger.key.spaceId);
-    expect((await charge({ client_ref: 'v', amount: 1, account_id: theirs.id })).json().error).toBe('account_not_found');
+    expect((await charge({ client_ref: 'v', amount: 1, account_id: theirs.id })).json().error).toBe(
+      'account_not_found',
+    );
   });
 
   it('keys balances per space: the same client_ref in another space is another balance', async () => {
@@ -171,7 +259,12 @@ describe('POST /integration/charges: validation', () => {
     await topUp(ref, '2');
     const other = await h.world({ scopes: ['payments'] });
     const otherBank = await h.makeAccount(other.key.spaceId, { currency: 'USD' });
-    const res = await h.inject({ method: 'POST', url: '/integration/charges', key: other.key.key, payload: { client_ref: ref, account_id: otherBank.id, amount: '0.5' } });
+    const res = await h.inject({
+      method: 'POST',
+      url: '/integration/charges',
+      key: other.key.key,
+      payload: { client_ref: ref, account_id: otherBank.id, amount: '0.5' },
+    });
     expect(res.json()).toMatchObject({ paid: false, balance_usd: '0.00000000' });
   });
 });
@@ -180,7 +273,9 @@ describe('POST /integration/charges: concurrency', () => {
   it('pays exactly N of 200 concurrent charges when the balance covers exactly N; never negative; the ledger stays sound', async () => {
     const ref = freshRef();
     await topUp(ref, '7.3');
-    const answers = await Promise.all(Array.from({ length: 200 }, () => charge({ client_ref: ref, amount: '0.1' })));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, () => charge({ client_ref: ref, amount: '0.1' })),
+    );
     expect(answers.every((res) => res.statusCode === 200)).toBe(true);
     const paid = answers.filter((res) => res.json().paid);
     expect(paid).toHaveLength(73);
@@ -204,33 +299,36 @@ describe('POST /integration/charges: concurrency', () => {
       fc.integer({ min: 1, max: 200 }).map((cents) => ({ kind: 'charge' as const, cents })),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(op, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 5 }), async (rounds) => {
-        const ref = freshRef();
-        let toppedUp = 0;
-        let charged = 0;
-        for (const round of rounds) {
-          // Each round runs concurrently; rounds follow each other.
-          const results = await Promise.all(
-            round.map(async (step) => {
-              const amount = (step.cents / 100).toFixed(2);
-              if (step.kind === 'top_up') {
-                await topUp(ref, amount);
-                return { ...step, paid: true };
-              }
-              const res = (await charge({ client_ref: ref, amount })).json();
-              expect(Number(res.balance_usd)).toBeGreaterThanOrEqual(0);
-              return { ...step, paid: res.paid as boolean };
-            }),
-          );
-          for (const result of results) {
-            if (result.kind === 'top_up') toppedUp += result.cents;
-            else if (result.paid) charged += result.cents;
+      fc.asyncProperty(
+        fc.array(fc.array(op, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 5 }),
+        async (rounds) => {
+          const ref = freshRef();
+          let toppedUp = 0;
+          let charged = 0;
+          for (const round of rounds) {
+            // Each round runs concurrently; rounds follow each other.
+            const results = await Promise.all(
+              round.map(async (step) => {
+                const amount = (step.cents / 100).toFixed(2);
+                if (step.kind === 'top_up') {
+                  await topUp(ref, amount);
+                  return { ...step, paid: true };
+                }
+                const res = (await charge({ client_ref: ref, amount })).json();
+                expect(Number(res.balance_usd)).toBeGreaterThanOrEqual(0);
+                return { ...step, paid: res.paid as boolean };
+              }),
+            );
+            for (const result of results) {
+              if (result.kind === 'top_up') toppedUp += result.cents;
+              else if (result.paid) charged += result.cents;
+            }
           }
-        }
-        const balance = await balanceOf(ref);
-        expect(balance).toBe(((toppedUp - charged) / 100).toFixed(8));
-        expect(toppedUp - charged).toBeGreaterThanOrEqual(0);
-      }),
+          const balance = await balanceOf(ref);
+          expect(balance).toBe(((toppedUp - charged) / 100).toFixed(8));
+          expect(toppedUp - charged).toBeGreaterThanOrEqual(0);
+        },
+      ),
       { numRuns: 15 },
     );
     expect((await checkLedger(h.db, key.spaceId)).sound).toBe(true);

@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { type AccountCreateInput, createAccount } from '../src/features/accounts/service.ts';
 import { buildApp } from '../src/app.ts';
 import { type Clock, systemClock } from '../src/core/clock.ts';
+import { type AccountCreateInput, createAccount } from '../src/features/accounts/service.ts';
 import { createRedisAuthStamps, noAuthStamps } from '../src/platform/auth-stamps.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { SecretBox } from '../src/platform/crypto.ts';
@@ -149,7 +149,13 @@ export async function createHarness(options: HarnessOptions = {}) {
 
   /** An account in a space, made through the accounts service (for keys without the accounts scope). */
   async function makeAccount(spaceId: string, input: Partial<AccountCreateInput> = {}) {
-    const caller = { spaceId, keyId: randomUUID(), issuerUserId: randomUUID(), scopes: [], pushSourceId: null };
+    const caller = {
+      spaceId,
+      keyId: randomUUID(),
+      issuerUserId: randomUUID(),
+      scopes: [],
+      pushSourceId: null,
+    };
     const body = { kind: 'bank' as const, name: 'Main', currency: 'USD', ...input };
     return database.db.transaction().execute((tx) => createAccount(tx, clock, caller, body));
   }

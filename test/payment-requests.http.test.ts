@@ -19,7 +19,12 @@ describeAuthContract({
   okStatus: 200,
   setup: async (h, key) => {
     const wallet = await h.makeWallet(key.spaceId);
-    const minted = await h.inject({ method: 'POST', url: '/integration/payment-requests', key: key.key, payload: { account_id: wallet.id, amount: 3 } });
+    const minted = await h.inject({
+      method: 'POST',
+      url: '/integration/payment-requests',
+      key: key.key,
+      payload: { account_id: wallet.id, amount: 3 },
+    });
     return { url: `/integration/payment-requests/${minted.json().token}` };
   },
 });
@@ -40,21 +45,42 @@ afterAll(() => h.close());
 
 const mint = (payload: Record<string, unknown>, headers: Record<string, string> = {}, k: Key = key) =>
   h.inject({ method: 'POST', url: '/integration/payment-requests', key: k.key, payload, headers });
-const read = (token: string, k: Key = key) => h.inject({ method: 'GET', url: `/integration/payment-requests/${token}`, key: k.key });
+const read = (token: string, k: Key = key) =>
+  h.inject({ method: 'GET', url: `/integration/payment-requests/${token}`, key: k.key });
 const markPaid = (token: string, amount: string, reference: string) =>
-  h.inject({ method: 'POST', url: `/app/api/spaces/${key.spaceId}/payment-requests/${token}/mark-paid`, session: owner.token, payload: { amount, reference } });
+  h.inject({
+    method: 'POST',
+    url: `/app/api/spaces/${key.spaceId}/payment-requests/${token}/mark-paid`,
+    session: owner.token,
+    payload: { amount, reference },
+  });
 
 describe('POST /integration/payment-requests: success', () => {
   it('mints an active request with a payment page url, eight decimals and a one-day deadline', async () => {
-    const res = await mint({ account_id: wallet.id, amount: 2.5, memo: 'one call', resource: 'https://api.example.com/v1/search' });
+    const res = await mint({
+      account_id: wallet.id,
+      amount: 2.5,
+      memo: 'one call',
+      resource: 'https://api.example.com/v1/search',
+    });
     expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
-    expect(body).toMatchObject({ amount: '2.50000000', currency: 'USDC', status: 'active', amount_received: '0.00000000', memo: 'one call' });
+    expect(body).toMatchObject({
+      amount: '2.50000000',
+      currency: 'USDC',
+      status: 'active',
+      amount_received: '0.00000000',
+      memo: 'one call',
+    });
     expect(body.token).toMatch(/^pr_[0-9A-Za-z]{43}$/);
     expect(body.url).toBe(`http://localhost:8080/pay/${body.token}`);
     expect(new Date(body.expires_at).getTime() - new Date(body.created_at).getTime()).toBe(DAY_MS);
     expect(body.resource_id).toMatch(/^[0-9a-f-]{36}$/);
-    const again = await mint({ account_id: wallet.id, amount: 3, resource: 'https://api.example.com/v1/search' });
+    const again = await mint({
+      account_id: wallet.id,
+      amount: 3,
+      resource: 'https://api.example.com/v1/search',
+    });
     expect(again.json().resource_id).toBe(body.resource_id);
     expect((await mint({ account_id: wallet.id, amount: 3 })).json().resource_id).toBeNull();
   });
@@ -80,9 +106,12 @@ describe('POST /integration/payment-requests: refusals', () => {
     expect(res.json().detail).toContainEqual(expect.objectContaining({ loc: ['body', 'amount'], type }));
   };
 
-  it.each(['1e3', '--1', '.', '+', '+.', '1.2.3', '', ' 1', 'NaN', 'Infinity', '0x10'])('refuses the amount %j as not a decimal', async (amount) => {
-    await refusedAmount(amount, 'decimal_parsing');
-  });
+  it.each(['1e3', '--1', '.', '+', '+.', '1.2.3', '', ' 1', 'NaN', 'Infinity', '0x10'])(
+    'refuses the amount %j as not a decimal',
+    async (amount) => {
+      await refusedAmount(amount, 'decimal_parsing');
+    },
+  );
   it.each([
     ['0.123456789', 'decimal_max_places'],
     ['0', 'greater_than'],
@@ -97,8 +126,17 @@ describe('POST /integration/payment-requests: refusals', () => {
   });
 
   it('checks memo, resource and currency lengths at their edges', async () => {
-    expect((await mint({ account_id: bank.id, amount: 1, memo: 'm'.repeat(2000), resource: 'r'.repeat(500) })).statusCode).toBe(201);
-    const res = await mint({ account_id: bank.id, amount: 1, memo: 'm'.repeat(2001), resource: 'r'.repeat(501), currency: 'C'.repeat(13) });
+    expect(
+      (await mint({ account_id: bank.id, amount: 1, memo: 'm'.repeat(2000), resource: 'r'.repeat(500) }))
+        .statusCode,
+    ).toBe(201);
+    const res = await mint({
+      account_id: bank.id,
+      amount: 1,
+      memo: 'm'.repeat(2001),
+      resource: 'r'.repeat(501),
+      currency: 'C'.repeat(13),
+    });
     expect(res.statusCode).toBe(422);
     const locs = res.json().detail.map((item: { loc: string[] }) => item.loc[1]);
     expect(locs).toEqual(expect.arrayContaining(['memo', 'resource', 'currency']));
@@ -110,47 +148,81 @@ describe('POST /integration/payment-requests: refusals', () => {
     const res = await mint({ account_id: foreign.id, amount: 2 });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ error: 'account_not_found', details: { account_id: foreign.id } });
-    expect((await mint({ amount: 2 })).json().detail[0]).toMatchObject({ loc: ['body', 'account_id'], type: 'missing' });
-    expect((await mint({ account_id: 'nope', amount: 2 })).json().detail[0]).toMatchObject({ type: 'uuid_parsing' });
+    expect((await mint({ amount: 2 })).json().detail[0]).toMatchObject({
+      loc: ['body', 'account_id'],
+      type: 'missing',
+    });
+    expect((await mint({ account_id: 'nope', amount: 2 })).json().detail[0]).toMatchObject({
+      type: 'uuid_parsing',
+    });
   });
 
   it('refuses below the one-dollar on-chain floor, naming it and the charges route', async () => {
     const res = await mint({ account_id: wallet.id, amount: '0.99' });
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toMatchObject({ error: 'amount_not_accepted', details: { floor: '1', alternative: '/integration/charges' } });
+    expect(res.json()).toMatchObject({
+      error: 'amount_not_accepted',
+      details: { floor: '1', alternative: '/integration/charges' },
+    });
     expect(res.json().detail).toContain('/integration/charges');
     expect((await mint({ account_id: wallet.id, amount: '1.00' })).statusCode).toBe(201);
     expect((await mint({ account_id: bank.id, amount: '0.01' })).statusCode).toBe(201);
   });
 
   it('refuses amounts finer than USDC moves, and currencies the account cannot hold', async () => {
-    expect((await mint({ account_id: wallet.id, amount: '1.0000001' })).json().error).toBe('amount_not_accepted');
+    expect((await mint({ account_id: wallet.id, amount: '1.0000001' })).json().error).toBe(
+      'amount_not_accepted',
+    );
     expect((await mint({ account_id: wallet.id, amount: '1.000001' })).statusCode).toBe(201);
-    expect((await mint({ account_id: wallet.id, amount: 5, currency: 'EUR' })).json().error).toBe('currency_mismatch');
+    expect((await mint({ account_id: wallet.id, amount: 5, currency: 'EUR' })).json().error).toBe(
+      'currency_mismatch',
+    );
   });
 
   it('refuses a deadline in the past or beyond a year', async () => {
-    const past = await mint({ account_id: wallet.id, amount: 2, expires_at: new Date(clock.now().getTime() - 1000).toISOString() });
+    const past = await mint({
+      account_id: wallet.id,
+      amount: 2,
+      expires_at: new Date(clock.now().getTime() - 1000).toISOString(),
+    });
     expect(past.json()).toMatchObject({ error: 'invalid_request', details: { field: 'expires_at' } });
-    const far = await mint({ account_id: wallet.id, amount: 2, expires_at: new Date(clock.now().getTime() + 400 * DAY_MS).toISOString() });
+    const far = await mint({
+      account_id: wallet.id,
+      amount: 2,
+      expires_at: new Date(clock.now().getTime() + 400 * DAY_MS).toISOString(),
+    });
     expect(far.statusCode).toBe(422);
     const noOffset = await mint({ account_id: wallet.id, amount: 2, expires_at: '2026-12-01T00:00:00' });
-    expect(noOffset.json().detail[0]).toMatchObject({ loc: ['body', 'expires_at'], type: 'datetime_parsing' });
+    expect(noOffset.json().detail[0]).toMatchObject({
+      loc: ['body', 'expires_at'],
+      type: 'datetime_parsing',
+    });
   });
 
   it('answers 404 while the payments switch is off, and mints again when it is on', async () => {
     const world = await h.world({ scopes: ['payments'] });
     const account = await h.makeWallet(world.key.spaceId);
     const toggle = (payments_enabled: boolean) =>
-      h.inject({ method: 'PATCH', url: `/app/api/spaces/${world.spaceId}`, session: world.owner.token, payload: { payments_enabled } });
+      h.inject({
+        method: 'PATCH',
+        url: `/app/api/spaces/${world.spaceId}`,
+        session: world.owner.token,
+        payload: { payments_enabled },
+      });
     const minted = (await mint({ account_id: account.id, amount: 2 }, {}, world.key)).json();
     await toggle(false);
     expect((await mint({ account_id: account.id, amount: 2 }, {}, world.key)).statusCode).toBe(404);
     expect((await read(minted.token, world.key)).statusCode).toBe(404);
     // A request minted earlier stays payable while the switch is off.
-    const card = await h.inject({ method: 'POST', url: `/pay/${minted.token}/card`, payload: { number: '4242424242424242', exp: '12/34', cvc: '123' } });
+    const card = await h.inject({
+      method: 'POST',
+      url: `/pay/${minted.token}/card`,
+      payload: { number: '4242424242424242', exp: '12/34', cvc: '123' },
+    });
     expect(card.json().status).toBe('paid');
-    expect((await h.inject({ method: 'GET', url: '/integration/ping', key: world.key.key })).statusCode).toBe(200);
+    expect((await h.inject({ method: 'GET', url: '/integration/ping', key: world.key.key })).statusCode).toBe(
+      200,
+    );
     await toggle(true);
     expect((await read(minted.token, world.key)).json().status).toBe('paid');
   });
@@ -163,7 +235,12 @@ describe('POST /integration/payment-requests: idempotency', () => {
     const second = await mint({ account_id: wallet.id, amount: 4, memo: 'idem' }, idem);
     expect(second.body).toBe(first.body);
     expect(second.headers['idempotent-replayed']).toBe('true');
-    const rows = await h.db.selectFrom('payment_requests').select('id').where('space_id', '=', key.spaceId).where('memo', '=', 'idem').execute();
+    const rows = await h.db
+      .selectFrom('payment_requests')
+      .select('id')
+      .where('space_id', '=', key.spaceId)
+      .where('memo', '=', 'idem')
+      .execute();
     expect(rows).toHaveLength(1);
   });
 });
@@ -187,9 +264,17 @@ describe('lifecycle', () => {
     try {
       expect((await read(minted.token)).json().status).toBe('cancelled');
       await lapseRequests({ db: h.db, clock });
-      const row = await h.db.selectFrom('payment_requests').select(['status', 'cancelled_at']).where('token', '=', minted.token).executeTakeFirstOrThrow();
+      const row = await h.db
+        .selectFrom('payment_requests')
+        .select(['status', 'cancelled_at'])
+        .where('token', '=', minted.token)
+        .executeTakeFirstOrThrow();
       expect(row.status).toBe('cancelled');
-      const card = await h.inject({ method: 'POST', url: `/pay/${minted.token}/card`, payload: { number: '4242424242424242', exp: '12/34', cvc: '123' } });
+      const card = await h.inject({
+        method: 'POST',
+        url: `/pay/${minted.token}/card`,
+        payload: { number: '4242424242424242', exp: '12/34', cvc: '123' },
+      });
       expect(card.statusCode).toBe(409);
       expect(card.json()).toMatchObject({ error: 'request_not_payable', details: { status: 'cancelled' } });
     } finally {
@@ -204,23 +289,49 @@ describe('lifecycle', () => {
     expect((await markPaid(minted.token, '1', 'wire-1')).json().amount_received).toBe('1.00000000');
     const second = await markPaid(minted.token, '1.5', 'wire-2');
     expect(second.json()).toMatchObject({ status: 'paid', amount_received: '2.50000000' });
-    expect((await read(minted.token)).json()).toMatchObject({ status: 'paid', amount_received: '2.50000000' });
+    expect((await read(minted.token)).json()).toMatchObject({
+      status: 'paid',
+      amount_received: '2.50000000',
+    });
     expect((await markPaid(minted.token, '1', 'wire-3')).statusCode).toBe(409);
-    const settlements = await h.db.selectFrom('settlements').select('reference').where('space_id', '=', key.spaceId).where('reference', 'like', 'wire-%').execute();
+    const settlements = await h.db
+      .selectFrom('settlements')
+      .select('reference')
+      .where('space_id', '=', key.spaceId)
+      .where('reference', 'like', 'wire-%')
+      .execute();
     expect(settlements.map((row) => row.reference).sort()).toEqual(['wire-1', 'wire-2']);
   });
 
   it('files every payment for a resource as one income row per day that grows, each payment listed with its payer', async () => {
     const resource = `https://api.example.com/v1/daily-${Math.random()}`;
-    for (const [amount, payer] of [['2', '0xaaa'], ['3', '0xbbb']]) {
+    for (const [amount, payer] of [
+      ['2', '0xaaa'],
+      ['3', '0xbbb'],
+    ]) {
       const minted = (await mint({ account_id: bank.id, amount, resource })).json();
-      await h.inject({ method: 'POST', url: `/app/api/spaces/${key.spaceId}/payment-requests/${minted.token}/mark-paid`, session: owner.token, payload: { amount, reference: `ref-${payer}-${resource}`, payer } });
+      await h.inject({
+        method: 'POST',
+        url: `/app/api/spaces/${key.spaceId}/payment-requests/${minted.token}/mark-paid`,
+        session: owner.token,
+        payload: { amount, reference: `ref-${payer}-${resource}`, payer },
+      });
     }
     const resourceId = (await mint({ account_id: bank.id, amount: 1, resource })).json().resource_id;
-    const income = await h.db.selectFrom('ledger_accounts').select('id').where('space_id', '=', key.spaceId).where('kind', '=', 'income').where('ref', '=', resourceId).executeTakeFirstOrThrow();
+    const income = await h.db
+      .selectFrom('ledger_accounts')
+      .select('id')
+      .where('space_id', '=', key.spaceId)
+      .where('kind', '=', 'income')
+      .where('ref', '=', resourceId)
+      .executeTakeFirstOrThrow();
     const rows = await h.db
       .selectFrom('ledger_postings')
-      .select(['occurred_on', (eb) => eb.fn.sum<string>('amount').as('total'), (eb) => eb.fn.countAll<string>().as('payments')])
+      .select([
+        'occurred_on',
+        (eb) => eb.fn.sum<string>('amount').as('total'),
+        (eb) => eb.fn.countAll<string>().as('payments'),
+      ])
       .where('ledger_account_id', '=', income.id)
       .groupBy('occurred_on')
       .execute();
@@ -238,13 +349,29 @@ describe('lifecycle', () => {
 
   it('writes money.in on the book channel for every settlement, and pushes no key event for a card or bank payment', async () => {
     const minted = (await mint({ account_id: wallet.id, amount: '2', currency: 'USD' })).json();
-    await h.inject({ method: 'POST', url: `/pay/${minted.token}/card`, payload: { number: '4242424242424242', exp: '12/34', cvc: '123' } });
-    const events = await h.db.selectFrom('outbox_events').selectAll().where('space_id', '=', key.spaceId).where('created_at', '>=', new Date(clock.now().getTime() - 1000)).execute();
+    await h.inject({
+      method: 'POST',
+      url: `/pay/${minted.token}/card`,
+      payload: { number: '4242424242424242', exp: '12/34', cvc: '123' },
+    });
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('space_id', '=', key.spaceId)
+      .where('created_at', '>=', new Date(clock.now().getTime() - 1000))
+      .execute();
     const moneyIn = events.filter((event) => event.event === 'money.in');
     expect(moneyIn.length).toBeGreaterThan(0);
     const latest = moneyIn.at(-1)!;
     expect(latest.channel).toBe('book');
-    expect(latest.payload).toMatchObject({ account_id: wallet.id, direction: 'in', amount: '2.00000000', currency: 'USDC', kind: 'income', origin: 'rail' });
+    expect(latest.payload).toMatchObject({
+      account_id: wallet.id,
+      direction: 'in',
+      amount: '2.00000000',
+      currency: 'USDC',
+      kind: 'income',
+      origin: 'rail',
+    });
     expect(events.some((event) => event.event === 'payment_request.paid')).toBe(false);
     expect((await checkLedger(h.db, key.spaceId)).sound).toBe(true);
   });
@@ -256,10 +383,29 @@ describe('development rails in production', () => {
     try {
       const world = await prod.world({ scopes: ['payments'] });
       const account = await prod.makeWallet(world.key.spaceId);
-      const minted = (await prod.inject({ method: 'POST', url: '/integration/payment-requests', key: world.key.key, payload: { account_id: account.id, amount: 2 } })).json();
-      const card = await prod.inject({ method: 'POST', url: `/pay/${minted.token}/card`, payload: { number: '4242424242424242', exp: '12/34', cvc: '123' } });
+      const minted = (
+        await prod.inject({
+          method: 'POST',
+          url: '/integration/payment-requests',
+          key: world.key.key,
+          payload: { account_id: account.id, amount: 2 },
+        })
+      ).json();
+      const card = await prod.inject({
+        method: 'POST',
+        url: `/pay/${minted.token}/card`,
+        payload: { number: '4242424242424242', exp: '12/34', cvc: '123' },
+      });
       expect(card.statusCode).toBe(404);
-      expect((await prod.inject({ method: 'GET', url: `/integration/payment-requests/${minted.token}`, key: world.key.key })).json().status).toBe('active');
+      expect(
+        (
+          await prod.inject({
+            method: 'GET',
+            url: `/integration/payment-requests/${minted.token}`,
+            key: world.key.key,
+          })
+        ).json().status,
+      ).toBe('active');
       const page = await prod.inject({ method: 'GET', url: `/pay/${minted.token}` });
       expect(page.body).not.toContain('id="rail-card"');
       expect(page.body).toContain('id="rail-stablecoin"');

@@ -11,23 +11,33 @@ import { createHarness, type Harness } from './harness.ts';
 
 const run = promisify(execFile);
 const cli = (args: string[], env: Record<string, string>) =>
-  run(process.execPath, ['bin/tollbook.mjs', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', REDIS_URL: '', ...env } }).then(
+  run(process.execPath, ['bin/tollbook.mjs', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', REDIS_URL: '', ...env },
+  }).then(
     (out) => ({ code: 0, stdout: out.stdout, stderr: out.stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr,
+    }),
   );
 
 describe('start-up', () => {
   it('stops with exit code 2 and a sentence naming the variable when a setting is bad', async () => {
-    const result = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'eighty' } }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
+    const result = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, PORT: 'eighty' },
+    }).catch((error: { code: number; stderr: string }) => error);
     expect((result as { code: number }).code).toBe(2);
-    expect((result as { stderr: string }).stderr).toContain('Tollbook cannot start: PORT must be a whole number');
+    expect((result as { stderr: string }).stderr).toContain(
+      'Tollbook cannot start: PORT must be a whole number',
+    );
   });
 
   it('creates the demo owner, space and a working key on an empty database, once', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tollbook-seed-'));
-    const runtime = await createRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { logger: false });
+    const runtime = await createRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
+      logger: false,
+    });
     try {
       const demo = await seedDemo(runtime);
       expect(demo?.key).toMatch(/^oit_[0-9A-Za-z]{43}$/);
@@ -51,7 +61,14 @@ describe('documentation routes', () => {
   it('serves an OpenAPI 3.1 document built from the route schemas, with the integration routes and their scopes secured', async () => {
     const doc = (await h.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/integration/ping', '/integration/accounts', '/integration/contacts', '/app/api/spaces/{id}/keys']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/integration/ping',
+        '/integration/accounts',
+        '/integration/contacts',
+        '/app/api/spaces/{id}/keys',
+      ]),
+    );
     expect(doc.paths['/integration/accounts'].post.security).toEqual([{ integrationKey: [] }]);
     const body = doc.paths['/integration/accounts'].post.requestBody.content['application/json'].schema;
     expect(body.properties.opening_balance['x-amount']).toBe('signed');
@@ -70,16 +87,52 @@ describe('the tollbook command', () => {
   it('migrates, creates a space and owner, issues and revokes a key, and refuses bad input with exit 2', async () => {
     const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'tollbook-cli-')) };
     expect((await cli(['migrate'], env)).stdout).toMatch(/Applied: 0001_init.sql|up to date/);
-    const created = await cli(['spaces', 'create', '--name', 'Acme', '--owner-email', 'cli@example.com', '--plan', 'pro'], env);
+    const created = await cli(
+      ['spaces', 'create', '--name', 'Acme', '--owner-email', 'cli@example.com', '--plan', 'pro'],
+      env,
+    );
     expect(created.code).toBe(0);
     const spaceId = JSON.parse(created.stdout.slice(created.stdout.indexOf('{'))).id;
-    const issued = await cli(['keys', 'issue', '--space', spaceId, '--owner-email', 'cli@example.com', '--name', 'k', '--scopes', 'payments'], env);
+    const issued = await cli(
+      [
+        'keys',
+        'issue',
+        '--space',
+        spaceId,
+        '--owner-email',
+        'cli@example.com',
+        '--name',
+        'k',
+        '--scopes',
+        'payments',
+      ],
+      env,
+    );
     expect(issued.code).toBe(0);
-    const key = JSON.parse(issued.stdout.slice(issued.stdout.indexOf('{'), issued.stdout.lastIndexOf('}') + 1));
+    const key = JSON.parse(
+      issued.stdout.slice(issued.stdout.indexOf('{'), issued.stdout.lastIndexOf('}') + 1),
+    );
     expect(key.key).toMatch(/^oit_/);
-    const revoked = await cli(['keys', 'revoke', '--space', spaceId, '--key', key.id, '--owner-email', 'cli@example.com'], env);
+    const revoked = await cli(
+      ['keys', 'revoke', '--space', spaceId, '--key', key.id, '--owner-email', 'cli@example.com'],
+      env,
+    );
     expect(revoked.stdout).toContain('"status": "revoked"');
-    const bad = await cli(['keys', 'issue', '--space', spaceId, '--owner-email', 'cli@example.com', '--name', 'k', '--scopes', 'nope'], env);
+    const bad = await cli(
+      [
+        'keys',
+        'issue',
+        '--space',
+        spaceId,
+        '--owner-email',
+        'cli@example.com',
+        '--name',
+        'k',
+        '--scopes',
+        'nope',
+      ],
+      env,
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Unknown scopes: nope');
     expect((await cli(['frobnicate'], env)).code).toBe(2);

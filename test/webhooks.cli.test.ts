@@ -83,7 +83,9 @@ describe('tollbook worker', () => {
       });
       child.on('exit', (code) => reject(new Error(`exited early with ${code}: ${stderr}`)));
     });
-    const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`${code} ${signal}`)));
+    const exited = new Promise<string>((resolve) =>
+      child.once('exit', (code, signal) => resolve(`${code} ${signal}`)),
+    );
     child.kill('SIGTERM');
     expect(await exited, stderr).toBe('0 null');
   }, 60_000);

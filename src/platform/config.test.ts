@@ -4,7 +4,16 @@ import { ConfigError, loadConfig } from './config.ts';
 describe('loadConfig', () => {
   it('has defaults that need nothing set', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ host: '0.0.0.0', port: 8080, publicUrl: 'http://localhost:8080', dataDir: './data', databaseUrl: undefined, rateLimitPerMinute: 240, production: false, demo: true });
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 8080,
+      publicUrl: 'http://localhost:8080',
+      dataDir: './data',
+      databaseUrl: undefined,
+      rateLimitPerMinute: 240,
+      production: false,
+      demo: true,
+    });
   });
 
   it.each([
@@ -18,14 +27,21 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE'],
     [{ NODE_ENV: 'production' }, 'MASTER_KEY'],
-    [{ NODE_ENV: 'production', MASTER_KEY: 'a'.repeat(64), WEBHOOK_ALLOW_PRIVATE: '1' }, 'WEBHOOK_ALLOW_PRIVATE'],
+    [
+      { NODE_ENV: 'production', MASTER_KEY: 'a'.repeat(64), WEBHOOK_ALLOW_PRIVATE: '1' },
+      'WEBHOOK_ALLOW_PRIVATE',
+    ],
   ])('refuses %j with a sentence naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${name}[ =]`));
   });
 
   it('turns the demo off in production and trims a trailing slash off PUBLIC_URL', () => {
-    const config = loadConfig({ NODE_ENV: 'production', MASTER_KEY: 'a'.repeat(64), PUBLIC_URL: 'https://pay.example.com/' });
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      MASTER_KEY: 'a'.repeat(64),
+      PUBLIC_URL: 'https://pay.example.com/',
+    });
     expect(config.demo).toBe(false);
     expect(config.publicUrl).toBe('https://pay.example.com');
   });

@@ -136,7 +136,9 @@ function readChainSettings(env: Env, production: boolean) {
     if (url !== undefined) rpcUrls[network.name] = url;
   }
   if (production && rawKey === undefined && Object.keys(rpcUrls).length > 0) {
-    throw new ConfigError('GAS_WALLET_KEY is required when NODE_ENV=production and a network RPC URL is set.');
+    throw new ConfigError(
+      'GAS_WALLET_KEY is required when NODE_ENV=production and a network RPC URL is set.',
+    );
   }
   return {
     chain,

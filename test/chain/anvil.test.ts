@@ -1,11 +1,17 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { describe, expect, it } from 'vitest';
 import { locateAnvil, startAnvil, waitForRpc } from '../../src/platform/chain/anvil.ts';
 import { loadConfig } from '../../src/platform/config.ts';
-import { buildChainApp, CHAIN_START_TIMEOUT_MS, isRunning, startTestChain, waitUntilGone } from './chain-setup.ts';
+import {
+  buildChainApp,
+  CHAIN_START_TIMEOUT_MS,
+  isRunning,
+  startTestChain,
+  waitUntilGone,
+} from './chain-setup.ts';
 
 const CHILD = fileURLToPath(new URL('./anvil-child.ts', import.meta.url));
 
@@ -32,7 +38,9 @@ describe('the local anvil node', () => {
   it.skipIf(process.platform !== 'linux' || !existsSync('/usr/bin/setpriv'))(
     'dies with its server even when the server is SIGKILLed (no orphan)',
     async () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       const line = await new Promise<string>((resolve, reject) => {
         let text = '';
         child.stdout.on('data', (chunk: Buffer) => {
@@ -58,10 +66,14 @@ describe('several servers on one machine', () => {
       expect(new Set(chains.map((chain) => chain.local!.rpcUrl)).size).toBe(2);
       const address = privateKeyToAccount(generatePrivateKey()).address;
       const answers = await Promise.all(
-        apps.map((app) => app.inject({ method: 'POST', url: '/dev/faucet', payload: { address, usdc: '1' } })),
+        apps.map((app) =>
+          app.inject({ method: 'POST', url: '/dev/faucet', payload: { address, usdc: '1' } }),
+        ),
       );
       expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200]);
-      expect(answers.map((answer) => answer.json().rpc_url)).toEqual(chains.map((chain) => chain.local!.rpcUrl));
+      expect(answers.map((answer) => answer.json().rpc_url)).toEqual(
+        chains.map((chain) => chain.local!.rpcUrl),
+      );
       for (const chain of chains) {
         const local = chain.local!;
         const code = await local.publicClient.getCode({ address: local.network.token.address });
@@ -81,9 +93,13 @@ describe('several servers on one machine', () => {
     const production = { NODE_ENV: 'production', MASTER_KEY: 'cd'.repeat(32) };
     expect(loadConfig(production).chain).toBe(false);
     expect(() => loadConfig({ ...production, CHAIN: '1' })).toThrow(/refused when NODE_ENV=production/);
-    expect(() => loadConfig({ ...production, BASE_RPC_URL: 'https://base.example' })).toThrow(/GAS_WALLET_KEY is required/);
+    expect(() => loadConfig({ ...production, BASE_RPC_URL: 'https://base.example' })).toThrow(
+      /GAS_WALLET_KEY is required/,
+    );
     expect(() => loadConfig({ GAS_WALLET_KEY: '0x1234' })).toThrow(/GAS_WALLET_KEY must be 0x/);
     expect(() => loadConfig({ CHAIN_RPC_URL: 'ftp://x' })).toThrow(/CHAIN_RPC_URL must start with/);
-    expect(loadConfig({ BASE_RPC_URL: 'https://base.example' }).rpcUrls).toEqual({ base: 'https://base.example' });
+    expect(loadConfig({ BASE_RPC_URL: 'https://base.example' }).rpcUrls).toEqual({
+      base: 'https://base.example',
+    });
   });
 });

@@ -18,7 +18,11 @@ import { sharedDatabase, testResolver } from '../harness.ts';
 export const CHAIN_START_TIMEOUT_MS = 60_000;
 
 export function startTestChain(): Promise<Chain> {
-  return createChain({ local: true, logger: pino({ level: 'silent' }), startTimeoutMs: CHAIN_START_TIMEOUT_MS });
+  return createChain({
+    local: true,
+    logger: pino({ level: 'silent' }),
+    startTimeoutMs: CHAIN_START_TIMEOUT_MS,
+  });
 }
 
 /**
@@ -50,7 +54,10 @@ export async function waitUntilGone(pid: number, timeoutMs: number): Promise<boo
 }
 
 /** The real app (on the test database) with a chain in its deps, as `serve` builds it. */
-export async function buildChainApp(chain: Chain, env: Record<string, string> = {}): Promise<FastifyInstance> {
+export async function buildChainApp(
+  chain: Chain,
+  env: Record<string, string> = {},
+): Promise<FastifyInstance> {
   const database = await sharedDatabase();
   const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: 'memory://', LOG_LEVEL: 'silent', ...env });
   const app = await buildApp({

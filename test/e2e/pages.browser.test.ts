@@ -63,13 +63,15 @@ async function payByCardForm(page: Page, number: string) {
   await page.fill('#card-exp', EXPIRY);
   await page.fill('#card-cvc', '123');
   await page.click('#card-form button[type="submit"]');
-  // pay.js writes "Paying…" first, then the outcome.
-  await page.waitForFunction(
-    `(() => { const t = document.getElementById('card-result')?.textContent ?? ''; return t !== '' && t !== 'Paying…'; })()`,
-    undefined,
-    { timeout: 10_000 },
-  );
-  return (await page.textContent('#card-result'))?.trim() ?? '';
+  // pay.js writes "Paying…" first, then the outcome. Poll from Playwright's own isolated world:
+  // waitForFunction would need eval in the page, which the page's CSP rightly forbids.
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const current = (await page.textContent('#card-result'))?.trim() ?? '';
+    if (current !== '' && current !== 'Paying…') return current;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('The card form gave no answer within 10 seconds.');
 }
 
 /** Text as read: runs of whitespace (the markup's line breaks) collapsed to one space. */

@@ -121,7 +121,8 @@ export async function createAccount(
       },
       at,
     );
-    if (!posted.ok) throw new Error('An asset account has no overdraft guard; the opening entry cannot be refused.');
+    if (!posted.ok)
+      throw new Error('An asset account has no overdraft guard; the opening entry cannot be refused.');
   }
   return presentAccount({ ...row, ledger_balance: formatAmount(openingBalance) });
 }

@@ -41,7 +41,10 @@ const COLUMNS = [
   'created_at',
 ] as const;
 
-const JOINED = [...COLUMNS.map((column) => `accounts.${column}` as const), 'ledger_accounts.balance as ledger_balance'] as const;
+const JOINED = [
+  ...COLUMNS.map((column) => `accounts.${column}` as const),
+  'ledger_accounts.balance as ledger_balance',
+] as const;
 
 export async function insertAccount(db: Queryable, row: AccountRow) {
   await db.insertInto('accounts').values(row).execute();

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { assert } from '../../core/assert.ts';
+import { parseAmountInput } from '../../core/money.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { integrationRefusals } from '../../platform/http/schema-kit.ts';
 import { runWrite } from '../../platform/http/write.ts';
-import { parseAmountInput } from '../../core/money.ts';
-import { assert } from '../../core/assert.ts';
 import { ChargeCreate, ChargeOut } from './schemas.ts';
 import { type ChargeInput, type ChargesDeps, charge } from './service.ts';
 
@@ -29,9 +29,14 @@ export function registerChargeRoutes(app: FastifyInstance, deps: ChargesDeps & {
       const body = request.body as ChargeInput;
       const amounts = {
         price: amountOf(body.amount),
-        topUp: body.top_up_amount === undefined || body.top_up_amount === null ? null : amountOf(body.top_up_amount),
+        topUp:
+          body.top_up_amount === undefined || body.top_up_amount === null
+            ? null
+            : amountOf(body.top_up_amount),
       };
-      return runWrite(deps, request, reply, 200, (tx) => charge(tx, deps, request.integration!, body, amounts));
+      return runWrite(deps, request, reply, 200, (tx) =>
+        charge(tx, deps, request.integration!, body, amounts),
+      );
     },
   );
 }

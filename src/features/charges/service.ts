@@ -33,17 +33,21 @@ async function refuseWithTopUp(
   caller: IntegrationCaller,
   refused: { clientRef: string; accountId: string; amount: AmountE8; credit: OpenCredit },
 ) {
-  const request = await mintRequest(tx, { clock: deps.clock, publicUrl: deps.publicUrl }, {
-    spaceId: caller.spaceId,
-    keyId: caller.keyId,
-    accountId: refused.accountId,
-    amount: refused.amount,
-    currency: CREDIT_CURRENCY,
-    expiresAt: null,
-    memo: `Top-up for ${refused.clientRef}`,
-    resource: '',
-    topUpFor: { clientCreditId: refused.credit.id },
-  });
+  const request = await mintRequest(
+    tx,
+    { clock: deps.clock, publicUrl: deps.publicUrl },
+    {
+      spaceId: caller.spaceId,
+      keyId: caller.keyId,
+      accountId: refused.accountId,
+      amount: refused.amount,
+      currency: CREDIT_CURRENCY,
+      expiresAt: null,
+      memo: `Top-up for ${refused.clientRef}`,
+      resource: '',
+      topUpFor: { clientCreditId: refused.credit.id },
+    },
+  );
   return {
     paid: false,
     client_ref: refused.clientRef,
@@ -60,26 +64,47 @@ async function refuseWithTopUp(
  * guard, so concurrent charges each see what the previous left and none can overdraw; a call
  * the balance cannot carry is answered with a top-up request instead (spec §4, charges).
  */
-export async function charge(tx: Queryable, deps: ChargesDeps, caller: IntegrationCaller, input: ChargeInput, amounts: Amounts) {
+export async function charge(
+  tx: Queryable,
+  deps: ChargesDeps,
+  caller: IntegrationCaller,
+  input: ChargeInput,
+  amounts: Amounts,
+) {
   const currency = (input.currency ?? CREDIT_CURRENCY).toUpperCase();
   if (currency !== CREDIT_CURRENCY) {
-    throw new AppError('currency_mismatch', 'Prepaid balances are kept in USD; charge in USD.', { field: 'currency' });
+    throw new AppError('currency_mismatch', 'Prepaid balances are kept in USD; charge in USD.', {
+      field: 'currency',
+    });
   }
   const account = await requireAccount(tx, caller.spaceId, input.account_id);
   if (pegOf(account.currency) !== CREDIT_CURRENCY) {
-    throw new AppError('currency_mismatch', `The account holds ${account.currency}; prepaid charges need a USD or USDC account.`, { field: 'account_id' });
+    throw new AppError(
+      'currency_mismatch',
+      `The account holds ${account.currency}; prepaid charges need a USD or USDC account.`,
+      { field: 'account_id' },
+    );
   }
   const topUp = topUpAmount(amounts.price, amounts.topUp);
   if (hasOnChainFloor(account) && topUp < ON_CHAIN_FLOOR) {
-    throw new AppError('amount_not_accepted', 'A top-up on this account is paid on chain, where the floor is 1 USD; ask for at least 1.', {
-      field: 'top_up_amount',
-      floor: '1',
-    });
+    throw new AppError(
+      'amount_not_accepted',
+      'A top-up on this account is paid on chain, where the floor is 1 USD; ask for at least 1.',
+      {
+        field: 'top_up_amount',
+        floor: '1',
+      },
+    );
   }
   const at = deps.clock.now();
   const resourceId = await fileResource(tx, caller.spaceId, input.resource, at);
   const credit = await openClientCredit(tx, caller.spaceId, input.client_ref, at);
-  const income = await ledgerAccounts.income(tx, { spaceId: caller.spaceId, currency: CREDIT_CURRENCY, at, resourceId });
+  const income = await ledgerAccounts.income(tx, {
+    spaceId: caller.spaceId,
+    currency: CREDIT_CURRENCY,
+    at,
+    resourceId,
+  });
   const chargeId = randomUUID();
   const posted = await postEntry(
     tx,
@@ -120,5 +145,10 @@ export async function charge(tx: Queryable, deps: ChargesDeps, caller: Integrati
       balance_url: null,
     };
   }
-  return refuseWithTopUp(tx, deps, caller, { clientRef: input.client_ref, accountId: account.id, amount: topUp, credit });
+  return refuseWithTopUp(tx, deps, caller, {
+    clientRef: input.client_ref,
+    accountId: account.id,
+    amount: topUp,
+    credit,
+  });
 }

@@ -1,2 +1,9 @@
 export { registerClientCreditRoutes } from './routes.ts';
-export { balanceUrl, CREDIT_CURRENCY, creditPage, findClientCredit, type OpenCredit, openClientCredit } from './service.ts';
+export {
+  balanceUrl,
+  CREDIT_CURRENCY,
+  creditPage,
+  findClientCredit,
+  type OpenCredit,
+  openClientCredit,
+} from './service.ts';

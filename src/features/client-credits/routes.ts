@@ -5,7 +5,10 @@ import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
 import { listClientCredits, nameContact } from './service.ts';
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
-const CreditParams = Type.Object({ id: Type.String({ format: 'uuid' }), client_ref: Text({ minLength: 1, maxLength: 120 }) });
+const CreditParams = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  client_ref: Text({ minLength: 1, maxLength: 120 }),
+});
 const ClientCreditOut = Type.Object({
   id: Type.String({ format: 'uuid' }),
   client_ref: Type.String(),
@@ -21,7 +24,13 @@ export function registerClientCreditRoutes(app: FastifyInstance, deps: { db: Db;
   const tags = ['app'];
   app.get(
     '/app/api/spaces/:id/client-credits',
-    { schema: { tags, params: SpaceParams, response: { 200: Type.Object({ items: Type.Array(ClientCreditOut) }) } } },
+    {
+      schema: {
+        tags,
+        params: SpaceParams,
+        response: { 200: Type.Object({ items: Type.Array(ClientCreditOut) }) },
+      },
+    },
     async (request) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       return { items: await listClientCredits(deps, request.session!.userId, id) };

@@ -4,8 +4,8 @@ import { AppError } from '../../core/errors.ts';
 import { formatAmount } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
-import { type LedgerAccountRef, ledgerAccounts, naturalBalance, readAmount } from '../ledger/index.ts';
 import { contactExists } from '../contacts/index.ts';
+import { type LedgerAccountRef, ledgerAccounts, naturalBalance, readAmount } from '../ledger/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
 import * as store from './store.ts';
 
@@ -16,9 +16,19 @@ export const CREDIT_CURRENCY = 'USD';
 
 export type OpenCredit = store.ClientCreditRow & { ledgerAccount: LedgerAccountRef };
 
-export async function openClientCredit(tx: Queryable, spaceId: string, clientRef: string, at: Date): Promise<OpenCredit> {
+export async function openClientCredit(
+  tx: Queryable,
+  spaceId: string,
+  clientRef: string,
+  at: Date,
+): Promise<OpenCredit> {
   const existing = await store.findByRef(tx, spaceId, clientRef, CREDIT_CURRENCY);
-  const ledgerAccount = await ledgerAccounts.clientCredit(tx, { spaceId, currency: CREDIT_CURRENCY, at, clientRef });
+  const ledgerAccount = await ledgerAccounts.clientCredit(tx, {
+    spaceId,
+    currency: CREDIT_CURRENCY,
+    at,
+    clientRef,
+  });
   if (existing) return { ...existing, ledgerAccount };
   const row = await store.insertOrGet(tx, {
     id: randomUUID(),
@@ -69,12 +79,18 @@ export async function listClientCredits(deps: { db: Db }, userId: string, spaceI
   }));
 }
 
-export async function nameContact(deps: { db: Db; clock: Clock }, userId: string, spaceId: string, clientRef: string, contactId: string) {
+export async function nameContact(
+  deps: { db: Db; clock: Clock },
+  userId: string,
+  spaceId: string,
+  clientRef: string,
+  contactId: string,
+) {
   await requireAdministrator(deps.db, spaceId, userId);
   const credit = await store.findByRef(deps.db, spaceId, clientRef, CREDIT_CURRENCY);
   if (!credit) throw new AppError('not_found', 'No client credit with this client_ref in this space.');
-  if (!(await contactExists(deps.db, spaceId, contactId))) throw new AppError('invalid_request', 'No contact with this id in this space.', { field: 'contact_id' });
+  if (!(await contactExists(deps.db, spaceId, contactId)))
+    throw new AppError('invalid_request', 'No contact with this id in this space.', { field: 'contact_id' });
   await store.setContact(deps.db, spaceId, credit.id, contactId);
   return (await listClientCredits(deps, userId, spaceId)).find((row) => row.id === credit.id)!;
 }
-

@@ -25,7 +25,12 @@ export async function insertOrGet(db: Queryable, row: ClientCreditRow): Promise<
 }
 
 export function findById(db: Queryable, spaceId: string, id: string) {
-  return db.selectFrom('client_credits').selectAll().where('space_id', '=', spaceId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('client_credits')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function findByPageToken(db: Queryable, token: string) {
@@ -53,7 +58,12 @@ export function listWithBalances(db: Queryable, spaceId: string) {
 }
 
 export async function setContact(db: Queryable, spaceId: string, id: string, contactId: string) {
-  await db.updateTable('client_credits').set({ contact_id: contactId }).where('space_id', '=', spaceId).where('id', '=', id).execute();
+  await db
+    .updateTable('client_credits')
+    .set({ contact_id: contactId })
+    .where('space_id', '=', spaceId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** What the balance page lists: paid calls and settled top-ups, newest first. */
@@ -61,7 +71,13 @@ export function history(db: Queryable, spaceId: string, clientCreditId: string, 
   const calls = db
     .selectFrom('charges')
     .leftJoin('resources', 'resources.id', 'charges.resource_id')
-    .select(['charges.id', 'charges.amount', 'charges.memo', 'charges.created_at', 'resources.address as resource'])
+    .select([
+      'charges.id',
+      'charges.amount',
+      'charges.memo',
+      'charges.created_at',
+      'resources.address as resource',
+    ])
     .where('charges.space_id', '=', spaceId)
     .where('charges.client_credit_id', '=', clientCreditId)
     .orderBy('charges.created_at', 'desc')
@@ -76,5 +92,8 @@ export function history(db: Queryable, spaceId: string, clientCreditId: string, 
     .orderBy('settlements.settled_at', 'desc')
     .limit(limit)
     .execute();
-  return Promise.all([calls, topUps]).then(([callRows, topUpRows]) => ({ calls: callRows, topUps: topUpRows }));
+  return Promise.all([calls, topUps]).then(([callRows, topUpRows]) => ({
+    calls: callRows,
+    topUps: topUpRows,
+  }));
 }

@@ -54,6 +54,11 @@ export async function insertContact(
 }
 
 export async function contactExists(db: Queryable, spaceId: string, contactId: string): Promise<boolean> {
-  const row = await db.selectFrom('contacts').select('id').where('space_id', '=', spaceId).where('id', '=', contactId).executeTakeFirst();
+  const row = await db
+    .selectFrom('contacts')
+    .select('id')
+    .where('space_id', '=', spaceId)
+    .where('id', '=', contactId)
+    .executeTakeFirst();
   return row !== undefined;
 }

@@ -13,7 +13,10 @@ export function registerDevFaucetRoutes(app: FastifyInstance, deps: DevFaucetRou
     { schema: { tags: ['development'], body: FaucetIn, response: { 200: FaucetOut } } },
     async (request) => {
       if (deps.production) {
-        throw new RenderedRefusal({ status: 404, body: { error: 'not_found', detail: 'No route POST /dev/faucet.' } });
+        throw new RenderedRefusal({
+          status: 404,
+          body: { error: 'not_found', detail: 'No route POST /dev/faucet.' },
+        });
       }
       const outcome = await fundFromFaucet(deps, request.body as Static<typeof FaucetIn>);
       if (!outcome.ok) throw new RenderedRefusal({ status: 422, body: { detail: outcome.problems } });

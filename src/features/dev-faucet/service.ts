@@ -35,7 +35,11 @@ function checkInput(input: FaucetInput, decimals: number): { problems: Validatio
   const parsed = parseAmountInput(input.usdc);
   let baseUnits = 0n;
   if (parsed.ok && parsed.value > FAUCET_USDC_MAX) {
-    problems.push({ loc: ['body', 'usdc'], msg: 'Amount should be at most 1000000', type: 'less_than_equal' });
+    problems.push({
+      loc: ['body', 'usdc'],
+      msg: 'Amount should be at most 1000000',
+      type: 'less_than_equal',
+    });
   } else if (parsed.ok) {
     const converted = toBaseUnits(parsed.value, decimals);
     if (converted.ok) baseUnits = converted.value;

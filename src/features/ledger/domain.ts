@@ -49,7 +49,11 @@ export function imbalance(postings: readonly Posting[]): Map<string, AmountE8> {
 }
 
 export function isWellFormed(postings: readonly Posting[]): boolean {
-  return postings.length >= 2 && postings.every((posting) => posting.amount !== 0n) && imbalance(postings).size === 0;
+  return (
+    postings.length >= 2 &&
+    postings.every((posting) => posting.amount !== 0n) &&
+    imbalance(postings).size === 0
+  );
 }
 
 /** The balance as a person reads it: positive money held, or positive money owed. */
@@ -75,7 +79,9 @@ export function reversalOf(postings: readonly Posting[]): Posting[] {
  * Tracked accounts are updated in one global order (no-overdraft accounts first, then by id),
  * so two transactions touching the same accounts never wait on each other in a cycle.
  */
-export function balanceUpdates(postings: readonly Posting[]): { account: LedgerAccountRef; delta: AmountE8 }[] {
+export function balanceUpdates(
+  postings: readonly Posting[],
+): { account: LedgerAccountRef; delta: AmountE8 }[] {
   const deltas = new Map<string, { account: LedgerAccountRef; delta: bigint }>();
   for (const posting of postings) {
     if (!posting.account.tracksBalance) continue;
@@ -85,6 +91,10 @@ export function balanceUpdates(postings: readonly Posting[]): { account: LedgerA
   }
   return [...deltas.values()]
     .filter((update) => update.delta !== 0n)
-    .sort((a, b) => Number(b.account.noOverdraft) - Number(a.account.noOverdraft) || (a.account.id < b.account.id ? -1 : 1))
+    .sort(
+      (a, b) =>
+        Number(b.account.noOverdraft) - Number(a.account.noOverdraft) ||
+        (a.account.id < b.account.id ? -1 : 1),
+    )
     .map((update) => ({ account: update.account, delta: asAmount(update.delta) }));
 }

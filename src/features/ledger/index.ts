@@ -8,4 +8,12 @@ export {
   type Posting,
   type PostResult,
 } from './domain.ts';
-export { checkLedger, ledgerAccounts, type LedgerReport, naturalBalanceOf, postEntry, readAmount, reverseEntry } from './service.ts';
+export {
+  checkLedger,
+  type LedgerReport,
+  ledgerAccounts,
+  naturalBalanceOf,
+  postEntry,
+  readAmount,
+  reverseEntry,
+} from './service.ts';

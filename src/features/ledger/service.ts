@@ -27,7 +27,10 @@ export function readAmount(text: string): AmountE8 {
 }
 
 export async function postEntry(tx: Queryable, draft: EntryDraft, at: Date): Promise<PostResult> {
-  assert(isWellFormed(draft.postings), `Unbalanced ledger entry: ${JSON.stringify([...imbalance(draft.postings)].map(String))}`);
+  assert(
+    isWellFormed(draft.postings),
+    `Unbalanced ledger entry: ${JSON.stringify([...imbalance(draft.postings)].map(String))}`,
+  );
   const updates = balanceUpdates(draft.postings);
   const guarded = updates.some((update) => update.account.noOverdraft);
   // A refused overdraft must leave the caller's transaction usable (a refused charge still
@@ -59,16 +62,30 @@ export async function postEntry(tx: Queryable, draft: EntryDraft, at: Date): Pro
       reversesEntryId: draft.reversesEntryId ?? null,
       at,
     },
-    draft.postings.map((posting) => ({ accountId: posting.account.id, currency: posting.account.currency, amount: formatAmount(posting.amount) })),
+    draft.postings.map((posting) => ({
+      accountId: posting.account.id,
+      currency: posting.account.currency,
+      amount: formatAmount(posting.amount),
+    })),
   );
   return { ok: true, entryId, balances };
 }
 
 /** Undoes an entry with a new one of opposite postings (once: a second reversal is refused). */
-export async function reverseEntry(tx: Queryable, spaceId: string, entryId: string, at: Date, occurredOn: string, memo = ''): Promise<PostResult> {
+export async function reverseEntry(
+  tx: Queryable,
+  spaceId: string,
+  entryId: string,
+  at: Date,
+  occurredOn: string,
+  memo = '',
+): Promise<PostResult> {
   const entry = await store.findEntry(tx, spaceId, entryId);
   assert(entry, `No ledger entry ${entryId} in space ${spaceId}`);
-  const postings: Posting[] = (await store.entryPostings(tx, spaceId, entryId)).map((row) => ({ account: row.account, amount: readAmount(row.amount) }));
+  const postings: Posting[] = (await store.entryPostings(tx, spaceId, entryId)).map((row) => ({
+    account: row.account,
+    amount: readAmount(row.amount),
+  }));
   return postEntry(
     tx,
     {
@@ -92,18 +109,53 @@ type Where = { spaceId: string; currency: string; at: Date };
 export const ledgerAccounts = {
   /** A user account's money: can go negative (a bank overdraft is a fact to record, not refuse). */
   asset: (db: Queryable, where: Where & { accountId: string }) =>
-    store.ensureLedgerAccount(db, { ...where, kind: 'asset', ref: where.accountId, normalSide: 'debit', tracksBalance: true, noOverdraft: false }),
+    store.ensureLedgerAccount(db, {
+      ...where,
+      kind: 'asset',
+      ref: where.accountId,
+      normalSide: 'debit',
+      tracksBalance: true,
+      noOverdraft: false,
+    }),
   /** Income of one endpoint (or "general"). Not tracked: its rows are summed when read. */
   income: (db: Queryable, where: Where & { resourceId: string | null }) =>
-    store.ensureLedgerAccount(db, { ...where, kind: 'income', ref: where.resourceId ?? 'general', normalSide: 'credit', tracksBalance: false, noOverdraft: false }),
+    store.ensureLedgerAccount(db, {
+      ...where,
+      kind: 'income',
+      ref: where.resourceId ?? 'general',
+      normalSide: 'credit',
+      tracksBalance: false,
+      noOverdraft: false,
+    }),
   /** What the seller owes one client in prepaid credit: never below zero. */
   clientCredit: (db: Queryable, where: Where & { clientRef: string }) =>
-    store.ensureLedgerAccount(db, { ...where, kind: 'client_credit', ref: where.clientRef, normalSide: 'credit', tracksBalance: true, noOverdraft: true }),
+    store.ensureLedgerAccount(db, {
+      ...where,
+      kind: 'client_credit',
+      ref: where.clientRef,
+      normalSide: 'credit',
+      tracksBalance: true,
+      noOverdraft: true,
+    }),
   openingEquity: (db: Queryable, where: Where) =>
-    store.ensureLedgerAccount(db, { ...where, kind: 'equity', ref: 'opening', normalSide: 'credit', tracksBalance: false, noOverdraft: false }),
+    store.ensureLedgerAccount(db, {
+      ...where,
+      kind: 'equity',
+      ref: 'opening',
+      normalSide: 'credit',
+      tracksBalance: false,
+      noOverdraft: false,
+    }),
   /** The bridge between pegged currencies (USDC received, USD owed), one per currency. */
   peg: (db: Queryable, where: Where & { pair: string }) =>
-    store.ensureLedgerAccount(db, { ...where, kind: 'clearing', ref: `peg:${where.pair}`, normalSide: 'debit', tracksBalance: false, noOverdraft: false }),
+    store.ensureLedgerAccount(db, {
+      ...where,
+      kind: 'clearing',
+      ref: `peg:${where.pair}`,
+      normalSide: 'debit',
+      tracksBalance: false,
+      noOverdraft: false,
+    }),
 };
 
 export async function naturalBalanceOf(db: Queryable, ledgerAccountId: string): Promise<AmountE8> {

@@ -14,7 +14,13 @@ export type LedgerAccountSpec = {
   at: Date;
 };
 
-type Row = { id: string; currency: string; normal_side: NormalSide; tracks_balance: boolean; no_overdraft: boolean };
+type Row = {
+  id: string;
+  currency: string;
+  normal_side: NormalSide;
+  tracks_balance: boolean;
+  no_overdraft: boolean;
+};
 
 const toRef = (row: Row): LedgerAccountRef => ({
   id: row.id,
@@ -55,7 +61,10 @@ export async function ensureLedgerAccount(db: Queryable, spec: LedgerAccountSpec
   return toRef((await find())!);
 }
 
-export async function findLedgerAccount(db: Queryable, id: string): Promise<(LedgerAccountRef & { balance: string }) | undefined> {
+export async function findLedgerAccount(
+  db: Queryable,
+  id: string,
+): Promise<(LedgerAccountRef & { balance: string }) | undefined> {
   const row = await db
     .selectFrom('ledger_accounts')
     .select(['id', 'currency', 'normal_side', 'tracks_balance', 'no_overdraft', 'balance'])
@@ -69,8 +78,14 @@ export async function findLedgerAccount(db: Queryable, id: string): Promise<(Led
  * on the right side of zero, decided by the row lock the UPDATE takes: concurrent writers queue
  * on the row and each sees the balance the previous one left.
  */
-export async function applyDelta(db: Queryable, account: LedgerAccountRef, delta: string, guard: boolean): Promise<string | undefined> {
-  const natural = account.normalSide === 'debit' ? sql`balance + ${delta}::numeric` : sql`-(balance + ${delta}::numeric)`;
+export async function applyDelta(
+  db: Queryable,
+  account: LedgerAccountRef,
+  delta: string,
+  guard: boolean,
+): Promise<string | undefined> {
+  const natural =
+    account.normalSide === 'debit' ? sql`balance + ${delta}::numeric` : sql`-(balance + ${delta}::numeric)`;
   const result = await sql<{ balance: string }>`
     UPDATE ledger_accounts SET balance = balance + ${delta}::numeric
     WHERE id = ${account.id} ${guard ? sql`AND ${natural} >= 0` : sql``}
@@ -146,12 +161,18 @@ export function entryPostings(db: Queryable, spaceId: string, entryId: string) {
 }
 
 export function findEntry(db: Queryable, spaceId: string, entryId: string) {
-  return db.selectFrom('ledger_entries').selectAll().where('space_id', '=', spaceId).where('id', '=', entryId).executeTakeFirst();
+  return db
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('id', '=', entryId)
+    .executeTakeFirst();
 }
 
 /** Problems `tollbook ledger check` reports; empty lists mean the ledger is sound. */
 export async function findProblems(db: Queryable, spaceId: string | undefined) {
-  const inSpace = (column: string) => (spaceId === undefined ? sql`true` : sql`${sql.ref(column)} = ${spaceId}`);
+  const inSpace = (column: string) =>
+    spaceId === undefined ? sql`true` : sql`${sql.ref(column)} = ${spaceId}`;
   const unbalanced = await sql<{ entry_id: string; currency: string; sum: string }>`
     SELECT entry_id, currency, SUM(amount)::text AS sum FROM ledger_postings WHERE ${inSpace('space_id')}
     GROUP BY entry_id, currency HAVING SUM(amount) <> 0`.execute(db);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AccountView, baseUnits, bankReference, judgeTestCard, railsFor } from './domain.ts';
+import { type AccountView, bankReference, baseUnits, judgeTestCard, railsFor } from './domain.ts';
 
 const now = new Date('2026-06-01T00:00:00Z');
 const account = (id: string, kind: string, currency: string, address: string | null = null): AccountView => ({
@@ -28,7 +28,12 @@ describe('pages domain', () => {
   });
 
   it('offers no stablecoin rail without an address and no bank rail in another currency', () => {
-    const rails = railsFor({ accountId: 'w', currency: 'EUR', token: 'pr_x' }, [account('w', 'crypto', 'USDC'), account('u', 'bank', 'USD')], peg, false);
+    const rails = railsFor(
+      { accountId: 'w', currency: 'EUR', token: 'pr_x' },
+      [account('w', 'crypto', 'USDC'), account('u', 'bank', 'USD')],
+      peg,
+      false,
+    );
     expect(rails).toEqual({ stablecoin: null, bank: null, card: false });
   });
 

@@ -42,9 +42,14 @@ export function railsFor(
   peg: (currency: string) => string,
   cardAvailable: boolean,
 ): Rails {
-  const fits = (account: AccountView) => account.currency === request.currency || peg(account.currency) === peg(request.currency);
-  const ordered = [...accounts].sort((a, b) => Number(b.id === request.accountId) - Number(a.id === request.accountId));
-  const crypto = ordered.find((account) => account.kind === 'crypto' && account.address !== null && fits(account));
+  const fits = (account: AccountView) =>
+    account.currency === request.currency || peg(account.currency) === peg(request.currency);
+  const ordered = [...accounts].sort(
+    (a, b) => Number(b.id === request.accountId) - Number(a.id === request.accountId),
+  );
+  const crypto = ordered.find(
+    (account) => account.kind === 'crypto' && account.address !== null && fits(account),
+  );
   const bank = ordered.find((account) => account.kind === 'bank' && fits(account));
   return {
     stablecoin: crypto ? { account: crypto } : null,
@@ -68,18 +73,24 @@ function luhn(digits: string): boolean {
 /** The development card rail: 4242… pays, 4000000000000002 is declined, anything else is not a test card. */
 export function judgeTestCard(card: { number: string; exp: string; cvc: string }, now: Date): CardVerdict {
   const number = card.number.replace(/[\s-]/g, '');
-  if (!/^\d{12,19}$/.test(number) || !luhn(number)) return { ok: false, code: 'invalid', detail: 'The card number is not valid.' };
+  if (!/^\d{12,19}$/.test(number) || !luhn(number))
+    return { ok: false, code: 'invalid', detail: 'The card number is not valid.' };
   const exp = /^(\d{2})\s*\/\s*(\d{2})$/.exec(card.exp);
   const month = Number(exp?.[1]);
-  if (!exp || month < 1 || month > 12) return { ok: false, code: 'invalid', detail: 'The expiry must read MM/YY.' };
+  if (!exp || month < 1 || month > 12)
+    return { ok: false, code: 'invalid', detail: 'The expiry must read MM/YY.' };
   const endOfMonth = Date.UTC(2000 + Number(exp[2]), month, 1);
-  if (endOfMonth <= now.getTime()) return { ok: false, code: 'card_declined', detail: 'The card has expired.' };
-  if (!/^\d{3,4}$/.test(card.cvc)) return { ok: false, code: 'invalid', detail: 'The security code is 3 or 4 digits.' };
+  if (endOfMonth <= now.getTime())
+    return { ok: false, code: 'card_declined', detail: 'The card has expired.' };
+  if (!/^\d{3,4}$/.test(card.cvc))
+    return { ok: false, code: 'invalid', detail: 'The security code is 3 or 4 digits.' };
   if (number === '4242424242424242') return { ok: true };
   return { ok: false, code: 'card_declined', detail: 'The card was declined.' };
 }
 
 /** Token base units for a quote: amounts are 10⁻⁸ units, the token moves 10^-decimals. */
 export function baseUnits(amountE8: bigint, decimals: number): string {
-  return decimals >= 8 ? (amountE8 * 10n ** BigInt(decimals - 8)).toString() : (amountE8 / 10n ** BigInt(8 - decimals)).toString();
+  return decimals >= 8
+    ? (amountE8 * 10n ** BigInt(decimals - 8)).toString()
+    : (amountE8 / 10n ** BigInt(8 - decimals)).toString();
 }

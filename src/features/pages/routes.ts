@@ -48,7 +48,8 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
       const { token } = request.params as Static<typeof TokenParams>;
       if (wantsJson(request)) {
         const view = await service.machineView(deps, token);
-        if (view.kind === 'state') return reply.code(view.record.status === 'paid' ? 200 : 409).send(view.record);
+        if (view.kind === 'state')
+          return reply.code(view.record.status === 'paid' ? 200 : 409).send(view.record);
         const encoded = Buffer.from(JSON.stringify(view.quote)).toString('base64');
         return reply.code(402).header('payment-required', encoded).send(view.quote);
       }
@@ -59,10 +60,14 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
         throw error;
       }
     });
-    scope.post('/pay/:token/card', { schema: { hide: true, params: TokenParams, body: CardIn } }, async (request) => {
-      const { token } = request.params as Static<typeof TokenParams>;
-      return service.payByCard(deps, token, request.body as Static<typeof CardIn>);
-    });
+    scope.post(
+      '/pay/:token/card',
+      { schema: { hide: true, params: TokenParams, body: CardIn } },
+      async (request) => {
+        const { token } = request.params as Static<typeof TokenParams>;
+        return service.payByCard(deps, token, request.body as Static<typeof CardIn>);
+      },
+    );
     scope.get('/credit/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
       const { token } = request.params as Static<typeof TokenParams>;
       const model = await service.creditPageModel(deps, token);

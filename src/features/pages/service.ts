@@ -34,9 +34,16 @@ async function requestOr404(deps: PagesDeps, token: string): Promise<RequestRow>
 export async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageModel> {
   const request = await requestOr404(deps, token);
   const record = presentRequest(request, deps.publicUrl, deps.clock.now());
-  const accounts: AccountView[] = (await listSpaceAccounts(deps.db, request.space_id)).map((row) => ({ ...row }));
+  const accounts: AccountView[] = (await listSpaceAccounts(deps.db, request.space_id)).map((row) => ({
+    ...row,
+  }));
   // The development card rail exists outside production; a real provider would be configured here.
-  const rails = railsFor({ accountId: request.account_id, currency: request.currency, token }, accounts, pegOf, !deps.production);
+  const rails = railsFor(
+    { accountId: request.account_id, currency: request.currency, token },
+    accounts,
+    pegOf,
+    !deps.production,
+  );
   const open = formatAmount(openAmount(request));
   const address = rails.stablecoin?.account.address;
   return {
@@ -63,7 +70,12 @@ export async function machineView(deps: PagesDeps, token: string) {
   if (record.status !== 'active') return { kind: 'state' as const, record };
   const account = await requireAccount(deps.db, request.space_id, request.account_id);
   const decimals = TOKEN_DECIMALS[account.currency];
-  const onChain = account.kind === 'crypto' && account.address && account.network && decimals !== undefined && pegOf(account.currency) === pegOf(request.currency);
+  const onChain =
+    account.kind === 'crypto' &&
+    account.address &&
+    account.network &&
+    decimals !== undefined &&
+    pegOf(account.currency) === pegOf(request.currency);
   const remainingSeconds = Math.floor((request.expires_at.getTime() - deps.clock.now().getTime()) / 1000);
   const accepts = onChain
     ? [
@@ -89,7 +101,11 @@ export async function machineView(deps: PagesDeps, token: string) {
 }
 
 /** The development card rail: settles the open amount, or refuses like a card network would. */
-export async function payByCard(deps: PagesDeps, token: string, card: { number: string; exp: string; cvc: string }) {
+export async function payByCard(
+  deps: PagesDeps,
+  token: string,
+  card: { number: string; exp: string; cvc: string },
+) {
   if (deps.production) throw new AppError('not_found', 'No card rail is configured.');
   const request = await requestOr404(deps, token);
   const verdict = judgeTestCard(card, deps.clock.now());
@@ -106,7 +122,10 @@ export async function payByCard(deps: PagesDeps, token: string, card: { number: 
       at: deps.clock.now(),
     }),
   );
-  if (!outcome.ok) throw new AppError('request_not_payable', `This payment request is ${outcome.status}.`, { status: outcome.status });
+  if (!outcome.ok)
+    throw new AppError('request_not_payable', `This payment request is ${outcome.status}.`, {
+      status: outcome.status,
+    });
   return presentRequest(outcome.request, deps.publicUrl, deps.clock.now());
 }
 

@@ -83,7 +83,11 @@ ${model.memo ? `<p id="memo">${escapeHtml(model.memo)}</p>` : ''}
     return layout('Payment', `<div class="card">${head}<p>This request takes no more payments.</p></div>`);
   }
   const rails = stablecoinSection(model) + bankSection(model) + cardSection(model);
-  return layout('Payment', `<div class="card">${head}</div>${rails || '<p>No way to pay is set up for this request.</p>'}`, '/assets/pay.js');
+  return layout(
+    'Payment',
+    `<div class="card">${head}</div>${rails || '<p>No way to pay is set up for this request.</p>'}`,
+    '/assets/pay.js',
+  );
 }
 
 export type CreditPageModel = {
@@ -97,10 +101,16 @@ export type CreditPageModel = {
 
 export function creditPage(model: CreditPageModel): string {
   const callRows = model.calls
-    .map((call) => `<tr><td>${escapeHtml(call.at)}</td><td>${escapeHtml(call.resource || call.memo)}</td><td class="num">${escapeHtml(call.amount)}</td></tr>`)
+    .map(
+      (call) =>
+        `<tr><td>${escapeHtml(call.at)}</td><td>${escapeHtml(call.resource || call.memo)}</td><td class="num">${escapeHtml(call.amount)}</td></tr>`,
+    )
     .join('');
   const topUpRows = model.topUps
-    .map((topUp) => `<tr><td>${escapeHtml(topUp.at)}</td><td>${escapeHtml(topUp.rail)}</td><td class="num">${escapeHtml(topUp.amount)}</td></tr>`)
+    .map(
+      (topUp) =>
+        `<tr><td>${escapeHtml(topUp.at)}</td><td>${escapeHtml(topUp.rail)}</td><td class="num">${escapeHtml(topUp.amount)}</td></tr>`,
+    )
     .join('');
   const body = `<div class="card"><p class="muted">Prepaid balance with <strong>${escapeHtml(model.handle)}</strong> for ${escapeHtml(model.clientRef)}</p>
 <h1 class="amount" id="balance">${escapeHtml(model.balance)} USD</h1><p class="muted">Paid in: <span id="paid-in">${escapeHtml(model.paidIn)}</span> USD</p></div>
@@ -110,7 +120,10 @@ export function creditPage(model: CreditPageModel): string {
 }
 
 export function notFoundPage(): string {
-  return layout('Not found', '<div class="card"><h1>Not found</h1><p>There is nothing at this address.</p></div>');
+  return layout(
+    'Not found',
+    '<div class="card"><h1>Not found</h1><p>There is nothing at this address.</p></div>',
+  );
 }
 
 /** The card form's script: posts the card as JSON and shows the answer. */

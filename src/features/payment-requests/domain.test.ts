@@ -42,6 +42,9 @@ describe('payment request rules', () => {
     const total = asAmount(10n * UNIT);
     const first = afterSettlement(total, asAmount(0n), asAmount(4n * UNIT));
     expect(first).toEqual({ received: 4n * UNIT, status: 'active' });
-    expect(afterSettlement(total, first.received, asAmount(6n * UNIT))).toEqual({ received: 10n * UNIT, status: 'paid' });
+    expect(afterSettlement(total, first.received, asAmount(6n * UNIT))).toEqual({
+      received: 10n * UNIT,
+      status: 'paid',
+    });
   });
 });

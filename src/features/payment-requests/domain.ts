@@ -37,12 +37,16 @@ export type MintProblem =
 
 export function checkMint(account: AccountFacts, currency: string, amount: AmountE8): MintProblem | null {
   if (!currenciesFit(account.currency, currency)) {
-    return { code: 'currency_mismatch', detail: `The account holds ${account.currency}; it cannot take a request in ${currency}.` };
+    return {
+      code: 'currency_mismatch',
+      detail: `The account holds ${account.currency}; it cannot take a request in ${currency}.`,
+    };
   }
   if (hasOnChainFloor(account) && amount < ON_CHAIN_FLOOR) {
     return {
       code: 'amount_not_accepted',
-      detail: 'The on-chain rail has a floor of 1 USD; charge smaller prices to a prepaid balance with POST /integration/charges.',
+      detail:
+        'The on-chain rail has a floor of 1 USD; charge smaller prices to a prepaid balance with POST /integration/charges.',
       details: { floor: '1', currency: 'USD', alternative: '/integration/charges' },
     };
   }
@@ -58,11 +62,16 @@ export function checkMint(account: AccountFacts, currency: string, amount: Amoun
 }
 
 /** The deadline: the one asked for (within limits), else one day after minting. */
-export function expiryFor(now: Date, asked: string | null | undefined): { ok: true; at: Date } | { ok: false; detail: string } {
-  if (asked === undefined || asked === null) return { ok: true, at: new Date(now.getTime() + DEFAULT_LIFETIME_MS) };
+export function expiryFor(
+  now: Date,
+  asked: string | null | undefined,
+): { ok: true; at: Date } | { ok: false; detail: string } {
+  if (asked === undefined || asked === null)
+    return { ok: true, at: new Date(now.getTime() + DEFAULT_LIFETIME_MS) };
   const at = new Date(asked);
   const ahead = at.getTime() - now.getTime();
-  if (ahead < LIFETIME_MIN_MS) return { ok: false, detail: 'expires_at must be at least a minute in the future.' };
+  if (ahead < LIFETIME_MIN_MS)
+    return { ok: false, detail: 'expires_at must be at least a minute in the future.' };
   if (ahead > LIFETIME_MAX_MS) return { ok: false, detail: 'expires_at must be within a year.' };
   return { ok: true, at };
 }
@@ -73,7 +82,11 @@ export function visibleStatus(status: RequestStatus, expiresAt: Date, now: Date)
 }
 
 /** What a settlement of `amount` does to a request that had `received` of `total`. */
-export function afterSettlement(total: AmountE8, received: AmountE8, amount: AmountE8): { received: AmountE8; status: RequestStatus } {
+export function afterSettlement(
+  total: AmountE8,
+  received: AmountE8,
+  amount: AmountE8,
+): { received: AmountE8; status: RequestStatus } {
   const next = asAmount(received + amount);
   return { received: next, status: next >= total ? 'paid' : 'active' };
 }

@@ -1,4 +1,6 @@
+export { hasOnChainFloor, ON_CHAIN_FLOOR, pegOf, TOKEN_DECIMALS } from './domain.ts';
 export { registerPaymentRequestAppRoutes, registerPaymentRequestRoutes } from './routes.ts';
+export { PaymentRequestOut } from './schemas.ts';
 export {
   findRequestByToken,
   lapseRequests,
@@ -12,6 +14,4 @@ export {
   type SettleOutcome,
   settlePaymentRequest,
 } from './service.ts';
-export { hasOnChainFloor, ON_CHAIN_FLOOR, pegOf, TOKEN_DECIMALS } from './domain.ts';
-export { PaymentRequestOut } from './schemas.ts';
 export type { RequestRow } from './store.ts';

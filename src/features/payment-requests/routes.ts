@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { integrationRefusals, type Static } from '../../platform/http/schema-kit.ts';
 import { runWrite } from '../../platform/http/write.ts';
-import { MarkPaidIn, PaymentRequestCreate, PaymentRequestOut, SpaceTokenParams, TokenParams } from './schemas.ts';
+import {
+  MarkPaidIn,
+  PaymentRequestCreate,
+  PaymentRequestOut,
+  SpaceTokenParams,
+  TokenParams,
+} from './schemas.ts';
 import * as service from './service.ts';
 
 export function registerPaymentRequestRoutes(app: FastifyInstance, deps: service.RequestsDeps) {
@@ -10,7 +16,12 @@ export function registerPaymentRequestRoutes(app: FastifyInstance, deps: service
     '/integration/payment-requests',
     {
       config: { scope: 'payments', idempotent: true },
-      schema: { tags, summary: 'Mint a payment request', body: PaymentRequestCreate, response: { 201: PaymentRequestOut, ...integrationRefusals } },
+      schema: {
+        tags,
+        summary: 'Mint a payment request',
+        body: PaymentRequestCreate,
+        response: { 201: PaymentRequestOut, ...integrationRefusals },
+      },
     },
     (request, reply) => {
       const body = request.body as Static<typeof PaymentRequestCreate>;
@@ -33,19 +44,42 @@ export function registerPaymentRequestRoutes(app: FastifyInstance, deps: service
     '/integration/payment-requests/:token',
     {
       config: { scope: 'payments' },
-      schema: { tags, summary: 'Read a payment request', params: TokenParams, response: { 200: PaymentRequestOut, ...integrationRefusals } },
+      schema: {
+        tags,
+        summary: 'Read a payment request',
+        params: TokenParams,
+        response: { 200: PaymentRequestOut, ...integrationRefusals },
+      },
     },
-    async (request) => service.getRequest(deps, request.integration!.spaceId, (request.params as Static<typeof TokenParams>).token),
+    async (request) =>
+      service.getRequest(
+        deps,
+        request.integration!.spaceId,
+        (request.params as Static<typeof TokenParams>).token,
+      ),
   );
 }
 
 export function registerPaymentRequestAppRoutes(app: FastifyInstance, deps: service.RequestsDeps) {
   app.post(
     '/app/api/spaces/:id/payment-requests/:token/mark-paid',
-    { schema: { tags: ['app'], params: SpaceTokenParams, body: MarkPaidIn, response: { 200: PaymentRequestOut } } },
+    {
+      schema: {
+        tags: ['app'],
+        params: SpaceTokenParams,
+        body: MarkPaidIn,
+        response: { 200: PaymentRequestOut },
+      },
+    },
     async (request) => {
       const { id, token } = request.params as Static<typeof SpaceTokenParams>;
-      return service.markPaid(deps, request.session!.userId, id, token, request.body as Static<typeof MarkPaidIn>);
+      return service.markPaid(
+        deps,
+        request.session!.userId,
+        id,
+        token,
+        request.body as Static<typeof MarkPaidIn>,
+      );
     },
   );
 }

@@ -3,11 +3,21 @@ import { Amount, NullableDateTime, NullableText, Text, Type, Uuid } from '../../
 export const PaymentRequestCreate = Type.Object(
   {
     account_id: Uuid(),
-    amount: Amount('positive-unbounded', { description: 'Greater than 0; a JSON number or a decimal string.' }),
-    currency: Type.Optional(NullableText({ maxLength: 12, description: "Defaults to the account's currency." })),
+    amount: Amount('positive-unbounded', {
+      description: 'Greater than 0; a JSON number or a decimal string.',
+    }),
+    currency: Type.Optional(
+      NullableText({ maxLength: 12, description: "Defaults to the account's currency." }),
+    ),
     expires_at: Type.Optional(NullableDateTime()),
     memo: Type.Optional(Text({ maxLength: 2000, default: '' })),
-    resource: Type.Optional(Text({ maxLength: 500, default: '', description: 'The endpoint this pays for; files the payment under its card.' })),
+    resource: Type.Optional(
+      Text({
+        maxLength: 500,
+        default: '',
+        description: 'The endpoint this pays for; files the payment under its card.',
+      }),
+    ),
   },
   { $id: 'PaymentRequestCreate' },
 );
@@ -33,7 +43,14 @@ export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxL
 
 export const MarkPaidIn = Type.Object({
   amount: Amount('positive-unbounded'),
-  reference: Text({ minLength: 1, maxLength: 200, description: 'The bank reference; settling twice with one reference books once.' }),
+  reference: Text({
+    minLength: 1,
+    maxLength: 200,
+    description: 'The bank reference; settling twice with one reference books once.',
+  }),
   payer: Type.Optional(Text({ maxLength: 200, default: '' })),
 });
-export const SpaceTokenParams = Type.Object({ id: Type.String({ format: 'uuid' }), token: Type.String({ minLength: 1, maxLength: 100 }) });
+export const SpaceTokenParams = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  token: Type.String({ minLength: 1, maxLength: 100 }),
+});

@@ -9,7 +9,15 @@ import type { Db, Queryable } from '../../platform/db/database.ts';
 import { enqueueEvent } from '../../platform/outbox/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { findClientCredit } from '../client-credits/index.ts';
-import { decrease, increase, ledgerAccounts, type Posting, postEntry, readAmount } from '../ledger/index.ts';
+import {
+  decrease,
+  increase,
+  type LedgerAccountRef,
+  ledgerAccounts,
+  type Posting,
+  postEntry,
+  readAmount,
+} from '../ledger/index.ts';
 import { fileResource } from '../resources/index.ts';
 import { requireAdministrator } from '../spaces/index.ts';
 import { afterSettlement, checkMint, expiryFor, pegOf, visibleStatus } from './domain.ts';
@@ -48,12 +56,18 @@ export function present(row: store.RequestRow, publicUrl: string, now: Date) {
 export type PaymentRequestRecord = ReturnType<typeof present>;
 
 /** Mints a request inside the caller's transaction (also used for charges' top-ups). */
-export async function mintRequest(tx: Queryable, deps: Pick<RequestsDeps, 'clock' | 'publicUrl'>, input: MintInput): Promise<PaymentRequestRecord> {
+export async function mintRequest(
+  tx: Queryable,
+  deps: Pick<RequestsDeps, 'clock' | 'publicUrl'>,
+  input: MintInput,
+): Promise<PaymentRequestRecord> {
   const account = await requireAccount(tx, input.spaceId, input.accountId);
   const currency = (input.currency ?? account.currency).toUpperCase();
   const problem = checkMint(account, currency, input.amount);
-  if (problem?.code === 'currency_mismatch') throw new AppError('currency_mismatch', problem.detail, { field: 'currency' });
-  if (problem) throw new AppError('amount_not_accepted', problem.detail, { field: 'amount', ...problem.details });
+  if (problem?.code === 'currency_mismatch')
+    throw new AppError('currency_mismatch', problem.detail, { field: 'currency' });
+  if (problem)
+    throw new AppError('amount_not_accepted', problem.detail, { field: 'amount', ...problem.details });
   const now = deps.clock.now();
   const expiry = expiryFor(now, input.expiresAt);
   if (!expiry.ok) throw new AppError('invalid_request', expiry.detail, { field: 'expires_at' });
@@ -87,7 +101,11 @@ async function findOwnByToken(db: Queryable, spaceId: string, token: string) {
   return hasSecretShape(token, 'pr_') ? store.findInSpaceByToken(db, spaceId, token) : undefined;
 }
 
-export async function getRequest(deps: RequestsDeps, spaceId: string, token: string): Promise<PaymentRequestRecord> {
+export async function getRequest(
+  deps: RequestsDeps,
+  spaceId: string,
+  token: string,
+): Promise<PaymentRequestRecord> {
   const row = await findOwnByToken(deps.db, spaceId, token);
   if (!row) throw new AppError('not_found', 'No payment request with this token in this space.');
   return present(row, deps.publicUrl, deps.clock.now());
@@ -116,17 +134,34 @@ export type SettleOutcome =
   | { ok: true; replayed: boolean; settlement: store.SettlementRow; request: store.RequestRow }
   | { ok: false; code: 'request_not_payable'; status: string };
 
-async function postingsFor(tx: Queryable, request: store.RequestRow, amount: AmountE8, at: Date): Promise<Posting[]> {
+async function postingsFor(
+  tx: Queryable,
+  request: store.RequestRow,
+  amount: AmountE8,
+  at: Date,
+): Promise<Posting[]> {
   const account = await requireAccount(tx, request.space_id, request.account_id);
   const where = { spaceId: request.space_id, at };
-  const asset = await ledgerAccounts.asset(tx, { ...where, currency: account.currency, accountId: account.id });
-  let counter;
+  const asset = await ledgerAccounts.asset(tx, {
+    ...where,
+    currency: account.currency,
+    accountId: account.id,
+  });
+  let counter: LedgerAccountRef;
   if (request.purpose === 'top_up') {
     const credit = await findClientCredit(tx, request.space_id, request.client_credit_id!);
     assert(credit, 'A top-up request always names its client credit.');
-    counter = await ledgerAccounts.clientCredit(tx, { ...where, currency: request.currency, clientRef: credit.client_ref });
+    counter = await ledgerAccounts.clientCredit(tx, {
+      ...where,
+      currency: request.currency,
+      clientRef: credit.client_ref,
+    });
   } else {
-    counter = await ledgerAccounts.income(tx, { ...where, currency: request.currency, resourceId: request.resource_id });
+    counter = await ledgerAccounts.income(tx, {
+      ...where,
+      currency: request.currency,
+      resourceId: request.resource_id,
+    });
   }
   const postings = [increase(asset, amount), increase(counter, amount)];
   if (account.currency === request.currency) return postings;
@@ -139,7 +174,12 @@ async function postingsFor(tx: Queryable, request: store.RequestRow, amount: Amo
   return [postings[0]!, decrease(pegHeld, amount), increase(pegOwed, amount), postings[1]!];
 }
 
-async function emitEvents(tx: Queryable, request: store.RequestRow, settlement: store.SettlementRow, input: SettleInput) {
+async function emitEvents(
+  tx: Queryable,
+  request: store.RequestRow,
+  settlement: store.SettlementRow,
+  input: SettleInput,
+) {
   const account = await requireAccount(tx, request.space_id, request.account_id);
   await enqueueEvent(tx, {
     channel: 'book',
@@ -240,7 +280,12 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
     ok: true,
     replayed: false,
     settlement,
-    request: { ...request, amount_received: formatAmount(next.received), status: next.status, paid_at: paidAt },
+    request: {
+      ...request,
+      amount_received: formatAmount(next.received),
+      status: next.status,
+      paid_at: paidAt,
+    },
   };
 }
 
@@ -251,7 +296,13 @@ export function openAmount(request: store.RequestRow): AmountE8 {
 }
 
 /** Bank transfer settled by hand by an owner or admin (the development and small-office rail). */
-export async function markPaid(deps: RequestsDeps, userId: string, spaceId: string, token: string, input: { amount: number | string; reference: string; payer?: string }) {
+export async function markPaid(
+  deps: RequestsDeps,
+  userId: string,
+  spaceId: string,
+  token: string,
+  input: { amount: number | string; reference: string; payer?: string },
+) {
   await requireAdministrator(deps.db, spaceId, userId);
   const row = await findOwnByToken(deps.db, spaceId, token);
   if (!row) throw new AppError('not_found', 'No payment request with this token in this space.');
@@ -266,7 +317,12 @@ export async function markPaid(deps: RequestsDeps, userId: string, spaceId: stri
       at: deps.clock.now(),
     }),
   );
-  if (!outcome.ok) throw new AppError('request_not_payable', `This payment request is ${outcome.status}; it takes no more payments.`, { status: outcome.status });
+  if (!outcome.ok)
+    throw new AppError(
+      'request_not_payable',
+      `This payment request is ${outcome.status}; it takes no more payments.`,
+      { status: outcome.status },
+    );
   return present(outcome.request, deps.publicUrl, deps.clock.now());
 }
 

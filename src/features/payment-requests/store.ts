@@ -22,7 +22,10 @@ export type RequestRow = {
   cancelled_at: Date | null;
 };
 
-export async function insertRequest(db: Queryable, row: Omit<RequestRow, 'amount_received' | 'paid_at' | 'cancelled_at'>) {
+export async function insertRequest(
+  db: Queryable,
+  row: Omit<RequestRow, 'amount_received' | 'paid_at' | 'cancelled_at'>,
+) {
   await db.insertInto('payment_requests').values(row).execute();
 }
 
@@ -30,17 +33,42 @@ export function findByToken(db: Queryable, token: string): Promise<RequestRow | 
   return db.selectFrom('payment_requests').selectAll().where('token', '=', token).executeTakeFirst();
 }
 
-export function findInSpaceByToken(db: Queryable, spaceId: string, token: string): Promise<RequestRow | undefined> {
-  return db.selectFrom('payment_requests').selectAll().where('space_id', '=', spaceId).where('token', '=', token).executeTakeFirst();
+export function findInSpaceByToken(
+  db: Queryable,
+  spaceId: string,
+  token: string,
+): Promise<RequestRow | undefined> {
+  return db
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('token', '=', token)
+    .executeTakeFirst();
 }
 
 /** Locks the request for the rest of the transaction: settlements of one request queue here. */
 export function lockRequest(db: Queryable, spaceId: string, id: string): Promise<RequestRow | undefined> {
-  return db.selectFrom('payment_requests').selectAll().where('space_id', '=', spaceId).where('id', '=', id).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
-export async function recordReceipt(db: Queryable, id: string, received: string, status: RequestRow['status'], paidAt: Date | null) {
-  await db.updateTable('payment_requests').set({ amount_received: received, status, paid_at: paidAt }).where('id', '=', id).execute();
+export async function recordReceipt(
+  db: Queryable,
+  id: string,
+  received: string,
+  status: RequestRow['status'],
+  paidAt: Date | null,
+) {
+  await db
+    .updateTable('payment_requests')
+    .set({ amount_received: received, status, paid_at: paidAt })
+    .where('id', '=', id)
+    .execute();
 }
 
 export type SettlementRow = {
@@ -56,7 +84,12 @@ export type SettlementRow = {
   settled_at: Date;
 };
 
-export function findSettlement(db: Queryable, spaceId: string, rail: SettlementRow['rail'], reference: string): Promise<SettlementRow | undefined> {
+export function findSettlement(
+  db: Queryable,
+  spaceId: string,
+  rail: SettlementRow['rail'],
+  reference: string,
+): Promise<SettlementRow | undefined> {
   return db
     .selectFrom('settlements')
     .selectAll()

@@ -152,7 +152,9 @@ export async function waitForRpc(rpcUrl: string, timeoutMs: number): Promise<num
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new AnvilError(`The node at ${rpcUrl} did not answer eth_chainId within ${timeoutMs} ms (${lastProblem}).`);
+  throw new AnvilError(
+    `The node at ${rpcUrl} did not answer eth_chainId within ${timeoutMs} ms (${lastProblem}).`,
+  );
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -15,7 +15,8 @@ import {
   type Chain as ViemChain,
   type WalletClient,
 } from 'viem';
-import { nonceManager, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
+import { createNonceManager, jsonRpc } from 'viem/nonce';
 import { type AnvilNode, startAnvil, waitForRpc } from './anvil.ts';
 import {
   type ConfiguredNetwork,
@@ -98,7 +99,10 @@ function makeClients(definition: NetworkDefinition, rpcUrl: string, key: Hex | u
   const transport = http(rpcUrl, { timeout: 15_000, retryCount: 1 });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
   // The nonce manager hands out nonces in process, so concurrent sends from the gas wallet never
-  // reuse one. Two servers sharing one gas wallet on one node would still collide.
+  // reuse one. It is one per client, not viem's shared one: that one is keyed by address and
+  // chain id, which every local anvil shares. Two servers sharing one gas wallet on one node
+  // would still collide.
+  const nonceManager = createNonceManager({ source: jsonRpc() });
   const walletClient =
     key === undefined
       ? undefined
@@ -123,7 +127,11 @@ async function startLocal(options: ChainOptions, timeoutMs: number) {
   try {
     const rpcUrl = options.localRpcUrl ?? anvil!.rpcUrl;
     if (options.localRpcUrl) await checkChainId(definition, rpcUrl, timeoutMs);
-    const { publicClient, walletClient } = makeClients(definition, rpcUrl, options.gasWalletKey ?? ANVIL_DEV_KEY);
+    const { publicClient, walletClient } = makeClients(
+      definition,
+      rpcUrl,
+      options.gasWalletKey ?? ANVIL_DEV_KEY,
+    );
     const address = await deployTestUsdc({ publicClient, walletClient: walletClient! });
     const token = await readTokenInfo(publicClient, address);
     const network: ConfiguredNetwork = { ...definition, rpcUrl, token };

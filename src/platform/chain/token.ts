@@ -3,7 +3,6 @@ import {
   type Abi,
   type Account,
   type Address,
-  type Chain as ViemChain,
   concatHex,
   encodeDeployData,
   getContractAddress,
@@ -13,6 +12,7 @@ import {
   parseAbi,
   stringToHex,
   type Transport,
+  type Chain as ViemChain,
   type WalletClient,
 } from 'viem';
 import type { TokenInfo } from './networks.ts';
@@ -91,14 +91,21 @@ export async function deployTestUsdc({ publicClient, walletClient }: Clients): P
       bytecode: initCode,
     });
     if (await hasCode(publicClient, address)) return address;
-    const hash = await walletClient.sendTransaction({ to: CREATE2_FACTORY, data: concatHex([DEPLOY_SALT, initCode]) });
+    const hash = await walletClient.sendTransaction({
+      to: CREATE2_FACTORY,
+      data: concatHex([DEPLOY_SALT, initCode]),
+    });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== 'success' || !(await hasCode(publicClient, address))) {
       throw new Error(`Deploying TestUSDC through the CREATE2 factory failed (transaction ${hash}).`);
     }
     return address;
   }
-  const hash = await walletClient.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: [minter] });
+  const hash = await walletClient.deployContract({
+    abi: artifact.abi,
+    bytecode: artifact.bytecode,
+    args: [minter],
+  });
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success' || !receipt.contractAddress) {
     throw new Error(`Deploying TestUSDC failed (transaction ${hash}).`);

@@ -39,12 +39,16 @@ describe('token base units', () => {
 
   it('round-trips every amount the token can carry, at every decimals from 0 to 30', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 10n ** 24n }), fc.integer({ min: 0, max: 30 }), (units, decimals) => {
-        const back = fromBaseUnits(units, decimals);
-        if (!back.ok) return decimals > 8;
-        const again = toBaseUnits(back.value, decimals);
-        return again.ok && again.value === units;
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 24n }),
+        fc.integer({ min: 0, max: 30 }),
+        (units, decimals) => {
+          const back = fromBaseUnits(units, decimals);
+          if (!back.ok) return decimals > 8;
+          const again = toBaseUnits(back.value, decimals);
+          return again.ok && again.value === units;
+        },
+      ),
     );
   });
 });

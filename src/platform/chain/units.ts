@@ -11,7 +11,9 @@ export type BaseUnitsResult = { ok: true; value: bigint } | { ok: false; problem
 
 function checkDecimals(decimals: number): void {
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > DECIMALS_MAX) {
-    throw new RangeError(`A token's decimals must be a whole number from 0 to ${DECIMALS_MAX}; got ${decimals}.`);
+    throw new RangeError(
+      `A token's decimals must be a whole number from 0 to ${DECIMALS_MAX}; got ${decimals}.`,
+    );
   }
 }
 
@@ -29,7 +31,9 @@ export function toBaseUnits(amountE8: AmountE8, decimals: number): BaseUnitsResu
 export function toBaseUnitsExact(amountE8: AmountE8, decimals: number): bigint {
   const result = toBaseUnits(amountE8, decimals);
   if (!result.ok) {
-    throw new RangeError(`${amountE8} (10⁻⁸ units) is not a whole number of base units at ${decimals} decimals.`);
+    throw new RangeError(
+      `${amountE8} (10⁻⁸ units) is not a whole number of base units at ${decimals} decimals.`,
+    );
   }
   return result.value;
 }

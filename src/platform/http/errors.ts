@@ -57,7 +57,10 @@ export function renderError(error: unknown): RenderedError | null {
     return rendered;
   }
   if (error instanceof InvalidJsonError) {
-    return { status: 422, body: { detail: [{ loc: ['body', ...error.loc], msg: error.message, type: 'json_invalid' }] } };
+    return {
+      status: 422,
+      body: { detail: [{ loc: ['body', ...error.loc], msg: error.message, type: 'json_invalid' }] },
+    };
   }
   const fastifyError = error as FastifyError;
   if (fastifyError?.validation) {
@@ -94,7 +97,11 @@ function refuseNulInAddress(request: FastifyRequest): void {
     for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
       const texts = Array.isArray(value) ? value : [value];
       if (texts.some((text) => typeof text === 'string' && text.includes('\u0000'))) {
-        detail.push({ loc: [where, name], msg: 'Text may not contain the NUL character.', type: 'value_error' });
+        detail.push({
+          loc: [where, name],
+          msg: 'Text may not contain the NUL character.',
+          type: 'value_error',
+        });
       }
     }
   }

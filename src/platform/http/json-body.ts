@@ -74,7 +74,8 @@ function nestingDepth(text: string): number {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 92) index++; // a backslash escapes the next character
+      if (code === 92)
+        index++; // a backslash escapes the next character
       else if (code === 34) inString = false;
     } else if (code === 34) inString = true;
     else if (code === 91 || code === 123) deepest = Math.max(deepest, ++depth);

@@ -23,7 +23,14 @@ export type BookChannelEvent =
   | 'payment.blocked';
 
 export type OutboxEvent =
-  | { channel: 'key'; spaceId: string; keyId: string; event: KeyChannelEvent; data: Record<string, unknown>; at: Date }
+  | {
+      channel: 'key';
+      spaceId: string;
+      keyId: string;
+      event: KeyChannelEvent;
+      data: Record<string, unknown>;
+      at: Date;
+    }
   | { channel: 'book'; spaceId: string; event: BookChannelEvent; fields: Record<string, unknown>; at: Date };
 
 /**

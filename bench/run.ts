@@ -18,12 +18,14 @@ import {
   table,
 } from './lib.ts';
 import { benchPing } from './ping.ts';
+import { benchPush } from './push.ts';
 import { benchWebhooks } from './webhooks.ts';
 
 const BENCHMARKS: { name: string; run: BenchFn }[] = [
   { name: 'ping', run: benchPing },
   { name: 'charges', run: benchCharges },
   { name: 'webhooks', run: benchWebhooks },
+  { name: 'push', run: benchPush },
 ];
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

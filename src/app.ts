@@ -12,9 +12,11 @@ import { registerChargeRoutes } from './features/charges/index.ts';
 import { registerClientCreditRoutes } from './features/client-credits/index.ts';
 import { registerContactRoutes } from './features/contacts/index.ts';
 import { registerDevFaucetRoutes } from './features/dev-faucet/index.ts';
+import { registerInvoiceRoutes } from './features/invoices/index.ts';
 import { createKeyDoor, registerKeyRoutes, registerPingRoute } from './features/keys/index.ts';
 import { registerNotificationRoutes } from './features/notifications/index.ts';
 import { registerPageRoutes } from './features/pages/index.ts';
+import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
 import {
   registerPaymentRequestAppRoutes,
   registerPaymentRequestRoutes,
@@ -163,6 +165,8 @@ function registerIntegration(app: FastifyInstance, deps: AppDeps) {
     const money = { db, clock: deps.clock, publicUrl: deps.config.publicUrl };
     registerPaymentRequestRoutes(scope, money);
     registerChargeRoutes(scope, money);
+    registerInvoiceRoutes(scope, money);
+    registerPushRoutes(scope, { db, clock: deps.clock });
   });
 }
 
@@ -185,6 +189,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps) {
     registerNotificationRoutes(scope, base);
     registerPaymentRequestAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
     registerClientCreditRoutes(scope, base);
+    registerPushAppRoutes(scope, base);
     registerWebhookRoutes(scope, {
       ...base,
       secrets: deps.secrets,

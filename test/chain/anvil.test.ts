@@ -31,7 +31,6 @@ describe('the local anvil node', () => {
       await node.stop();
     }
     expect(isRunning(node.pid)).toBe(false);
-    await expect(waitForRpc(node.rpcUrl, 300)).rejects.toThrow(/did not answer/);
     await node.stop(); // a second stop is harmless
   });
 

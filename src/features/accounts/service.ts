@@ -155,3 +155,31 @@ export async function requireAccount(db: Queryable, spaceId: string, accountId: 
 export function listSpaceAccounts(db: Queryable, spaceId: string) {
   return store.listAccounts(db, spaceId, 1000, undefined).then((rows) => rows ?? []);
 }
+
+export type PushAccount = { id: string; currency: string; key: string; created: boolean };
+
+/**
+ * The account behind each account key of a push source, creating the missing ones (a bank
+ * account named after the key, in the currency of the first row that names it).
+ */
+export async function resolvePushAccounts(
+  tx: Queryable,
+  clock: Clock,
+  spaceId: string,
+  pushSourceId: string,
+  wanted: { key: string; currency: string }[],
+): Promise<Map<string, PushAccount>> {
+  const keys = [...new Set(wanted.map((item) => item.key))];
+  const found = await store.findPushAccounts(tx, spaceId, pushSourceId, keys);
+  const accounts = new Map<string, PushAccount>(
+    found.map((row) => [row.push_account_key!, { id: row.id, currency: row.currency, key: row.push_account_key!, created: false }]),
+  );
+  for (const item of wanted) {
+    if (accounts.has(item.key)) continue;
+    const caller = { spaceId, keyId: '', issuerUserId: '', scopes: [], pushSourceId };
+    const made = await createAccount(tx, clock, caller, { kind: 'bank', name: item.key.slice(0, 120), currency: item.currency });
+    await store.setPushOrigin(tx, made.id, pushSourceId, item.key);
+    accounts.set(item.key, { id: made.id, currency: made.currency, key: item.key, created: true });
+  }
+  return accounts;
+}

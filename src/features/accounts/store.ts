@@ -91,3 +91,19 @@ export async function listAccounts(db: Queryable, spaceId: string, limit: number
     .limit(limit + 1)
     .execute();
 }
+
+/** The accounts a push source made for its account keys. */
+export function findPushAccounts(db: Queryable, spaceId: string, pushSourceId: string, keys: string[]) {
+  if (keys.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'currency', 'push_account_key', 'ledger_account_id'])
+    .where('space_id', '=', spaceId)
+    .where('push_source_id', '=', pushSourceId)
+    .where('push_account_key', 'in', keys)
+    .execute();
+}
+
+export async function setPushOrigin(db: Queryable, accountId: string, pushSourceId: string, key: string) {
+  await db.updateTable('accounts').set({ push_source_id: pushSourceId, push_account_key: key }).where('id', '=', accountId).execute();
+}

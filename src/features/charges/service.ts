@@ -59,14 +59,9 @@ async function refuseWithTopUp(
   };
 }
 
-/**
- * Charges one call to a client's prepaid balance. The balance moves under its row lock with a
- * guard, so concurrent charges each see what the previous left and none can overdraw; a call
- * the balance cannot carry is answered with a top-up request instead (spec §4, charges).
- */
-export async function charge(
+/** What must hold before a charge: USD, an account that can take a USD top-up, a payable top-up. */
+async function checkChargeable(
   tx: Queryable,
-  deps: ChargesDeps,
   caller: IntegrationCaller,
   input: ChargeInput,
   amounts: Amounts,
@@ -96,6 +91,22 @@ export async function charge(
       },
     );
   }
+  return { account, topUp };
+}
+
+/**
+ * Charges one call to a client's prepaid balance. The balance moves under its row lock with a
+ * guard, so concurrent charges each see what the previous left and none can overdraw; a call
+ * the balance cannot carry is answered with a top-up request instead (spec §4, charges).
+ */
+export async function charge(
+  tx: Queryable,
+  deps: ChargesDeps,
+  caller: IntegrationCaller,
+  input: ChargeInput,
+  amounts: Amounts,
+) {
+  const { account, topUp } = await checkChargeable(tx, caller, input, amounts);
   const at = deps.clock.now();
   const resourceId = await fileResource(tx, caller.spaceId, input.resource, at);
   const credit = await openClientCredit(tx, caller.spaceId, input.client_ref, at);

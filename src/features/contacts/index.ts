@@ -1,3 +1,3 @@
 export { registerContactRoutes } from './routes.ts';
-export { contactExists, presentContact } from './service.ts';
+export { contactExists, presentContact, saveInvoiceContact } from './service.ts';
 export type { ContactAddressRow, ContactRow } from './store.ts';

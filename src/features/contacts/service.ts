@@ -106,3 +106,34 @@ export async function createContact(
 export function contactExists(db: Queryable, spaceId: string, contactId: string): Promise<boolean> {
   return store.contactExists(db, spaceId, contactId);
 }
+
+/**
+ * For invoices (save_contact): updates the named contact's requisites, or creates a contact
+ * saved to the book when none is named or the named one is not in the space. Returns its id.
+ */
+export async function saveInvoiceContact(
+  tx: Queryable,
+  clock: Clock,
+  spaceId: string,
+  contactId: string | null,
+  fields: store.ContactRequisites,
+): Promise<string> {
+  const requisites = { ...fields, name: fields.name.slice(0, 120) };
+  if (contactId !== null && (await store.updateRequisites(tx, spaceId, contactId, requisites)))
+    return contactId;
+  const contact: store.ContactRow = {
+    id: randomUUID(),
+    space_id: spaceId,
+    kind: 'company',
+    note: '',
+    compliance: '',
+    identity_id: null,
+    whitelisted: false,
+    saved_to_book: true,
+    tags: [],
+    created_at: clock.now(),
+    ...requisites,
+  };
+  await store.insertContact(tx, contact, []);
+  return contact.id;
+}

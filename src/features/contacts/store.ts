@@ -62,3 +62,24 @@ export async function contactExists(db: Queryable, spaceId: string, contactId: s
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** The requisites an invoice carries for its client; used when an invoice saves its contact. */
+export type ContactRequisites = Pick<
+  ContactRow,
+  'name' | 'email' | 'phone' | 'address' | 'country' | 'reg_number' | 'tax_id'
+>;
+
+export async function updateRequisites(
+  db: Queryable,
+  spaceId: string,
+  contactId: string,
+  fields: ContactRequisites,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('contacts')
+    .set({ ...fields, saved_to_book: true })
+    .where('space_id', '=', spaceId)
+    .where('id', '=', contactId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -6,7 +6,7 @@ import { type AmountE8, asAmount } from '../../core/money.ts';
 // what is owed to a client), so both read as positive numbers in normal use.
 
 export type NormalSide = 'debit' | 'credit';
-export type LedgerAccountKind = 'asset' | 'income' | 'client_credit' | 'equity' | 'clearing';
+export type LedgerAccountKind = 'asset' | 'income' | 'expense' | 'client_credit' | 'equity' | 'clearing';
 export type Origin = 'rail' | 'manual' | 'import' | 'internal';
 export type EntryKind = 'income' | 'expense' | 'transfer';
 
@@ -21,6 +21,8 @@ export type LedgerAccountRef = {
 export type Posting = { account: LedgerAccountRef; amount: AmountE8 };
 
 export type EntryDraft = {
+  /** Given when the caller must know the id before the entry is written (it is referenced first). */
+  id?: string;
   spaceId: string;
   origin: Origin;
   kind: EntryKind;

@@ -13,7 +13,9 @@ export {
   type LedgerReport,
   ledgerAccounts,
   naturalBalanceOf,
+  postEntries,
   postEntry,
   readAmount,
+  reverseEntries,
   reverseEntry,
 } from './service.ts';

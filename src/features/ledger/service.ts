@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { assert } from '../../core/assert.ts';
 import { type AmountE8, formatAmount, parseDecimalText } from '../../core/money.ts';
+import { uuidv7 } from '../../platform/crypto.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import {
   balanceUpdates,
@@ -104,6 +105,77 @@ export async function reverseEntry(
   );
 }
 
+/**
+ * Many entries at once, for imports: every entry is checked, tracked balances move once per
+ * account (in the global order), and entries and postings go in one statement each. Guarded
+ * accounts are not allowed here: a refusal would have to be per entry.
+ */
+export async function postEntries(tx: Queryable, drafts: EntryDraft[], at: Date): Promise<string[]> {
+  for (const draft of drafts) assert(isWellFormed(draft.postings), 'Unbalanced ledger entry in a bulk post');
+  const all = drafts.flatMap((draft) => draft.postings);
+  const updates = balanceUpdates(all);
+  assert(
+    updates.every((update) => !update.account.noOverdraft),
+    'postEntries takes no guarded accounts',
+  );
+  for (const { account, delta } of updates) await store.applyDelta(tx, account, formatAmount(delta), false);
+  const rows = drafts.map((draft) => ({
+    id: draft.id ?? uuidv7(),
+    spaceId: draft.spaceId,
+    origin: draft.origin,
+    kind: draft.kind,
+    occurredOn: draft.occurredOn,
+    causeType: draft.causeType,
+    causeId: draft.causeId,
+    counterparty: draft.counterparty ?? '',
+    memo: draft.memo ?? '',
+    reversesEntryId: draft.reversesEntryId ?? null,
+    at,
+    postings: draft.postings.map((posting) => ({
+      id: uuidv7(),
+      accountId: posting.account.id,
+      currency: posting.account.currency,
+      amount: formatAmount(posting.amount),
+    })),
+  }));
+  await store.insertEntries(tx, rows);
+  return rows.map((row) => row.id);
+}
+
+/** Reverses many entries at once (an undone import); answers the new entries, in order. */
+export async function reverseEntries(
+  tx: Queryable,
+  spaceId: string,
+  entryIds: string[],
+  at: Date,
+  memo: string,
+) {
+  const rows = await store.postingsOfEntries(tx, spaceId, entryIds);
+  const byEntry = new Map<string, typeof rows>();
+  for (const row of rows) byEntry.set(row.entry_id, [...(byEntry.get(row.entry_id) ?? []), row]);
+  const drafts: EntryDraft[] = entryIds.map((entryId) => {
+    const postings = byEntry.get(entryId) ?? [];
+    const first = postings[0];
+    assert(first, `No postings for entry ${entryId}`);
+    return {
+      spaceId,
+      origin: first.origin,
+      kind: first.kind,
+      occurredOn: first.occurred_on,
+      causeType: 'reversal',
+      causeId: entryId,
+      counterparty: first.counterparty,
+      memo,
+      reversesEntryId: entryId,
+      postings: reversalOf(
+        postings.map((posting) => ({ account: posting.account, amount: readAmount(posting.amount) })),
+      ),
+    };
+  });
+  const ids = await postEntries(tx, drafts, at);
+  return drafts.map((draft, index) => ({ draft, entryId: ids[index]! }));
+}
+
 type Where = { spaceId: string; currency: string; at: Date };
 
 export const ledgerAccounts = {
@@ -136,6 +208,24 @@ export const ledgerAccounts = {
       normalSide: 'credit',
       tracksBalance: true,
       noOverdraft: true,
+    }),
+  /** Money spent, by what it was spent on ("import:<source>" for pushed rows). Not tracked. */
+  expense: (db: Queryable, where: Where & { ref: string }) =>
+    store.ensureLedgerAccount(db, {
+      ...where,
+      kind: 'expense',
+      normalSide: 'debit',
+      tracksBalance: false,
+      noOverdraft: false,
+    }),
+  /** Income that belongs to no endpoint (pushed rows: "import:<source>"). */
+  otherIncome: (db: Queryable, where: Where & { ref: string }) =>
+    store.ensureLedgerAccount(db, {
+      ...where,
+      kind: 'income',
+      normalSide: 'credit',
+      tracksBalance: false,
+      noOverdraft: false,
     }),
   openingEquity: (db: Queryable, where: Where) =>
     store.ensureLedgerAccount(db, {

@@ -142,6 +142,76 @@ export async function insertEntry(
     .execute();
 }
 
+export type EntryRow = {
+  id: string;
+  spaceId: string;
+  origin: string;
+  kind: string;
+  occurredOn: string;
+  causeType: string;
+  causeId: string | null;
+  counterparty: string;
+  memo: string;
+  reversesEntryId: string | null;
+  at: Date;
+  postings: { id: string; accountId: string; currency: string; amount: string }[];
+};
+
+/**
+ * Many entries in two statements: every entry's postings go in the same INSERT. Rows travel as
+ * one array per column (unnest), which PostgreSQL parses and plans far faster than a VALUES list
+ * with thousands of parameters.
+ */
+export async function insertEntries(db: Queryable, entries: EntryRow[]) {
+  if (entries.length === 0) return;
+  const column = <T>(pick: (entry: EntryRow) => T) => entries.map(pick);
+  await sql`
+    INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at)
+    SELECT * FROM unnest(
+      ${column((e) => e.id)}::uuid[], ${column((e) => e.spaceId)}::uuid[], ${column((e) => e.origin)}::text[],
+      ${column((e) => e.kind)}::text[], ${column((e) => e.occurredOn)}::date[], ${column((e) => e.causeType)}::text[],
+      ${column((e) => e.causeId)}::uuid[], ${column((e) => e.counterparty)}::text[], ${column((e) => e.memo)}::text[],
+      ${column((e) => e.reversesEntryId)}::uuid[], ${column((e) => e.at.toISOString())}::timestamptz[])`.execute(
+    db,
+  );
+  const postings = entries.flatMap((entry) => entry.postings.map((posting) => ({ entry, posting })));
+  const list = <T>(pick: (item: (typeof postings)[number]) => T) => postings.map(pick);
+  await sql`
+    INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
+    SELECT * FROM unnest(
+      ${list((item) => item.posting.id)}::uuid[], ${list((item) => item.entry.spaceId)}::uuid[], ${list((item) => item.entry.id)}::uuid[],
+      ${list((item) => item.posting.accountId)}::uuid[], ${list((item) => item.posting.currency)}::text[],
+      ${list((item) => item.posting.amount)}::numeric[], ${list((item) => item.entry.occurredOn)}::date[])`.execute(
+    db,
+  );
+}
+
+/** The postings of many entries, with their accounts, for reversing them. */
+export function postingsOfEntries(db: Queryable, spaceId: string, entryIds: string[]) {
+  if (entryIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('ledger_postings')
+    .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_postings.ledger_account_id')
+    .innerJoin('ledger_entries', 'ledger_entries.id', 'ledger_postings.entry_id')
+    .select([
+      'ledger_postings.entry_id',
+      'ledger_accounts.id',
+      'ledger_accounts.currency',
+      'ledger_accounts.normal_side',
+      'ledger_accounts.tracks_balance',
+      'ledger_accounts.no_overdraft',
+      'ledger_postings.amount',
+      'ledger_entries.origin',
+      'ledger_entries.kind',
+      'ledger_entries.occurred_on',
+      'ledger_entries.counterparty',
+    ])
+    .where('ledger_postings.space_id', '=', spaceId)
+    .where('ledger_postings.entry_id', 'in', entryIds)
+    .execute()
+    .then((rows) => rows.map((row) => ({ ...row, account: toRef(row) })));
+}
+
 export function entryPostings(db: Queryable, spaceId: string, entryId: string) {
   return db
     .selectFrom('ledger_postings')

@@ -7,10 +7,13 @@ export {
 export { registerSpaceRoutes } from './routes.ts';
 export { CurrencyCode } from './schemas.ts';
 export {
+  closedThrough,
+  closePeriod,
   createSpace,
   invalidateKeys,
   listOwnerIds,
   lockSpacePlan,
+  planOf,
   publicFace,
   requireAdministrator,
   requireRole,

@@ -50,6 +50,37 @@ export function registerSpaceRoutes(app: FastifyInstance, deps: service.SpacesDe
       );
     },
   );
+  app.post(
+    '/app/api/spaces/:id/close-period',
+    {
+      schema: {
+        tags,
+        params: SpaceParams,
+        body: Type.Object({
+          through: Type.String({ format: 'date', description: 'The last day of the closed books.' }),
+        }),
+        response: {
+          200: Type.Object({
+            space_id: Type.String({ format: 'uuid' }),
+            closed_through: Type.String({ format: 'date' }),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as Static<typeof SpaceParams>;
+      return service.closePeriod(
+        deps,
+        request.session!.userId,
+        id,
+        (request.body as { through: string }).through,
+      );
+    },
+  );
+  registerMemberRoutes(app, deps);
+}
+
+function registerMemberRoutes(app: FastifyInstance, deps: service.SpacesDeps) {
   app.get(
     '/app/api/spaces/:id/members',
     { schema: { tags, params: SpaceParams, response: { 200: MemberList } } },

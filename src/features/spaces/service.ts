@@ -216,3 +216,32 @@ export async function publicFace(db: Queryable, spaceId: string): Promise<{ publ
   if (!space) throw new AppError('not_found', 'No such space.');
   return { publicHandle: space.public_handle };
 }
+
+/** The last day of the closed books, or null while nothing is closed. */
+export function closedThrough(db: Queryable, spaceId: string): Promise<string | null> {
+  return store.findClosedThrough(db, spaceId);
+}
+
+/** Closes the books through a date. Closing only moves forward: a closed day stays closed. */
+export async function closePeriod(deps: SpacesDeps, userId: string, spaceId: string, through: string) {
+  await requireAdministrator(deps.db, spaceId, userId);
+  const current = await store.findClosedThrough(deps.db, spaceId);
+  if (current !== null && through < current) {
+    throw new AppError(
+      'period_closed',
+      `The books are closed through ${current}; a closed day stays closed.`,
+      {
+        closed_through: current,
+      },
+    );
+  }
+  await store.setClosedThrough(deps.db, spaceId, through);
+  return { space_id: spaceId, closed_through: through };
+}
+
+/** The space's plan, read without a lock (for allowances checked under their own locks). */
+export async function planOf(db: Queryable, spaceId: string): Promise<Plan> {
+  const space = await store.findSpace(db, spaceId);
+  if (!space) throw new AppError('not_found', 'No such space.');
+  return space.plan;
+}

@@ -151,3 +151,16 @@ export function lockSpacePlan(db: Queryable, spaceId: string) {
     .forUpdate()
     .executeTakeFirst();
 }
+
+export async function findClosedThrough(db: Queryable, spaceId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('spaces')
+    .select('closed_through')
+    .where('id', '=', spaceId)
+    .executeTakeFirst();
+  return row?.closed_through ?? null;
+}
+
+export async function setClosedThrough(db: Queryable, spaceId: string, through: string) {
+  await db.updateTable('spaces').set({ closed_through: through }).where('id', '=', spaceId).execute();
+}

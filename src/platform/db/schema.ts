@@ -37,6 +37,7 @@ export interface SpacesTable {
   payments_enabled: ColumnType<boolean, boolean | undefined, boolean>;
   public_handle: string;
   auth_version: ColumnType<number, number | undefined, number>;
+  closed_through: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 
@@ -120,6 +121,7 @@ export interface AccountsTable {
   opening_cost: ColumnType<string | null, string | null, string | null>;
   ledger_account_id: string | null;
   push_source_id: string | null;
+  push_account_key: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 
@@ -174,7 +176,7 @@ type DateText = ColumnType<string, string, string>;
 export interface LedgerAccountsTable {
   id: string;
   space_id: string;
-  kind: 'asset' | 'income' | 'client_credit' | 'equity' | 'clearing';
+  kind: 'asset' | 'income' | 'expense' | 'client_credit' | 'equity' | 'clearing';
   ref: string;
   currency: string;
   normal_side: 'debit' | 'credit';
@@ -312,6 +314,36 @@ export interface WebhookDeliveriesTable {
   delivered_at: Timestamp | null;
 }
 
+export interface PushBatchesTable {
+  id: string;
+  space_id: string;
+  push_source_id: string;
+  key_id: string | null;
+  status: 'booked' | 'undone';
+  rows_total: number;
+  booked: number;
+  duplicates: number;
+  skipped_closed: number;
+  rejected: number;
+  accounts_created: string[];
+  created_at: Timestamp;
+  undone_at: Timestamp | null;
+}
+
+export interface PushRowsTable {
+  push_source_id: string;
+  external_id: string;
+  space_id: string;
+  batch_id: string;
+  entry_id: string;
+}
+
+export interface PushUsageTable {
+  space_id: string;
+  month: ColumnType<string, string, string>;
+  rows_booked: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -336,4 +368,121 @@ export interface Database {
   charges: ChargesTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  push_batches: PushBatchesTable;
+  push_rows: PushRowsTable;
+  push_usage: PushUsageTable;
+}
+
+// Invoice mirroring (migrations/0006_invoices.sql). Declared by interface merging so the tables
+// join the Database above without editing it.
+type Json<T> = ColumnType<T, string, string>;
+
+export type InvoiceKind = 'invoice' | 'credit_note' | 'quote';
+export type InvoiceStatus =
+  | 'draft'
+  | 'sent'
+  | 'partial'
+  | 'paid'
+  | 'issued'
+  | 'void'
+  | 'quote_draft'
+  | 'quote_sent'
+  | 'quote_accepted'
+  | 'quote_declined'
+  | 'quote_expired';
+
+export interface InvoicesTable {
+  id: string;
+  space_id: string;
+  key_id: string | null;
+  account_id: string;
+  contact_id: string | null;
+  project_id: string | null;
+  corrects_invoice_id: string | null;
+  kind: InvoiceKind;
+  status: InvoiceStatus;
+  number: string;
+  token: string;
+  currency: string;
+  issued_on: DateText;
+  due_on: DateText;
+  client_name: string;
+  client_email: string;
+  client_address: string;
+  client_country: string;
+  client_country_code: string;
+  client_phone: string;
+  client_reg_number: string;
+  client_tax_id: string;
+  seller_name: string;
+  seller_email: string;
+  seller_phone: string;
+  seller_address: string;
+  seller_country: string;
+  seller_reg_number: string;
+  seller_tax_id: string;
+  seller_website: string;
+  notes: string;
+  purchase_order: string;
+  tax_authority_number: string;
+  tax_exempt_reason: string | null;
+  tax_zero_reason: string | null;
+  prices_include_tax: boolean;
+  line_items: Json<Record<string, unknown>[]>;
+  tax_breakdown: Json<Record<string, unknown>[]>;
+  subtotal: Numeric;
+  tax_total: Numeric;
+  total: Numeric;
+  paid_amount: Numeric;
+  credited_amount: Numeric;
+  auto_remind: boolean;
+  last_paid_on: DateText | null;
+  sent_at: Timestamp | null;
+  paid_event_at: Timestamp | null;
+  voided_at: Timestamp | null;
+  void_reason: string;
+  reminders_paused_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface InvoiceNumberCountersTable {
+  space_id: string;
+  last_value: number;
+}
+
+export interface InvoicePaymentsTable {
+  id: string;
+  seq: ColumnType<string, never, never>;
+  space_id: string;
+  invoice_id: string;
+  account_id: string;
+  amount: Numeric;
+  currency: string;
+  via: 'manual' | 'settlement' | 'card' | 'write_off';
+  note: string;
+  occurred_on: DateText;
+  tx_id: string | null;
+  entry_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface InvoiceDeliveriesTable {
+  id: string;
+  seq: ColumnType<string, never, never>;
+  space_id: string;
+  invoice_id: string;
+  purpose: 'send' | 'remind';
+  via: string[];
+  recipient: string;
+  cc: string[];
+  message: string;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  invoices: InvoicesTable;
+  invoice_number_counters: InvoiceNumberCountersTable;
+  invoice_payments: InvoicePaymentsTable;
+  invoice_deliveries: InvoiceDeliveriesTable;
 }

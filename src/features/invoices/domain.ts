@@ -1,0 +1,344 @@
+import { type AmountE8, asAmount, formatAmountTrimmed, parseDecimalText, SCALE } from '../../core/money.ts';
+
+// Invoice rules without I/O: the currency's minor unit, line and tax rounding, the totals and
+// the state machine. Every amount is a bigint; rounding happens only in roundHalfUp/divideHalfUp.
+
+/**
+ * ISO 4217 exponents (minor units) for the currencies people invoice in, checked in so the
+ * answer never depends on the runtime's Intl data. Crypto assets use their own decimals, capped
+ * at the eight decimals every amount in the service carries (ETH's 18 become 8).
+ */
+export const CURRENCY_MINOR_UNITS: Readonly<Record<string, number>> = {
+  // Zero-decimal currencies.
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  // Three-decimal currencies.
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+  // Four decimals: the Chilean and Uruguayan units of account.
+  CLF: 4,
+  UYW: 4,
+  // Two decimals (the common ones, listed so the table documents them; unknown codes get 2 too).
+  AED: 2,
+  AUD: 2,
+  BRL: 2,
+  CAD: 2,
+  CHF: 2,
+  CNY: 2,
+  CZK: 2,
+  DKK: 2,
+  EUR: 2,
+  GBP: 2,
+  HKD: 2,
+  HUF: 2,
+  IDR: 2,
+  ILS: 2,
+  INR: 2,
+  MXN: 2,
+  MYR: 2,
+  NOK: 2,
+  NZD: 2,
+  PHP: 2,
+  PLN: 2,
+  RON: 2,
+  RUB: 2,
+  SAR: 2,
+  SEK: 2,
+  SGD: 2,
+  THB: 2,
+  TRY: 2,
+  TWD: 2,
+  UAH: 2,
+  USD: 2,
+  ZAR: 2,
+  // Crypto assets: their own decimals, capped at SCALE.
+  USDC: 6,
+  USDT: 6,
+  EURC: 6,
+  PYUSD: 6,
+  DAI: 8,
+  BTC: 8,
+  ETH: 8,
+  SOL: 8,
+};
+
+/** The minor unit of a currency: ISO 4217 exponent, crypto decimals (≤ 8), unknown → 2. */
+export function minorUnitsOf(currency: string): number {
+  const exponent = CURRENCY_MINOR_UNITS[currency.toUpperCase()] ?? 2;
+  return Math.min(exponent, SCALE);
+}
+
+/** num / den rounded half away from zero (half-up on magnitudes), den > 0. */
+export function divideHalfUp(num: bigint, den: bigint): bigint {
+  const negative = num < 0n;
+  const magnitude = negative ? -num : num;
+  const rounded = (magnitude * 2n + den) / (den * 2n);
+  return negative ? -rounded : rounded;
+}
+
+/** Rounds an amount (10⁻⁸ units) half-up to `exponent` decimals. */
+export function roundHalfUp(amount: AmountE8, exponent: number): AmountE8 {
+  const step = 10n ** BigInt(SCALE - exponent);
+  return asAmount(divideHalfUp(amount, step) * step);
+}
+
+export const TAX_KINDS = ['standard', 'reduced', 'zero', 'exempt', 'reverse_charge'] as const;
+export type TaxKind = (typeof TAX_KINDS)[number];
+/** Kinds that never carry tax, whatever rate is written beside them. */
+const UNTAXED: ReadonlySet<TaxKind> = new Set(['zero', 'exempt', 'reverse_charge']);
+
+/** A tax rate in percent, as 10⁻⁸ percent ("20" → 20·10⁸). Its own type: never an amount. */
+declare const rateBrand: unique symbol;
+export type TaxRateE8 = bigint & { readonly [rateBrand]: true };
+
+export type LineInput = {
+  description: string;
+  unit_price: string;
+  quantity?: string;
+  tax_kind?: TaxKind | null;
+  tax_rate?: string;
+  unit?: string;
+};
+
+export type LineProblem = { index: number; field: 'unit_price' | 'quantity' | 'tax_rate'; detail: string };
+
+export type PricedLine = {
+  description: string;
+  unitPrice: AmountE8;
+  quantity: AmountE8;
+  taxKind: TaxKind | null;
+  taxRate: TaxRateE8;
+  unit: string;
+  /** unit_price × quantity rounded to the minor unit: net, or gross with inclusive prices. */
+  amount: AmountE8;
+};
+
+export type TaxGroup = { taxKind: TaxKind | null; taxRate: TaxRateE8; net: AmountE8; tax: AmountE8 };
+
+export type Totals = {
+  lines: PricedLine[];
+  breakdown: TaxGroup[];
+  subtotal: AmountE8;
+  taxTotal: AmountE8;
+  total: AmountE8;
+};
+
+const RATE_MAX = asAmount(100n * 10n ** BigInt(SCALE));
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; detail: string };
+
+function parseLineNumbers(line: LineInput): Record<'price' | 'quantity' | 'rate', Parsed<bigint>> {
+  const price = parseDecimalText(line.unit_price);
+  const quantity = parseDecimalText(line.quantity ?? '1');
+  const rateText = line.tax_rate ?? '';
+  const rate = rateText === '' ? ({ ok: true, value: asAmount(0n) } as const) : parseDecimalText(rateText);
+  const decimal = 'must be a decimal string with at most eight fraction digits';
+  return {
+    price: price.ok ? price : { ok: false, detail: `unit_price ${decimal}` },
+    quantity: !quantity.ok
+      ? { ok: false, detail: `quantity ${decimal}` }
+      : quantity.value <= 0n
+        ? { ok: false, detail: 'quantity must be greater than 0' }
+        : quantity,
+    rate: !rate.ok
+      ? { ok: false, detail: `tax_rate ${decimal} (a percent, e.g. "20" or "7.5")` }
+      : rate.value < 0n || rate.value > RATE_MAX
+        ? { ok: false, detail: 'tax_rate must be a percent from 0 to 100' }
+        : rate,
+  };
+}
+
+/** Parses and prices one line: unit_price × quantity, rounded half-up to the minor unit. */
+export function priceLine(
+  line: LineInput,
+  index: number,
+  exponent: number,
+): { ok: true; value: PricedLine } | { ok: false; problem: LineProblem } {
+  const parsed = parseLineNumbers(line);
+  for (const [field, result] of [
+    ['unit_price', parsed.price],
+    ['quantity', parsed.quantity],
+    ['tax_rate', parsed.rate],
+  ] as const) {
+    if (!result.ok) return { ok: false, problem: { index, field, detail: result.detail } };
+  }
+  const price = (parsed.price as { value: bigint }).value;
+  const quantity = (parsed.quantity as { value: bigint }).value;
+  // price·quantity carries 16 decimals; one division brings it to the minor unit, half-up.
+  const step = 10n ** BigInt(SCALE - exponent);
+  const amount = divideHalfUp(price * quantity, 10n ** BigInt(SCALE) * step) * step;
+  return {
+    ok: true,
+    value: {
+      description: line.description,
+      unitPrice: asAmount(price),
+      quantity: asAmount(quantity),
+      taxKind: line.tax_kind ?? null,
+      taxRate: (parsed.rate as { value: bigint }).value as TaxRateE8,
+      unit: line.unit ?? '',
+      amount: asAmount(amount),
+    },
+  };
+}
+
+/** Tax of one group: exclusive = net·rate; inclusive = gross − gross/(1+rate) = gross·rate/(1+rate). */
+export function groupTax(
+  base: AmountE8,
+  taxKind: TaxKind | null,
+  rate: TaxRateE8,
+  inclusive: boolean,
+  exponent: number,
+): AmountE8 {
+  if ((taxKind !== null && UNTAXED.has(taxKind)) || rate === 0n) return asAmount(0n);
+  const hundred = 100n * 10n ** BigInt(SCALE);
+  const step = 10n ** BigInt(SCALE - exponent);
+  const den = inclusive ? hundred + rate : hundred;
+  return asAmount(divideHalfUp(base * rate, den * step) * step);
+}
+
+function groupKey(line: PricedLine): string {
+  return `${line.taxKind ?? ''}|${line.taxRate}`;
+}
+
+/** Groups priced lines by (tax_kind, tax_rate) in first-seen order and computes the totals. */
+export function totalsOf(lines: PricedLine[], inclusive: boolean, exponent: number): Totals {
+  const groups = new Map<string, { taxKind: TaxKind | null; taxRate: TaxRateE8; base: bigint }>();
+  for (const line of lines) {
+    const key = groupKey(line);
+    const group = groups.get(key) ?? { taxKind: line.taxKind, taxRate: line.taxRate, base: 0n };
+    group.base += line.amount;
+    groups.set(key, group);
+  }
+  const breakdown: TaxGroup[] = [];
+  let subtotal = 0n;
+  let taxTotal = 0n;
+  for (const group of groups.values()) {
+    const tax = groupTax(asAmount(group.base), group.taxKind, group.taxRate, inclusive, exponent);
+    const net = inclusive ? group.base - tax : group.base;
+    breakdown.push({ taxKind: group.taxKind, taxRate: group.taxRate, net: asAmount(net), tax });
+    subtotal += net;
+    taxTotal += tax;
+  }
+  return {
+    lines,
+    breakdown,
+    subtotal: asAmount(subtotal),
+    taxTotal: asAmount(taxTotal),
+    total: asAmount(subtotal + taxTotal),
+  };
+}
+
+export type ComputeOutcome = { ok: true; totals: Totals } | { ok: false; problems: LineProblem[] };
+
+/** Prices every line and totals the invoice; problems are returned, never thrown. */
+export function computeTotals(lines: LineInput[], currency: string, inclusive: boolean): ComputeOutcome {
+  const exponent = minorUnitsOf(currency);
+  const priced: PricedLine[] = [];
+  const problems: LineProblem[] = [];
+  lines.forEach((line, index) => {
+    const result = priceLine(line, index, exponent);
+    if (result.ok) priced.push(result.value);
+    else problems.push(result.problem);
+  });
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, totals: totalsOf(priced, inclusive, exponent) };
+}
+
+/** A rate's spelling on the way out: "20", "7.5", "0". */
+export function formatRate(rate: TaxRateE8): string {
+  return formatAmountTrimmed(asAmount(rate));
+}
+
+// State machine (DECISIONS "Totals and states"): draft → sent → partial → paid; void from any
+// state but void. A refused move is a value naming the state, never an exception.
+
+export type InvoiceStatus =
+  | 'draft'
+  | 'sent'
+  | 'partial'
+  | 'paid'
+  | 'issued'
+  | 'void'
+  | 'quote_draft'
+  | 'quote_sent'
+  | 'quote_accepted'
+  | 'quote_declined'
+  | 'quote_expired';
+
+export type Move = 'send' | 'pay' | 'void' | 'remind' | 'edit';
+
+/** Which states each move starts from. Sending again re-delivers without moving the state. */
+const MOVES_FROM: Record<Move, ReadonlySet<InvoiceStatus>> = {
+  send: new Set<InvoiceStatus>(['draft', 'sent', 'partial', 'quote_draft', 'quote_sent']),
+  pay: new Set<InvoiceStatus>(['sent', 'partial']),
+  remind: new Set<InvoiceStatus>(['sent', 'partial']),
+  void: new Set<InvoiceStatus>([
+    'draft',
+    'sent',
+    'partial',
+    'paid',
+    'issued',
+    'quote_draft',
+    'quote_sent',
+    'quote_accepted',
+    'quote_declined',
+    'quote_expired',
+  ]),
+  // Seller and client requisites may be corrected until the invoice is closed.
+  edit: new Set<InvoiceStatus>(['draft', 'sent', 'partial', 'quote_draft', 'quote_sent', 'issued']),
+};
+
+export function allows(move: Move, status: InvoiceStatus): boolean {
+  return MOVES_FROM[move].has(status);
+}
+
+/** The state a send leaves behind. */
+export function afterSend(status: InvoiceStatus): InvoiceStatus {
+  if (status === 'draft') return 'sent';
+  if (status === 'quote_draft') return 'quote_sent';
+  return status;
+}
+
+export type PaymentOutcome =
+  | { ok: true; paid: AmountE8; status: 'partial' | 'paid'; closes: boolean }
+  | { ok: false; code: 'overpayment'; open: AmountE8 };
+
+/** What a payment does to an invoice: partial below the open amount, paid on reaching it. */
+export function afterPayment(
+  total: AmountE8,
+  credited: AmountE8,
+  paid: AmountE8,
+  amount: AmountE8,
+): PaymentOutcome {
+  const due = total - credited;
+  const open = asAmount(due - paid > 0n ? due - paid : 0n);
+  if (amount > open) return { ok: false, code: 'overpayment', open };
+  const nowPaid = asAmount(paid + amount);
+  const closes = nowPaid >= due;
+  return { ok: true, paid: nowPaid, status: closes ? 'paid' : 'partial', closes };
+}
+
+/** INV-000001 style numbers, six digits at least. */
+export function generatedNumber(value: number): string {
+  return `INV-${String(value).padStart(6, '0')}`;
+}

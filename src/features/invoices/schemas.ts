@@ -1,0 +1,256 @@
+import {
+  Amount,
+  DateOnly,
+  DecimalOut,
+  Enum,
+  NullableBoolean,
+  NullableDateOnly,
+  NullableDateTime,
+  NullableEnum,
+  NullableText,
+  NullableUuid,
+  type Static,
+  Text,
+  type TSchema,
+  Type,
+  Uuid,
+} from '../../platform/http/schema-kit.ts';
+import { TAX_KINDS } from './domain.ts';
+
+// Limits are the spec's (§2.3) and DECISIONS' "Bodies the spec leaves out"; the seller's fields
+// take the client's limits, website the email's.
+
+/** An empty string or an email address; if/then keeps the empty case out of the error list. */
+const Email = (maxLength = 200) =>
+  Type.Unsafe<string>({
+    type: 'string',
+    maxLength,
+    default: '',
+    if: { type: 'string', minLength: 1 },
+    // biome-ignore lint/suspicious/noThenProperty: this is JSON Schema's if/then, not a promise.
+    then: { type: 'string', format: 'email' },
+    description: 'An email address, or empty.',
+  });
+
+const optionalText = (maxLength: number) => Type.Optional(Text({ maxLength, default: '' }));
+
+export const LineItem = Type.Object({
+  description: Text({ minLength: 1, maxLength: 300 }),
+  unit_price: Text({
+    minLength: 1,
+    maxLength: 32,
+    description: 'A decimal string (a discount may be negative).',
+  }),
+  quantity: Type.Optional(
+    Text({ minLength: 1, maxLength: 32, default: '1', description: 'A decimal string above 0.' }),
+  ),
+  tax_kind: Type.Optional(NullableEnum(TAX_KINDS)),
+  tax_rate: Type.Optional(Text({ maxLength: 16, default: '', description: 'A percent: "20", "7.5".' })),
+  unit: optionalText(16),
+});
+
+const sellerFields = (text: (maxLength: number) => TSchema, email: TSchema) => ({
+  name: text(200),
+  email,
+  phone: text(40),
+  address: text(2000),
+  country: text(80),
+  reg_number: text(64),
+  tax_id: text(64),
+  website: text(200),
+});
+
+export const SellerOverride = Type.Object(sellerFields(optionalText, Type.Optional(Email())), {
+  description: 'Issuer requisites for one invoice.',
+});
+
+/** The same fields inside the create body, where a nullable object may not carry defaults. */
+const NestedSeller = Type.Object(
+  sellerFields(
+    (maxLength) => Type.Optional(Text({ maxLength })),
+    Type.Optional(Type.String({ maxLength: 200, anyOf: [{ maxLength: 0 }, { format: 'email' }] })),
+  ),
+);
+
+export const ClientOverride = Type.Object(
+  {
+    name: optionalText(200),
+    email: Type.Optional(Email()),
+    phone: optionalText(40),
+    address: optionalText(2000),
+    country: optionalText(80),
+    reg_number: optionalText(64),
+    tax_id: optionalText(64),
+  },
+  { description: 'Client requisites for one mirrored invoice.' },
+);
+
+export const IntegrationInvoiceCreate = Type.Object(
+  {
+    account_id: Uuid(),
+    client_name: Text({ minLength: 1, maxLength: 200 }),
+    line_items: Type.Array(LineItem, { minItems: 1, maxItems: 200 }),
+    due_on: DateOnly(),
+    client_address: optionalText(2000),
+    client_country: optionalText(80),
+    client_country_code: optionalText(2),
+    client_email: Type.Optional(Email()),
+    client_phone: optionalText(40),
+    client_reg_number: optionalText(64),
+    client_tax_id: optionalText(64),
+    contact_id: Type.Optional(NullableUuid()),
+    currency: Type.Optional(
+      NullableText({ minLength: 2, maxLength: 12, description: "Defaults to the account's." }),
+    ),
+    issued_on: Type.Optional(NullableDateOnly()),
+    notes: optionalText(4000),
+    number: Type.Optional(
+      NullableText({ minLength: 1, maxLength: 40, description: "The seller's own number." }),
+    ),
+    prices_include_tax: Type.Optional(NullableBoolean()),
+    project_id: Type.Optional(NullableUuid()),
+    purchase_order: optionalText(64),
+    save_contact: Type.Optional(Type.Boolean({ default: false })),
+    seller: Type.Optional(Type.Union([NestedSeller, Type.Null()])),
+    tax_authority_number: optionalText(64),
+    tax_exempt_reason: Type.Optional(NullableText({ maxLength: 200 })),
+    tax_zero_reason: Type.Optional(NullableText({ maxLength: 200 })),
+  },
+  { $id: 'IntegrationInvoiceCreate' },
+);
+
+export const SendIn = Type.Object({
+  to: Type.Optional(Email()),
+  cc: Type.Optional(Type.Array(Type.String({ format: 'email', maxLength: 200 }), { maxItems: 10 })),
+  message: optionalText(2000),
+  via: Type.Optional(Enum(['email', 'chat', 'none'] as const, { default: 'email' })),
+});
+
+export const InvoicePaymentCreate = Type.Object(
+  {
+    amount: Amount('positive', { description: "In the invoice's own currency." }),
+    account_id: Type.Optional(NullableUuid()),
+    note: optionalText(500),
+    occurred_on: Type.Optional(NullableDateOnly()),
+    tx_id: Type.Optional(NullableUuid()),
+  },
+  { description: 'A hand-recorded payment.' },
+);
+
+export const VoidIn = Type.Object({ reason: optionalText(500) });
+export const RemindIn = Type.Object({ message: optionalText(2000) });
+
+const LineItemOut = Type.Object({
+  description: Type.String(),
+  unit_price: DecimalOut(),
+  quantity: DecimalOut(),
+  tax_kind: Type.Union([Type.String(), Type.Null()]),
+  tax_rate: Type.String(),
+  unit: Type.String(),
+  amount: DecimalOut({
+    description: 'unit_price × quantity rounded to the minor unit; gross with inclusive prices.',
+  }),
+});
+
+const TaxGroupOut = Type.Object({
+  tax_kind: Type.Union([Type.String(), Type.Null()]),
+  tax_rate: Type.String(),
+  net: DecimalOut(),
+  tax: DecimalOut(),
+});
+
+const InvoicePaymentOut = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  amount: DecimalOut(),
+  account_id: Type.String({ format: 'uuid' }),
+  via: Type.String(),
+  note: Type.String(),
+  occurred_on: Type.String({ format: 'date' }),
+  tx_id: Type.Union([Type.String(), Type.Null()]),
+  entry_id: Type.Union([Type.String(), Type.Null()]),
+});
+
+const NullableString = () => Type.Union([Type.String(), Type.Null()]);
+
+export const InvoiceOut = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    number: Type.String(),
+    client_name: Type.String(),
+    client_email: Type.String(),
+    line_items: Type.Array(LineItemOut),
+    total: DecimalOut(),
+    currency: Type.String(),
+    issued_on: Type.String({ format: 'date' }),
+    due_on: Type.String({ format: 'date' }),
+    notes: Type.String(),
+    token: Type.String(),
+    status: Type.String(),
+    account_id: NullableString(),
+    contact_id: NullableString(),
+    project_id: NullableString(),
+    corrects_invoice_id: NullableString(),
+    auto_remind: Type.Boolean(),
+    card_payments_enabled: Type.Boolean(),
+    card_payments_live: Type.Boolean(),
+    delivered_in_app: Type.Boolean(),
+    prices_include_tax: Type.Boolean(),
+    client_address: Type.String(),
+    client_country: Type.String(),
+    client_country_code: Type.String(),
+    client_phone: Type.String(),
+    client_reg_number: Type.String(),
+    client_tax_id: Type.String(),
+    purchase_order: Type.String(),
+    tax_authority_number: Type.String(),
+    tax_label: Type.String(),
+    line_step: Type.String(),
+    seller_address: Type.String(),
+    seller_country: Type.String(),
+    seller_email: Type.String(),
+    seller_name: Type.String(),
+    seller_phone: Type.String(),
+    seller_reg_number: Type.String(),
+    seller_tax_id: Type.String(),
+    seller_website: Type.String(),
+    subtotal: DecimalOut(),
+    tax_total: DecimalOut(),
+    paid_amount: DecimalOut(),
+    credited_amount: DecimalOut(),
+    tax_breakdown: Type.Array(TaxGroupOut),
+    contested_at: NullableDateTime(),
+    payer_marked_paid_at: NullableDateTime(),
+    payment_withdrawn_at: NullableDateTime(),
+    reminders_paused_at: NullableDateTime(),
+    contested_reason: Type.String(),
+    last_paid_on: NullableDateOnly(),
+    promised_on: NullableDateOnly(),
+    kind: Type.String(),
+    tax_exempt_reason: NullableString(),
+    tax_zero_reason: NullableString(),
+    void_reason: Type.String(),
+    payments: Type.Array(InvoicePaymentOut, {
+      description: 'Recorded payments; a void invoice keeps them booked.',
+    }),
+    url: Type.String({ description: 'The public invoice page.' }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { description: 'An invoice as the space has it (InvoiceOut).' },
+);
+
+export const RemindOut = Type.Object({
+  invoice_id: Type.String({ format: 'uuid' }),
+  reminded: Type.Boolean(),
+  via: Type.Array(Type.String()),
+  at: Type.String({ format: 'date-time' }),
+});
+
+export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+export type InvoiceCreateBody = Static<typeof IntegrationInvoiceCreate>;
+export type SellerBody = Partial<
+  Record<'name' | 'email' | 'phone' | 'address' | 'country' | 'reg_number' | 'tax_id' | 'website', string>
+>;
+export type ClientBody = Static<typeof ClientOverride>;
+export type SendBody = Static<typeof SendIn>;
+export type PaymentBody = Static<typeof InvoicePaymentCreate>;

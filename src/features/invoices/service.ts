@@ -1,0 +1,544 @@
+import { randomUUID } from 'node:crypto';
+import { assert } from '../../core/assert.ts';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import { type AmountE8, formatAmount, formatAmountTrimmed, parseAmountInput } from '../../core/money.ts';
+import { randomSecret } from '../../platform/crypto.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
+import type { IntegrationCaller } from '../../platform/http/context.ts';
+import { enqueueEvent } from '../../platform/outbox/outbox.ts';
+import { requireAccount } from '../accounts/index.ts';
+import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
+import { increase, ledgerAccounts, postEntry, readAmount } from '../ledger/index.ts';
+import {
+  afterPayment,
+  afterSend,
+  allows,
+  computeTotals,
+  formatRate,
+  generatedNumber,
+  type InvoiceStatus,
+  type Move,
+  type Totals,
+} from './domain.ts';
+import type { ClientBody, InvoiceCreateBody, PaymentBody, SellerBody, SendBody } from './schemas.ts';
+import * as store from './store.ts';
+
+export type InvoicesDeps = { db: Db; clock: Clock; publicUrl: string };
+
+const today = (clock: Clock) => clock.now().toISOString().slice(0, 10);
+const iso = (at: Date | null) => (at === null ? null : at.toISOString());
+
+export function present(
+  row: store.InvoiceRow,
+  payments: readonly store.InvoicePaymentRow[],
+  publicUrl: string,
+) {
+  return {
+    ...row,
+    total: formatAmount(readAmount(row.total)),
+    subtotal: formatAmount(readAmount(row.subtotal)),
+    tax_total: formatAmount(readAmount(row.tax_total)),
+    paid_amount: formatAmount(readAmount(row.paid_amount)),
+    credited_amount: formatAmount(readAmount(row.credited_amount)),
+    card_payments_enabled: true,
+    card_payments_live: false,
+    delivered_in_app: false,
+    tax_label: '',
+    line_step: '',
+    contested_at: null,
+    contested_reason: '',
+    payer_marked_paid_at: null,
+    payment_withdrawn_at: null,
+    promised_on: null,
+    reminders_paused_at: iso(row.reminders_paused_at),
+    created_at: row.created_at.toISOString(),
+    url: `${publicUrl}/i/${row.token}`,
+    payments: payments.map((payment) => ({
+      id: payment.id,
+      amount: formatAmount(readAmount(payment.amount)),
+      account_id: payment.account_id,
+      via: payment.via,
+      note: payment.note,
+      occurred_on: payment.occurred_on,
+      tx_id: payment.tx_id,
+      entry_id: payment.entry_id,
+    })),
+  };
+}
+
+export type InvoiceRecord = ReturnType<typeof present>;
+
+async function presentWithPayments(db: Queryable, row: store.InvoiceRow, publicUrl: string) {
+  return present(row, await store.listPayments(db, row.id), publicUrl);
+}
+
+function totalsOrRefuse(body: InvoiceCreateBody, currency: string): Totals {
+  const outcome = computeTotals(body.line_items, currency, body.prices_include_tax ?? false);
+  if (!outcome.ok) {
+    const first = outcome.problems[0]!;
+    throw new AppError('invalid_request', `Line ${first.index + 1}: ${first.detail}.`, {
+      problems: outcome.problems.map((p) => ({
+        loc: ['body', 'line_items', p.index, p.field],
+        msg: p.detail,
+      })),
+    });
+  }
+  if (outcome.totals.total < 0n)
+    throw new AppError('amount_not_accepted', 'An invoice total cannot be negative.', {
+      field: 'line_items',
+    });
+  return outcome.totals;
+}
+
+function lineItemsOut(totals: Totals, body: InvoiceCreateBody) {
+  return totals.lines.map((line, index) => ({
+    description: line.description,
+    unit_price: formatAmountTrimmed(line.unitPrice),
+    quantity: formatAmountTrimmed(line.quantity),
+    tax_kind: line.taxKind,
+    tax_rate: body.line_items[index]?.tax_rate ?? '',
+    unit: line.unit,
+    amount: formatAmount(line.amount),
+  }));
+}
+
+function breakdownOut(totals: Totals) {
+  return totals.breakdown.map((group) => ({
+    tax_kind: group.taxKind,
+    tax_rate: formatRate(group.taxRate),
+    net: formatAmount(group.net),
+    tax: formatAmount(group.tax),
+  }));
+}
+
+async function refuseTakenNumber(db: Queryable, spaceId: string, number: string) {
+  const existing = await store.findLiveByNumber(db, spaceId, number);
+  if (existing)
+    throw new AppError('invoice_number_taken', `Invoice number ${number} is already used in this space.`, {
+      number,
+      existing_id: existing.id,
+    });
+}
+
+/** A generated INV-nnnnnn that no live invoice uses (a seller may have typed one in by hand). */
+async function nextFreeNumber(db: Queryable, spaceId: string): Promise<string> {
+  for (let attempt = 0; attempt < 1000; attempt += 1) {
+    const candidate = generatedNumber(await store.nextNumberValue(db, spaceId));
+    if (!(await store.findLiveByNumber(db, spaceId, candidate))) return candidate;
+  }
+  throw new AppError('conflict', 'No free generated invoice number; send number explicitly.');
+}
+
+async function contactFor(tx: Queryable, clock: Clock, spaceId: string, body: InvoiceCreateBody) {
+  const named = body.contact_id ?? null;
+  if (body.save_contact) {
+    return saveInvoiceContact(tx, clock, spaceId, named, {
+      name: body.client_name,
+      email: body.client_email ?? '',
+      phone: body.client_phone ?? '',
+      address: body.client_address ?? '',
+      country: body.client_country ?? '',
+      reg_number: body.client_reg_number ?? '',
+      tax_id: body.client_tax_id ?? '',
+    });
+  }
+  if (named !== null && !(await contactExists(tx, spaceId, named)))
+    throw new AppError('invalid_request', 'No contact with this id in this space.', { field: 'contact_id' });
+  return named;
+}
+
+function sellerColumns(seller: SellerBody | null | undefined) {
+  return {
+    seller_name: seller?.name ?? '',
+    seller_email: seller?.email ?? '',
+    seller_phone: seller?.phone ?? '',
+    seller_address: seller?.address ?? '',
+    seller_country: seller?.country ?? '',
+    seller_reg_number: seller?.reg_number ?? '',
+    seller_tax_id: seller?.tax_id ?? '',
+    seller_website: seller?.website ?? '',
+  };
+}
+
+function clientColumns(client: ClientBody) {
+  return {
+    client_name: client.name ?? '',
+    client_email: client.email ?? '',
+    client_phone: client.phone ?? '',
+    client_address: client.address ?? '',
+    client_country: client.country ?? '',
+    client_reg_number: client.reg_number ?? '',
+    client_tax_id: client.tax_id ?? '',
+  };
+}
+
+/** POST /integration/invoices: mirrors an invoice as a draft, with its totals computed here. */
+export async function createInvoice(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  caller: IntegrationCaller,
+  body: InvoiceCreateBody,
+) {
+  const spaceId = caller.spaceId;
+  const account = await requireAccount(tx, spaceId, body.account_id);
+  const currency = (body.currency ?? account.currency).toUpperCase();
+  const totals = totalsOrRefuse(body, currency);
+  if (body.number != null) await refuseTakenNumber(tx, spaceId, body.number);
+  const number = body.number ?? (await nextFreeNumber(tx, spaceId));
+  const now = deps.clock.now();
+  const row = await store.insertInvoice(tx, {
+    id: randomUUID(),
+    space_id: spaceId,
+    key_id: caller.keyId,
+    account_id: account.id,
+    contact_id: await contactFor(tx, deps.clock, spaceId, body),
+    project_id: body.project_id ?? null,
+    corrects_invoice_id: null,
+    kind: 'invoice',
+    status: 'draft',
+    number,
+    token: randomSecret('inv_'),
+    currency,
+    issued_on: body.issued_on ?? today(deps.clock),
+    due_on: body.due_on,
+    client_name: body.client_name,
+    client_email: body.client_email ?? '',
+    client_address: body.client_address ?? '',
+    client_country: body.client_country ?? '',
+    client_country_code: (body.client_country_code ?? '').toUpperCase(),
+    client_phone: body.client_phone ?? '',
+    client_reg_number: body.client_reg_number ?? '',
+    client_tax_id: body.client_tax_id ?? '',
+    ...sellerColumns(body.seller as SellerBody | null | undefined),
+    notes: body.notes ?? '',
+    purchase_order: body.purchase_order ?? '',
+    tax_authority_number: body.tax_authority_number ?? '',
+    tax_exempt_reason: body.tax_exempt_reason ?? null,
+    tax_zero_reason: body.tax_zero_reason ?? null,
+    prices_include_tax: body.prices_include_tax ?? false,
+    line_items: JSON.stringify(lineItemsOut(totals, body)),
+    tax_breakdown: JSON.stringify(breakdownOut(totals)),
+    subtotal: formatAmount(totals.subtotal),
+    tax_total: formatAmount(totals.taxTotal),
+    total: formatAmount(totals.total),
+    paid_amount: '0',
+    credited_amount: '0',
+    auto_remind: true,
+    last_paid_on: null,
+    sent_at: null,
+    paid_event_at: null,
+    voided_at: null,
+    void_reason: '',
+    reminders_paused_at: null,
+    created_at: now,
+    updated_at: now,
+  });
+  return present(row, [], deps.publicUrl);
+}
+
+async function ownInvoice(db: Queryable, spaceId: string, id: string, lock: boolean) {
+  const row = lock ? await store.lockInvoice(db, spaceId, id) : await store.findInvoice(db, spaceId, id);
+  if (!row) throw new AppError('not_found', 'No invoice with this id in this space.');
+  return row;
+}
+
+function refuseMove(move: Move, row: store.InvoiceRow) {
+  if (allows(move, row.status as InvoiceStatus)) return;
+  throw new AppError('invoice_state', `This invoice is ${row.status}; it cannot be ${MOVE_WORDS[move]}.`, {
+    status: row.status,
+    move,
+  });
+}
+
+const MOVE_WORDS: Record<Move, string> = {
+  send: 'sent',
+  pay: 'paid (payments are recorded against sent or partial invoices only)',
+  void: 'voided again',
+  remind: 'reminded (reminders go to sent or partial invoices only)',
+  edit: 'edited',
+};
+
+export async function getInvoice(deps: InvoicesDeps, spaceId: string, id: string) {
+  const row = await ownInvoice(deps.db, spaceId, id, false);
+  return presentWithPayments(deps.db, row, deps.publicUrl);
+}
+
+/** POST .../seller and .../client: replace one side's requisites (all fields; absent = empty). */
+export async function setParty(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  spaceId: string,
+  id: string,
+  party: { seller: SellerBody } | { client: ClientBody },
+) {
+  const row = await ownInvoice(tx, spaceId, id, true);
+  refuseMove('edit', row);
+  if ('client' in party && (party.client.name ?? '') === '')
+    throw new AppError('invalid_request', 'An invoice needs a client name.', { field: 'name' });
+  const changes = 'seller' in party ? sellerColumns(party.seller) : clientColumns(party.client);
+  const updated = await store.updateInvoice(tx, spaceId, id, { ...changes, updated_at: deps.clock.now() });
+  return presentWithPayments(tx, updated, deps.publicUrl);
+}
+
+/** POST .../send: "none" marks sent; email and chat are refused until their transports exist. */
+export async function sendInvoice(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  spaceId: string,
+  id: string,
+  body: SendBody,
+) {
+  const row = await ownInvoice(tx, spaceId, id, true);
+  refuseMove('send', row);
+  const via = body.via ?? 'email';
+  if (via === 'email')
+    throw new AppError(
+      'delivery_unavailable',
+      'Mail is not configured on this server yet; send with via "none".',
+      {
+        via,
+        reason: 'mail_not_configured',
+      },
+    );
+  if (via === 'chat')
+    throw new AppError('delivery_unavailable', 'Chat delivery is not available yet; send with via "none".', {
+      via,
+      reason: 'chat_not_available',
+    });
+  const now = deps.clock.now();
+  await store.insertDelivery(tx, {
+    id: randomUUID(),
+    space_id: spaceId,
+    invoice_id: id,
+    purpose: 'send',
+    via: [via],
+    recipient: body.to ?? row.client_email,
+    cc: body.cc ?? [],
+    message: body.message ?? '',
+    created_at: now,
+  });
+  const status = afterSend(row.status as InvoiceStatus);
+  const updated = await store.updateInvoice(tx, spaceId, id, {
+    status,
+    sent_at: row.sent_at ?? now,
+    updated_at: now,
+  });
+  return presentWithPayments(tx, updated, deps.publicUrl);
+}
+
+function parseAmount(value: number | string): AmountE8 {
+  const parsed = parseAmountInput(value);
+  assert(parsed.ok, 'The schema lets only valid amounts through.');
+  return parsed.value;
+}
+
+async function bookPayment(
+  tx: Queryable,
+  row: store.InvoiceRow,
+  payment: { id: string; accountId: string; amount: AmountE8; occurredOn: string; at: Date },
+) {
+  // Cash basis: a mirrored invoice's system of record is elsewhere, so the book records income
+  // when money lands (the account's asset against income), not a receivable at issue.
+  const where = { spaceId: row.space_id, currency: row.currency, at: payment.at };
+  const asset = await ledgerAccounts.asset(tx, { ...where, accountId: payment.accountId });
+  const income = await ledgerAccounts.income(tx, { ...where, resourceId: null });
+  const posted = await postEntry(
+    tx,
+    {
+      spaceId: row.space_id,
+      origin: 'manual',
+      kind: 'income',
+      occurredOn: payment.occurredOn,
+      causeType: 'invoice_payment',
+      causeId: payment.id,
+      counterparty: row.client_name,
+      memo: `Invoice ${row.number}`,
+      postings: [increase(asset, payment.amount), increase(income, payment.amount)],
+    },
+    payment.at,
+  );
+  assert(posted.ok, 'A payment only adds to balances, so no guard can refuse it.');
+  return posted.entryId;
+}
+
+/** invoice.paid on both channels; the caller holds the invoice's row lock and sets paid_event_at. */
+async function emitPaid(tx: Queryable, row: store.InvoiceRow, paid: AmountE8, via: string, at: Date) {
+  if (row.key_id !== null) {
+    await enqueueEvent(tx, {
+      channel: 'key',
+      spaceId: row.space_id,
+      keyId: row.key_id,
+      event: 'invoice.paid',
+      at,
+      data: {
+        invoice_id: row.id,
+        number: row.number,
+        currency: row.currency,
+        total: formatAmountTrimmed(readAmount(row.total)),
+        total_paid: formatAmountTrimmed(paid),
+        via,
+      },
+    });
+  }
+  await enqueueEvent(tx, {
+    channel: 'book',
+    spaceId: row.space_id,
+    event: 'invoice.paid',
+    at,
+    fields: { invoice_id: row.id, number: row.number, amount: formatAmount(paid), currency: row.currency },
+  });
+}
+
+async function emitMoneyIn(
+  tx: Queryable,
+  row: store.InvoiceRow,
+  entryId: string,
+  accountId: string,
+  amount: AmountE8,
+  occurredOn: string,
+  at: Date,
+) {
+  await enqueueEvent(tx, {
+    channel: 'book',
+    spaceId: row.space_id,
+    event: 'money.in',
+    at,
+    fields: {
+      transaction_id: entryId,
+      account_id: accountId,
+      direction: 'in',
+      amount: formatAmount(amount),
+      currency: row.currency,
+      kind: 'income',
+      origin: 'manual',
+      occurred_on: occurredOn,
+    },
+  });
+}
+
+/** POST .../payments: a hand-recorded payment against a sent or partial invoice. */
+export async function recordPayment(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  spaceId: string,
+  id: string,
+  body: PaymentBody,
+) {
+  // The row lock makes concurrent payments on one invoice run one after another, so only the
+  // one that reaches the total sees an open invoice close, and invoice.paid is written once.
+  const row = await ownInvoice(tx, spaceId, id, true);
+  refuseMove('pay', row);
+  const amount = parseAmount(body.amount);
+  const outcome = afterPayment(
+    readAmount(row.total),
+    readAmount(row.credited_amount),
+    readAmount(row.paid_amount),
+    amount,
+  );
+  if (!outcome.ok)
+    throw new AppError(
+      'amount_not_accepted',
+      'The payment is larger than the amount still open on the invoice.',
+      {
+        field: 'amount',
+        reason: 'overpayment',
+        open: formatAmount(outcome.open),
+      },
+    );
+  const account = await requireAccount(tx, spaceId, body.account_id ?? row.account_id);
+  if (account.currency.toUpperCase() !== row.currency)
+    throw new AppError(
+      'currency_mismatch',
+      `The account holds ${account.currency}; the invoice is in ${row.currency}.`,
+      {
+        field: 'account_id',
+      },
+    );
+  const at = deps.clock.now();
+  const payment = {
+    id: randomUUID(),
+    accountId: account.id,
+    amount,
+    occurredOn: body.occurred_on ?? today(deps.clock),
+    at,
+  };
+  const entryId = await bookPayment(tx, row, payment);
+  await store.insertPayment(tx, {
+    id: payment.id,
+    space_id: spaceId,
+    invoice_id: id,
+    account_id: account.id,
+    amount: formatAmount(amount),
+    currency: row.currency,
+    via: 'manual',
+    note: body.note ?? '',
+    occurred_on: payment.occurredOn,
+    tx_id: body.tx_id ?? null,
+    entry_id: entryId,
+    created_at: at,
+  });
+  const announce = outcome.closes && row.paid_event_at === null;
+  const lastPaidOn =
+    row.last_paid_on !== null && row.last_paid_on > payment.occurredOn
+      ? row.last_paid_on
+      : payment.occurredOn;
+  const updated = await store.updateInvoice(tx, spaceId, id, {
+    status: outcome.status,
+    paid_amount: formatAmount(outcome.paid),
+    last_paid_on: lastPaidOn,
+    ...(announce ? { paid_event_at: at } : {}),
+    updated_at: at,
+  });
+  await emitMoneyIn(tx, row, entryId, account.id, amount, payment.occurredOn, at);
+  if (announce) await emitPaid(tx, updated, outcome.paid, 'manual', at);
+  return presentWithPayments(tx, updated, deps.publicUrl);
+}
+
+/** POST .../void: from any state but void; recorded payments stay booked and are listed. */
+export async function voidInvoice(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  spaceId: string,
+  id: string,
+  reason: string,
+) {
+  const row = await ownInvoice(tx, spaceId, id, true);
+  // Voiding is safe to retry: a void invoice answers as it is.
+  if (row.status === 'void') return presentWithPayments(tx, row, deps.publicUrl);
+  refuseMove('void', row);
+  const now = deps.clock.now();
+  const updated = await store.updateInvoice(tx, spaceId, id, {
+    status: 'void',
+    voided_at: now,
+    void_reason: reason,
+    updated_at: now,
+  });
+  return presentWithPayments(tx, updated, deps.publicUrl);
+}
+
+/** POST .../remind: recorded against a sent or partial invoice; no channel delivers it yet. */
+export async function remindInvoice(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  spaceId: string,
+  id: string,
+  message: string,
+) {
+  const row = await ownInvoice(tx, spaceId, id, true);
+  refuseMove('remind', row);
+  const at = deps.clock.now();
+  const via: string[] = [];
+  await store.insertDelivery(tx, {
+    id: randomUUID(),
+    space_id: spaceId,
+    invoice_id: id,
+    purpose: 'remind',
+    via,
+    recipient: row.client_email,
+    cc: [],
+    message,
+    created_at: at,
+  });
+  return { invoice_id: id, reminded: true, via, at: at.toISOString() };
+}

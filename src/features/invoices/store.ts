@@ -1,0 +1,105 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Queryable } from '../../platform/db/database.ts';
+import type {
+  InvoiceDeliveriesTable,
+  InvoicePaymentsTable,
+  InvoicesTable,
+} from '../../platform/db/schema.ts';
+
+// Kysely queries for the invoices feature's own tables.
+
+export type InvoiceRow = Selectable<InvoicesTable>;
+export type NewInvoiceRow = Insertable<InvoicesTable>;
+export type InvoicePaymentRow = Selectable<InvoicePaymentsTable>;
+export type DeliveryRow = Selectable<InvoiceDeliveriesTable>;
+
+export async function insertInvoice(db: Queryable, row: NewInvoiceRow): Promise<InvoiceRow> {
+  return db.insertInto('invoices').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findInvoice(db: Queryable, spaceId: string, id: string) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The invoice under a row lock: payments, void and sends on one invoice run one at a time. */
+export function lockInvoice(db: Queryable, spaceId: string, id: string) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function findLiveByNumber(db: Queryable, spaceId: string, number: string) {
+  return db
+    .selectFrom('invoices')
+    .select(['id'])
+    .where('space_id', '=', spaceId)
+    .where('number', '=', number)
+    .where('status', '<>', 'void')
+    .executeTakeFirst();
+}
+
+/** Advances the space's counter and returns the new value (the row lock orders concurrent creates). */
+export async function nextNumberValue(db: Queryable, spaceId: string): Promise<number> {
+  const row = await db
+    .insertInto('invoice_number_counters')
+    .values({ space_id: spaceId, last_value: 1 })
+    .onConflict((conflict) =>
+      conflict
+        .column('space_id')
+        .doUpdateSet((eb) => ({ last_value: eb('invoice_number_counters.last_value', '+', 1) })),
+    )
+    .returning('last_value')
+    .executeTakeFirstOrThrow();
+  return row.last_value;
+}
+
+export async function updateInvoice(
+  db: Queryable,
+  spaceId: string,
+  id: string,
+  changes: Partial<Insertable<InvoicesTable>>,
+): Promise<InvoiceRow> {
+  return db
+    .updateTable('invoices')
+    .set(changes)
+    .where('space_id', '=', spaceId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function insertPayment(db: Queryable, row: Insertable<InvoicePaymentsTable>) {
+  await db.insertInto('invoice_payments').values(row).execute();
+}
+
+export function listPayments(db: Queryable, invoiceId: string): Promise<InvoicePaymentRow[]> {
+  return db
+    .selectFrom('invoice_payments')
+    .selectAll()
+    .where('invoice_id', '=', invoiceId)
+    .orderBy('seq')
+    .execute();
+}
+
+export async function insertDelivery(db: Queryable, row: Insertable<InvoiceDeliveriesTable>) {
+  await db.insertInto('invoice_deliveries').values(row).execute();
+}
+
+export function listDeliveries(db: Queryable, invoiceId: string, purpose: 'send' | 'remind') {
+  return db
+    .selectFrom('invoice_deliveries')
+    .selectAll()
+    .where('invoice_id', '=', invoiceId)
+    .where('purpose', '=', purpose)
+    .orderBy('seq')
+    .execute();
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { inClosedPeriod, monthOf, rowsLeft, splitRepeats, validateRow } from './domain.ts';
+
+const good = {
+  external_id: 'x-1',
+  account_key: 'bank',
+  currency: 'eur',
+  occurred_on: '2026-03-31',
+  amount: '-12.5',
+  payee: 'Shop',
+  note: '',
+};
+
+describe('push rows', () => {
+  it('accepts a full row and normalises the currency', () => {
+    const result = validateRow(good, 0);
+    expect(result.ok && result.row).toMatchObject({
+      externalId: 'x-1',
+      currency: 'EUR',
+      amount: -1_250_000_000n,
+    });
+  });
+
+  it.each([
+    [null, 'A row must be an object.'],
+    [{ ...good, external_id: '' }, 'external_id must be 1 to 128 characters.'],
+    [{ ...good, external_id: 'e'.repeat(129) }, 'external_id must be 1 to 128 characters.'],
+    [{ ...good, account_key: undefined }, 'account_key is required.'],
+    [{ ...good, account_key: 7 }, 'account_key must be a string.'],
+    [{ ...good, currency: 'E' }, 'currency must be 2 to 12 characters.'],
+    [{ ...good, currency: 'E U' }, 'currency must be 2 to 12 letters or digits.'],
+    [{ ...good, occurred_on: '2026-02-30' }, 'occurred_on must be a date (YYYY-MM-DD).'],
+    [{ ...good, amount: '1e3' }, 'amount is not a decimal.'],
+    [{ ...good, amount: '0.000000001' }, 'amount has more than 8 decimal places.'],
+    [{ ...good, amount: 0 }, 'amount must not be zero: negative is money out, positive money in.'],
+    [{ ...good, amount: true }, 'amount must be a decimal string or a number.'],
+    [{ ...good, amount: '10000000000000000.1' }, 'amount must be between -1e16 and 1e16.'],
+    [{ ...good, payee: 'p'.repeat(201) }, 'payee must be 0 to 200 characters.'],
+    [{ ...good, note: 'n'.repeat(501) }, 'note must be 0 to 500 characters.'],
+  ])('refuses %j: %s', (row, detail) => {
+    const result = validateRow(row, 3);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toMatchObject({ index: 3, error: 'invalid_row', detail });
+  });
+
+  it('books the first of repeated external_ids and counts the rest as duplicates', () => {
+    const rows = ['a', 'b', 'a', 'a'].map((id, index) => {
+      const result = validateRow({ ...good, external_id: id }, index);
+      if (!result.ok) throw new Error('bad fixture');
+      return result.row;
+    });
+    const { first, repeats } = splitRepeats(rows);
+    expect(first.map((row) => row.index)).toEqual([0, 1]);
+    expect(repeats.map((row) => row.index)).toEqual([2, 3]);
+  });
+
+  it('skips rows on and before the closing date, not after it', () => {
+    const row = (occurred_on: string) => {
+      const result = validateRow({ ...good, occurred_on }, 0);
+      if (!result.ok) throw new Error('bad fixture');
+      return result.row;
+    };
+    expect(inClosedPeriod(row('2026-03-31'), '2026-03-31')).toBe(true);
+    expect(inClosedPeriod(row('2026-04-01'), '2026-03-31')).toBe(false);
+    expect(inClosedPeriod(row('2020-01-01'), null)).toBe(false);
+  });
+
+  it('counts what a month still allows', () => {
+    expect(rowsLeft(1000, 998)).toBe(2);
+    expect(rowsLeft(1000, 1200)).toBe(0);
+    expect(rowsLeft(null, 10 ** 9)).toBe(Number.POSITIVE_INFINITY);
+    expect(monthOf(new Date('2026-11-22T03:00:00Z'))).toBe('2026-11-01');
+  });
+});

@@ -1,0 +1,127 @@
+import { type AmountE8, parseAmountInput } from '../../core/money.ts';
+
+// Rules for pushed rows, with no I/O. Each row is judged on its own: a bad row is rejected with
+// its reason and the good rows of the same batch still book.
+
+export const ROWS_PER_PUSH_MAX = 500;
+
+export type PushRow = {
+  index: number;
+  externalId: string;
+  accountKey: string;
+  currency: string;
+  occurredOn: string;
+  amount: AmountE8;
+  payee: string;
+  note: string;
+};
+
+export type RowError = { index: number; external_id: string | null; error: string; detail: string };
+
+const DATE_SHAPE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const CURRENCY_SHAPE = /^[A-Za-z0-9]{2,12}$/;
+
+function isCalendarDate(text: string): boolean {
+  const match = DATE_SHAPE.exec(text);
+  if (!match) return false;
+  const date = new Date(`${text}T00:00:00Z`);
+  return Number(match[1]) >= 1 && !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
+}
+
+function text(
+  raw: Record<string, unknown>,
+  field: string,
+  min: number,
+  max: number,
+  fallback?: string,
+): string | { problem: string } {
+  const value = raw[field] ?? fallback;
+  if (typeof value !== 'string')
+    return { problem: value === undefined ? `${field} is required.` : `${field} must be a string.` };
+  const length = [...value].length;
+  if (length < min || length > max) return { problem: `${field} must be ${min} to ${max} characters.` };
+  if (value.includes('\u0000')) return { problem: `${field} may not contain the NUL character.` };
+  return value;
+}
+
+/** Validates one row; the reason for a refusal is a sentence naming the field. */
+export function validateRow(
+  raw: unknown,
+  index: number,
+): { ok: true; row: PushRow } | { ok: false; error: RowError } {
+  const refuse = (detail: string, externalId: string | null = null) => ({
+    ok: false as const,
+    error: { index, external_id: externalId, error: 'invalid_row', detail },
+  });
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return refuse('A row must be an object.');
+  const row = raw as Record<string, unknown>;
+  const externalId = text(row, 'external_id', 1, 128);
+  if (typeof externalId !== 'string') return refuse(externalId.problem);
+  const fields = {
+    accountKey: text(row, 'account_key', 1, 120),
+    currency: text(row, 'currency', 2, 12),
+    occurredOn: text(row, 'occurred_on', 10, 10),
+    payee: text(row, 'payee', 0, 200, ''),
+    note: text(row, 'note', 0, 500, ''),
+  };
+  for (const value of Object.values(fields))
+    if (typeof value !== 'string') return refuse(value.problem, externalId);
+  const { accountKey, currency, occurredOn, payee, note } = fields as Record<keyof typeof fields, string>;
+  if (!CURRENCY_SHAPE.test(currency))
+    return refuse('currency must be 2 to 12 letters or digits.', externalId);
+  if (!isCalendarDate(occurredOn)) return refuse('occurred_on must be a date (YYYY-MM-DD).', externalId);
+  if (typeof row.amount !== 'number' && typeof row.amount !== 'string')
+    return refuse('amount must be a decimal string or a number.', externalId);
+  const amount = parseAmountInput(row.amount);
+  if (!amount.ok) {
+    const why = amount.problem === 'too_precise' ? 'has more than 8 decimal places' : 'is not a decimal';
+    return refuse(`amount ${why}.`, externalId);
+  }
+  if (amount.value === 0n)
+    return refuse('amount must not be zero: negative is money out, positive money in.', externalId);
+  if (amount.value > 10n ** 24n || amount.value < -(10n ** 24n))
+    return refuse('amount must be between -1e16 and 1e16.', externalId);
+  return {
+    ok: true,
+    row: {
+      index,
+      externalId,
+      accountKey,
+      currency: currency.toUpperCase(),
+      occurredOn,
+      amount: amount.value,
+      payee,
+      note,
+    },
+  };
+}
+
+/** The first row with an external_id books; a repeat within the same batch is a duplicate. */
+export function splitRepeats(rows: PushRow[]): { first: PushRow[]; repeats: PushRow[] } {
+  const seen = new Set<string>();
+  const first: PushRow[] = [];
+  const repeats: PushRow[] = [];
+  for (const row of rows) {
+    if (seen.has(row.externalId)) repeats.push(row);
+    else {
+      seen.add(row.externalId);
+      first.push(row);
+    }
+  }
+  return { first, repeats };
+}
+
+/** A row dated on or before the day the books are closed through is never filed. */
+export function inClosedPeriod(row: PushRow, closedThrough: string | null): boolean {
+  return closedThrough !== null && row.occurredOn <= closedThrough;
+}
+
+/** How many more rows the month allows; null allowance is unlimited. */
+export function rowsLeft(allowance: number | null, used: number): number {
+  return allowance === null ? Number.POSITIVE_INFINITY : Math.max(0, allowance - used);
+}
+
+export function monthOf(at: Date): string {
+  return `${at.toISOString().slice(0, 7)}-01`;
+}

@@ -1,0 +1,1 @@
+export { registerPushAppRoutes, registerPushRoutes } from './routes.ts';

@@ -1,0 +1,131 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../../platform/db/database.ts';
+
+export async function insertBatch(
+  db: Queryable,
+  batch: { id: string; spaceId: string; pushSourceId: string; keyId: string; rowsTotal: number; at: Date },
+) {
+  await db
+    .insertInto('push_batches')
+    .values({
+      id: batch.id,
+      space_id: batch.spaceId,
+      push_source_id: batch.pushSourceId,
+      key_id: batch.keyId,
+      status: 'booked',
+      rows_total: batch.rowsTotal,
+      booked: 0,
+      duplicates: 0,
+      skipped_closed: 0,
+      rejected: 0,
+      accounts_created: [],
+      created_at: batch.at,
+    })
+    .execute();
+}
+
+export async function recordCounts(
+  db: Queryable,
+  batchId: string,
+  counts: {
+    booked: number;
+    duplicates: number;
+    skipped_closed: number;
+    rejected: number;
+    accounts_created: string[];
+  },
+) {
+  await db.updateTable('push_batches').set(counts).where('id', '=', batchId).execute();
+}
+
+/**
+ * Claims external_ids for a batch in one statement. An id the source already filed (also by a
+ * concurrent batch, which makes this wait for it) is not returned: it is a duplicate.
+ */
+export async function claimExternalIds(
+  db: Queryable,
+  claims: { pushSourceId: string; spaceId: string; batchId: string; externalId: string; entryId: string }[],
+): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const column = <T>(pick: (claim: (typeof claims)[number]) => T) => claims.map(pick);
+  const result = await sql<{ external_id: string }>`
+    INSERT INTO push_rows (push_source_id, external_id, space_id, batch_id, entry_id)
+    SELECT * FROM unnest(
+      ${column((c) => c.pushSourceId)}::uuid[], ${column((c) => c.externalId)}::text[], ${column((c) => c.spaceId)}::uuid[],
+      ${column((c) => c.batchId)}::uuid[], ${column((c) => c.entryId)}::uuid[])
+    ON CONFLICT (push_source_id, external_id) DO NOTHING
+    RETURNING external_id`.execute(db);
+  const rows = result.rows;
+  return new Set(rows.map((row) => row.external_id));
+}
+
+export async function releaseExternalIds(db: Queryable, pushSourceId: string, externalIds: string[]) {
+  if (externalIds.length === 0) return;
+  await db
+    .deleteFrom('push_rows')
+    .where('push_source_id', '=', pushSourceId)
+    .where('external_id', 'in', externalIds)
+    .execute();
+}
+
+/** This month's usage, locked for the rest of the transaction so concurrent batches queue. */
+export async function lockUsage(db: Queryable, spaceId: string, month: string): Promise<number> {
+  await db
+    .insertInto('push_usage')
+    .values({ space_id: spaceId, month, rows_booked: 0 })
+    .onConflict((conflict) => conflict.columns(['space_id', 'month']).doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('push_usage')
+    .select('rows_booked')
+    .where('space_id', '=', spaceId)
+    .where('month', '=', month)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return row.rows_booked;
+}
+
+export async function addUsage(db: Queryable, spaceId: string, month: string, rows: number) {
+  await sql`UPDATE push_usage SET rows_booked = rows_booked + ${rows} WHERE space_id = ${spaceId} AND month = ${month}`.execute(
+    db,
+  );
+}
+
+export function lockBatch(db: Queryable, spaceId: string, batchId: string) {
+  return db
+    .selectFrom('push_batches')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('id', '=', batchId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export function batchRows(db: Queryable, batchId: string) {
+  return db
+    .selectFrom('push_rows')
+    .innerJoin('ledger_entries', 'ledger_entries.id', 'push_rows.entry_id')
+    .select(['push_rows.external_id', 'push_rows.entry_id', 'ledger_entries.occurred_on'])
+    .where('push_rows.batch_id', '=', batchId)
+    .orderBy('push_rows.external_id')
+    .execute();
+}
+
+export async function markUndone(db: Queryable, batchId: string, at: Date) {
+  await db
+    .updateTable('push_batches')
+    .set({ status: 'undone', undone_at: at })
+    .where('id', '=', batchId)
+    .execute();
+}
+
+export function listBatches(db: Queryable, spaceId: string, sourceName: string | undefined) {
+  let query = db
+    .selectFrom('push_batches')
+    .innerJoin('push_sources', 'push_sources.id', 'push_batches.push_source_id')
+    .selectAll('push_batches')
+    .select('push_sources.name as push_source')
+    .where('push_batches.space_id', '=', spaceId);
+  if (sourceName !== undefined) query = query.where('push_sources.name', '=', sourceName);
+  return query.orderBy('push_batches.created_at', 'desc').limit(200).execute();
+}

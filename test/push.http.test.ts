@@ -1,0 +1,287 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLedger } from '../src/features/ledger/index.ts';
+import { describeAuthContract } from './auth-contract.ts';
+import { createHarness, type Harness, type Key, type User } from './harness.ts';
+
+describeAuthContract({
+  method: 'POST',
+  url: '/integration/transactions',
+  scope: 'transactions',
+  okStatus: 200,
+  payload: () => ({
+    rows: [
+      {
+        external_id: `c-${Math.random()}`,
+        account_key: 'k',
+        currency: 'EUR',
+        occurred_on: '2026-01-02',
+        amount: '1',
+      },
+    ],
+  }),
+});
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+});
+afterAll(() => h.close());
+
+type World = { owner: User; spaceId: string; key: Key };
+const pushWorld = (extra: Record<string, unknown> = {}): Promise<World> =>
+  h.world({ scopes: ['transactions'], push_source: 'erp', ...extra }) as Promise<World>;
+const row = (externalId: string, extra: Record<string, unknown> = {}) => ({
+  external_id: externalId,
+  account_key: 'bank-eur',
+  currency: 'EUR',
+  occurred_on: '2026-03-15',
+  amount: '10.25',
+  payee: 'Client',
+  note: 'pushed',
+  ...extra,
+});
+const push = (world: World, rows: unknown[], headers: Record<string, string> = {}) =>
+  h.inject({
+    method: 'POST',
+    url: '/integration/transactions',
+    key: world.key.key,
+    payload: { rows },
+    headers,
+  });
+const undo = (world: World, batchId: string) =>
+  h.inject({
+    method: 'POST',
+    url: `/app/api/spaces/${world.spaceId}/push-batches/${batchId}/undo`,
+    session: world.owner.token,
+  });
+const balanceOf = async (world: World, key = 'bank-eur') => {
+  const row = await h.db
+    .selectFrom('accounts')
+    .innerJoin('ledger_accounts', 'ledger_accounts.id', 'accounts.ledger_account_id')
+    .select('ledger_accounts.balance')
+    .where('accounts.space_id', '=', world.spaceId)
+    .where('accounts.push_account_key', '=', key)
+    .executeTakeFirst();
+  return row ? Number(row.balance) : null;
+};
+
+describe('POST /integration/transactions', () => {
+  it('books good rows with origin import, creates unknown accounts, and emits money.in and money.out', async () => {
+    const world = await pushWorld();
+    const res = await push(world, [row('a'), row('b', { amount: '-4.25', payee: 'Shop' })]);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      booked: 2,
+      duplicates: 0,
+      skipped_closed: 0,
+      rejected: 0,
+      accounts_created: ['bank-eur'],
+      errors: [],
+    });
+    expect(await balanceOf(world)).toBe(6);
+    const entries = await h.db
+      .selectFrom('ledger_entries')
+      .select(['origin', 'kind'])
+      .where('space_id', '=', world.spaceId)
+      .execute();
+    expect(entries).toHaveLength(2);
+    expect(entries.every((entry) => entry.origin === 'import')).toBe(true);
+    expect(entries.map((entry) => entry.kind).sort()).toEqual(['expense', 'income']);
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .select(['event', 'payload'])
+      .where('space_id', '=', world.spaceId)
+      .execute();
+    expect(events.map((event) => event.event).sort()).toEqual(['money.in', 'money.out']);
+    const out = events.find((event) => event.event === 'money.out')!;
+    expect(out.payload).toMatchObject({
+      direction: 'out',
+      amount: '4.25000000',
+      currency: 'EUR',
+      kind: 'expense',
+      origin: 'import',
+      occurred_on: '2026-03-15',
+    });
+    expect(JSON.stringify(events)).not.toContain('Shop');
+    expect((await checkLedger(h.db, world.spaceId)).sound).toBe(true);
+  });
+
+  it('rejects each bad row with its reason and still books the good ones', async () => {
+    const world = await pushWorld();
+    const rows = [
+      row('ok-1'),
+      'not an object',
+      row('', {}),
+      row('bad-date', { occurred_on: '2026-02-30' }),
+      row('bad-amount', { amount: '1e3' }),
+      row('zero', { amount: 0 }),
+      row('precise', { amount: '0.000000001' }),
+      row('long-payee', { payee: 'p'.repeat(201) }),
+      row('wrong-currency', { currency: 'USD' }),
+      row('ok-2'),
+    ];
+    const body = (await push(world, rows)).json();
+    expect(body).toMatchObject({ booked: 2, rejected: 8 });
+    expect(body.errors.map((error: { index: number; error: string }) => [error.index, error.error])).toEqual([
+      [1, 'invalid_row'],
+      [2, 'invalid_row'],
+      [3, 'invalid_row'],
+      [4, 'invalid_row'],
+      [5, 'invalid_row'],
+      [6, 'invalid_row'],
+      [7, 'invalid_row'],
+      [8, 'currency_mismatch'],
+    ]);
+    expect(body.errors[1]).toMatchObject({
+      index: 2,
+      external_id: null,
+      detail: 'external_id must be 1 to 128 characters.',
+    });
+  });
+
+  it('takes 500 rows in one call and refuses 501 whole', async () => {
+    const world = await pushWorld();
+    const many = Array.from({ length: 500 }, (_, index) => row(`bulk-${index}`, { amount: '1' }));
+    const res = await push(world, many);
+    expect(res.json()).toMatchObject({ booked: 500, rejected: 0 });
+    expect(await balanceOf(world)).toBe(500);
+    const tooMany = await push(world, [...many, row('one-more')]);
+    expect(tooMany.statusCode).toBe(422);
+    expect(tooMany.json().detail[0]).toMatchObject({ loc: ['body', 'rows'], type: 'too_long' });
+    expect(await balanceOf(world)).toBe(500);
+  }, 60_000);
+
+  it('adds nothing for an external_id filed before, across batches and within one batch', async () => {
+    const world = await pushWorld();
+    expect((await push(world, [row('d-1'), row('d-2')])).json().booked).toBe(2);
+    const again = (await push(world, [row('d-1'), row('d-3'), row('d-3')])).json();
+    expect(again).toMatchObject({ booked: 1, duplicates: 2 });
+    expect(await balanceOf(world)).toBe(30.75);
+  });
+
+  it('books the rows once when two identical batches race', async () => {
+    const world = await pushWorld();
+    const rows = Array.from({ length: 40 }, (_, index) => row(`race-${index}`, { amount: '2' }));
+    const [first, second] = await Promise.all([push(world, rows), push(world, [...rows].reverse())]);
+    const booked = first.json().booked + second.json().booked;
+    const duplicates = first.json().duplicates + second.json().duplicates;
+    expect(booked).toBe(40);
+    expect(duplicates).toBe(40);
+    expect(await balanceOf(world)).toBe(80);
+    expect((await checkLedger(h.db, world.spaceId)).sound).toBe(true);
+  });
+
+  it('skips rows dated on or before the closing date and books the day after', async () => {
+    const world = await pushWorld();
+    const close = await h.inject({
+      method: 'POST',
+      url: `/app/api/spaces/${world.spaceId}/close-period`,
+      session: world.owner.token,
+      payload: { through: '2026-03-31' },
+    });
+    expect(close.statusCode).toBe(200);
+    const body = (
+      await push(world, [
+        row('before', { occurred_on: '2026-03-30' }),
+        row('on', { occurred_on: '2026-03-31' }),
+        row('after', { occurred_on: '2026-04-01' }),
+      ])
+    ).json();
+    expect(body).toMatchObject({ booked: 1, skipped_closed: 2, rejected: 0 });
+    const reopen = await h.inject({
+      method: 'POST',
+      url: `/app/api/spaces/${world.spaceId}/close-period`,
+      session: world.owner.token,
+      payload: { through: '2026-03-01' },
+    });
+    expect(reopen.json().error).toBe('period_closed');
+  });
+
+  it('counts rows against the monthly allowance: at the edge one books and the next is rejected', async () => {
+    const world = await pushWorld();
+    await h.inject({
+      method: 'PATCH',
+      url: `/app/api/spaces/${world.spaceId}`,
+      session: world.owner.token,
+      payload: { plan: 'free' },
+    });
+    const batch = (start: number, count: number) =>
+      Array.from({ length: count }, (_, index) => row(`allow-${start + index}`, { amount: '1' }));
+    expect((await push(world, batch(0, 500))).json().booked).toBe(500);
+    expect((await push(world, batch(500, 499))).json().booked).toBe(499);
+    const edge = (await push(world, batch(999, 2))).json();
+    expect(edge).toMatchObject({ booked: 1, rejected: 1 });
+    expect(edge.errors[0]).toMatchObject({
+      index: 1,
+      external_id: 'allow-1000',
+      error: 'allowance_exceeded',
+    });
+    // A row refused for the allowance is not filed: its external_id stays free.
+    expect((await push(world, batch(1000, 1))).json().errors[0].error).toBe('allowance_exceeded');
+  }, 60_000);
+
+  it('replays the first answer for a repeated Idempotency-Key', async () => {
+    const world = await pushWorld();
+    const idem = { 'idempotency-key': `push-${Math.random()}` };
+    const first = await push(world, [row('i-1')], idem);
+    const second = await push(world, [row('i-1')], idem);
+    expect(second.body).toBe(first.body);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+  });
+});
+
+describe('push batches in the app', () => {
+  it('undoes a batch whole: entries reversed by new entries, external_ids freed, then re-pushed; a second undo is refused', async () => {
+    const world = await pushWorld();
+    const first = (await push(world, [row('u-1'), row('u-2', { amount: '-3' })])).json();
+    expect(await balanceOf(world)).toBe(7.25);
+    const undone = await undo(world, first.batch_id);
+    expect(undone.json()).toMatchObject({ status: 'undone', reversed: 2 });
+    expect(await balanceOf(world)).toBe(0);
+    const reversals = await h.db
+      .selectFrom('ledger_entries')
+      .select('reverses_entry_id')
+      .where('space_id', '=', world.spaceId)
+      .where('cause_type', '=', 'reversal')
+      .execute();
+    expect(reversals).toHaveLength(2);
+    expect((await undo(world, first.batch_id)).statusCode).toBe(409);
+    expect((await push(world, [row('u-1'), row('u-2', { amount: '-3' })])).json().booked).toBe(2);
+    expect(await balanceOf(world)).toBe(7.25);
+    const list = (
+      await h.inject({
+        method: 'GET',
+        url: `/app/api/spaces/${world.spaceId}/push-batches?push_source=erp`,
+        session: world.owner.token,
+      })
+    ).json();
+    expect(list.items.map((item: { status: string }) => item.status)).toEqual(['booked', 'undone']);
+    expect((await checkLedger(h.db, world.spaceId)).sound).toBe(true);
+  });
+
+  it('refuses to undo a batch whose rows lie in closed books', async () => {
+    const world = await pushWorld();
+    const batch = (await push(world, [row('c-1', { occurred_on: '2026-03-10' })])).json();
+    await h.inject({
+      method: 'POST',
+      url: `/app/api/spaces/${world.spaceId}/close-period`,
+      session: world.owner.token,
+      payload: { through: '2026-03-31' },
+    });
+    const res = await undo(world, batch.batch_id);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error).toBe('period_closed');
+  });
+
+  it('lets only owners and admins undo, and hides other spaces', async () => {
+    const world = await pushWorld();
+    const batch = (await push(world, [row('m-1')])).json();
+    const stranger = await h.signup();
+    const res = await h.inject({
+      method: 'POST',
+      url: `/app/api/spaces/${world.spaceId}/push-batches/${batch.batch_id}/undo`,
+      session: stranger.token,
+    });
+    expect(res.statusCode).toBe(404);
+  });
+});

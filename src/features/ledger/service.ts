@@ -83,7 +83,7 @@ export async function reverseEntry(
 ): Promise<PostResult> {
   const entry = await store.findEntry(tx, spaceId, entryId);
   assert(entry, `No ledger entry ${entryId} in space ${spaceId}`);
-  const postings: Posting[] = (await store.entryPostings(tx, spaceId, entryId)).map((row) => ({
+  const postings: Posting[] = (await store.postingsOfEntries(tx, spaceId, [entryId])).map((row) => ({
     account: row.account,
     amount: readAmount(row.amount),
   }));

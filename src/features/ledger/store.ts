@@ -212,24 +212,6 @@ export function postingsOfEntries(db: Queryable, spaceId: string, entryIds: stri
     .then((rows) => rows.map((row) => ({ ...row, account: toRef(row) })));
 }
 
-export function entryPostings(db: Queryable, spaceId: string, entryId: string) {
-  return db
-    .selectFrom('ledger_postings')
-    .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_postings.ledger_account_id')
-    .select([
-      'ledger_accounts.id',
-      'ledger_accounts.currency',
-      'ledger_accounts.normal_side',
-      'ledger_accounts.tracks_balance',
-      'ledger_accounts.no_overdraft',
-      'ledger_postings.amount',
-    ])
-    .where('ledger_postings.space_id', '=', spaceId)
-    .where('ledger_postings.entry_id', '=', entryId)
-    .execute()
-    .then((rows) => rows.map((row) => ({ account: toRef(row), amount: row.amount })));
-}
-
 export function findEntry(db: Queryable, spaceId: string, entryId: string) {
   return db
     .selectFrom('ledger_entries')

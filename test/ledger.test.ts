@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asAmount } from '../src/core/money.ts';
+import {
+  checkLedger,
+  increase,
+  ledgerAccounts,
+  naturalBalanceOf,
+  postEntry,
+  reverseEntry,
+} from '../src/features/ledger/index.ts';
+import { createHarness, type Harness } from './harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(() => h.close());
+
+describe('ledger', () => {
+  it('reverses an entry with a new entry of opposite postings, once; the balance returns and the ledger stays sound', async () => {
+    const { spaceId } = await h.world();
+    const account = await h.makeAccount(spaceId, { currency: 'EUR' });
+    const at = new Date();
+    const where = { spaceId, currency: 'EUR', at };
+    const asset = await ledgerAccounts.asset(h.db, { ...where, accountId: account.id });
+    const income = await ledgerAccounts.income(h.db, { ...where, resourceId: null });
+    const posted = await h.db
+      .transaction()
+      .execute((tx) =>
+        postEntry(
+          tx,
+          {
+            spaceId,
+            origin: 'rail',
+            kind: 'income',
+            occurredOn: '2026-05-01',
+            causeType: 'test',
+            causeId: randomUUID(),
+            postings: [increase(asset, asAmount(700n)), increase(income, asAmount(700n))],
+          },
+          at,
+        ),
+      );
+    if (!posted.ok) throw new Error('posting failed');
+    expect(await naturalBalanceOf(h.db, asset.id)).toBe(700n);
+    const reversed = await h.db
+      .transaction()
+      .execute((tx) => reverseEntry(tx, spaceId, posted.entryId, at, '2026-05-02', 'undo'));
+    expect(reversed.ok).toBe(true);
+    expect(await naturalBalanceOf(h.db, asset.id)).toBe(0n);
+    const original = await h.db
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .where('id', '=', posted.entryId)
+      .executeTakeFirstOrThrow();
+    expect(original.reverses_entry_id).toBeNull();
+    await expect(
+      h.db.transaction().execute((tx) => reverseEntry(tx, spaceId, posted.entryId, at, '2026-05-02')),
+    ).rejects.toThrow();
+    expect((await checkLedger(h.db, spaceId)).sound).toBe(true);
+  });
+
+  it('refuses to edit a posting or an entry: the ledger is append-only', async () => {
+    const { spaceId } = await h.world();
+    await h.makeAccount(spaceId, { currency: 'EUR', opening_balance: '5' });
+    const entry = await h.db
+      .selectFrom('ledger_entries')
+      .select('id')
+      .where('space_id', '=', spaceId)
+      .executeTakeFirstOrThrow();
+    await expect(
+      h.db.updateTable('ledger_entries').set({ memo: 'changed' }).where('id', '=', entry.id).execute(),
+    ).rejects.toThrow(/append-only/);
+    await expect(
+      h.db.updateTable('ledger_postings').set({ amount: '1' }).where('entry_id', '=', entry.id).execute(),
+    ).rejects.toThrow(/append-only/);
+  });
+
+  it('refuses, in the database itself, postings that do not balance', async () => {
+    const { spaceId } = await h.world();
+    const account = await h.makeAccount(spaceId, { currency: 'EUR' });
+    const asset = await ledgerAccounts.asset(h.db, {
+      spaceId,
+      currency: 'EUR',
+      at: new Date(),
+      accountId: account.id,
+    });
+    const entryId = randomUUID();
+    const insert = h.db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('ledger_entries')
+        .values({
+          id: entryId,
+          space_id: spaceId,
+          origin: 'manual',
+          kind: 'transfer',
+          occurred_on: '2026-05-01',
+          cause_type: 'test',
+          cause_id: null,
+          counterparty: '',
+          memo: '',
+          reverses_entry_id: null,
+          created_at: new Date(),
+        })
+        .execute();
+      await tx
+        .insertInto('ledger_postings')
+        .values({
+          id: randomUUID(),
+          space_id: spaceId,
+          entry_id: entryId,
+          ledger_account_id: asset.id,
+          currency: 'EUR',
+          amount: '3',
+          occurred_on: '2026-05-01',
+        })
+        .execute();
+    });
+    await expect(insert).rejects.toThrow(/does not balance/);
+  });
+});

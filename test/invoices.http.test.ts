@@ -591,3 +591,113 @@ describe('void and remind', () => {
     expect((await act(invoice.id, 'remind', { message: 'x'.repeat(2001) })).statusCode).toBe(422);
   });
 });
+
+describe('quotes', () => {
+  it('moves quote_draft → quote_sent → quote_accepted, and refuses what a quote cannot do', async () => {
+    const quote = await draft({ kind: 'quote' });
+    expect(quote).toMatchObject({ kind: 'quote', status: 'quote_draft' });
+    expect((await act(quote.id, 'accept')).json()).toMatchObject({
+      error: 'invoice_state',
+      details: { status: 'quote_draft' },
+    });
+    expect((await act(quote.id, 'send', { via: 'none' })).json().status).toBe('quote_sent');
+    expect((await act(quote.id, 'payments', { amount: '1' })).json().error).toBe('invoice_state');
+    expect((await act(quote.id, 'remind')).json().error).toBe('invoice_state');
+    const accepted = await act(quote.id, 'accept');
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(accepted.json().status).toBe('quote_accepted');
+    expect((await act(quote.id, 'decline')).json().error).toBe('invoice_state');
+    expect((await act(quote.id, 'void')).json().status).toBe('void');
+  });
+
+  it('declines a sent quote', async () => {
+    const quote = await draft({ kind: 'quote' });
+    await act(quote.id, 'send', { via: 'none' });
+    expect((await act(quote.id, 'decline')).json().status).toBe('quote_declined');
+    expect((await act(quote.id, 'accept')).json().error).toBe('invoice_state');
+  });
+
+  it('reads a sent quote past its due date as expired and refuses to accept it', async () => {
+    const quote = await draft({ kind: 'quote', due_on: '2026-06-01' });
+    expect((await act(quote.id, 'send', { via: 'none' })).json().status).toBe('quote_expired');
+    expect((await read(quote.id)).json().status).toBe('quote_expired');
+    expect((await act(quote.id, 'accept')).json()).toMatchObject({
+      error: 'invoice_state',
+      details: { status: 'quote_expired' },
+    });
+  });
+
+  it('refuses accept and decline on invoices', async () => {
+    const invoice = await sent();
+    expect((await act(invoice.id, 'accept')).json().error).toBe('invoice_state');
+    expect((await act(invoice.id, 'decline')).json().error).toBe('invoice_state');
+  });
+});
+
+describe('credit notes', () => {
+  const credit = (invoiceId: string, amount: string, extra: Record<string, unknown> = {}) =>
+    create(
+      draftBody(account.id, {
+        kind: 'credit_note',
+        corrects_invoice_id: invoiceId,
+        line_items: [{ description: 'Credit', unit_price: amount }],
+        ...extra,
+      }),
+    );
+
+  it('is issued at once and adds to the corrected invoice, which then closes at the lower amount', async () => {
+    const { key: own } = await h.world({ scopes: ['invoices'] });
+    const wallet = await h.makeAccount(own.spaceId);
+    const invoice = (await create(draftBody(wallet.id), own)).json();
+    await act(invoice.id, 'send', { via: 'none' }, own);
+    const note = await create(
+      draftBody(wallet.id, {
+        kind: 'credit_note',
+        corrects_invoice_id: invoice.id,
+        line_items: [{ description: 'Credit', unit_price: '40' }],
+      }),
+      own,
+    );
+    expect(note.statusCode, note.body).toBe(201);
+    expect(note.json()).toMatchObject({
+      kind: 'credit_note',
+      status: 'issued',
+      corrects_invoice_id: invoice.id,
+      total: '40.00000000',
+    });
+    expect((await read(invoice.id, own)).json().credited_amount).toBe('40.00000000');
+    expect((await act(note.json().id, 'payments', { amount: '1' }, own)).json().error).toBe('invoice_state');
+    expect((await act(invoice.id, 'payments', { amount: '200.01' }, own)).json().details.open).toBe(
+      '200.00000000',
+    );
+    const paid = await act(invoice.id, 'payments', { amount: '200' }, own);
+    expect(paid.json()).toMatchObject({ status: 'paid', paid_amount: '200.00000000' });
+    const keyEvent = (await events(own.spaceId, 'invoice.paid')).find((row) => row.channel === 'key')!;
+    expect(keyEvent.payload).toMatchObject({ total: '240', total_paid: '200' });
+  });
+
+  it('gives its amount back when voided, and refuses a credit larger than the open amount', async () => {
+    const invoice = await sent();
+    const note = (await credit(invoice.id, '100')).json();
+    expect((await credit(invoice.id, '140.01')).json()).toMatchObject({
+      error: 'amount_not_accepted',
+      details: { open: '140.00000000' },
+    });
+    expect((await act(note.id, 'void')).json().status).toBe('void');
+    expect((await read(invoice.id)).json().credited_amount).toBe('0.00000000');
+    expect((await credit(invoice.id, '240')).statusCode).toBe(201);
+  });
+
+  it('refuses a correction on anything but a credit note, of a void invoice, or of another space', async () => {
+    const invoice = await sent();
+    expect((await create(draftBody(account.id, { corrects_invoice_id: invoice.id }))).json().error).toBe(
+      'invalid_request',
+    );
+    const { key: other } = await h.world({ scopes: ['invoices'] });
+    const foreign = await mirrored(h, other);
+    expect((await credit(foreign.id, '1')).json().error).toBe('invalid_request');
+    await act(invoice.id, 'void');
+    expect((await credit(invoice.id, '1')).json().error).toBe('invoice_state');
+    expect((await credit(invoice.id, '1', { currency: 'USD' })).statusCode).toBe(422);
+  });
+});

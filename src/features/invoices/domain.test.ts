@@ -2,12 +2,20 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { asAmount, formatAmountTrimmed } from '../../core/money.ts';
 import {
+  afterPayment,
+  afterSend,
+  allows,
   computeTotals,
   formatRate,
+  generatedNumber,
+  type InvoiceStatus,
+  initialStatus,
   type LineInput,
+  type Move,
   minorUnitsOf,
   roundHalfUp,
   type TaxKind,
+  visibleStatus,
 } from './domain.ts';
 
 type Case = {
@@ -452,5 +460,78 @@ describe('invoice totals, properties', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('invoice state machine', () => {
+  const ALL: InvoiceStatus[] = [
+    'draft',
+    'sent',
+    'partial',
+    'paid',
+    'issued',
+    'void',
+    'quote_draft',
+    'quote_sent',
+    'quote_accepted',
+    'quote_declined',
+    'quote_expired',
+  ];
+  const EXPECTED: Record<Move, InvoiceStatus[]> = {
+    send: ['draft', 'sent', 'partial', 'quote_draft', 'quote_sent'],
+    pay: ['sent', 'partial'],
+    remind: ['sent', 'partial'],
+    void: ALL.filter((status) => status !== 'void'),
+    edit: ['draft', 'sent', 'partial', 'issued', 'quote_draft', 'quote_sent'],
+    accept: ['quote_sent'],
+    decline: ['quote_sent'],
+  };
+  it.each(Object.entries(EXPECTED))(
+    'allows %s from exactly its states and refuses every other',
+    (move, from) => {
+      expect(ALL.filter((status) => allows(move as Move, status))).toEqual(
+        ALL.filter((s) => from.includes(s)),
+      );
+    },
+  );
+
+  it('sends a draft to sent and a quote draft to quote_sent, and leaves others', () => {
+    expect(ALL.map((status) => afterSend(status))).toEqual(
+      ALL.map((s) => (s === 'draft' ? 'sent' : s === 'quote_draft' ? 'quote_sent' : s)),
+    );
+  });
+
+  it('goes partial below the open amount, paid on it, and refuses beyond it', () => {
+    const a = (n: bigint) => asAmount(n * 100_000_000n);
+    expect(afterPayment(a(100n), a(0n), a(0n), a(40n))).toEqual({
+      ok: true,
+      paid: a(40n),
+      status: 'partial',
+      closes: false,
+    });
+    expect(afterPayment(a(100n), a(10n), a(40n), a(50n))).toEqual({
+      ok: true,
+      paid: a(90n),
+      status: 'paid',
+      closes: true,
+    });
+    expect(afterPayment(a(100n), a(0n), a(40n), a(61n))).toEqual({
+      ok: false,
+      code: 'overpayment',
+      open: a(60n),
+    });
+  });
+
+  it('reads a sent quote past due as expired; starts each kind in its state; numbers INV-000001', () => {
+    expect(visibleStatus('quote_sent', '2026-06-01', '2026-06-02')).toBe('quote_expired');
+    expect(visibleStatus('quote_sent', '2026-06-01', '2026-06-01')).toBe('quote_sent');
+    expect(visibleStatus('sent', '2026-06-01', '2026-07-01')).toBe('sent');
+    expect([initialStatus('invoice'), initialStatus('quote'), initialStatus('credit_note')]).toEqual([
+      'draft',
+      'quote_draft',
+      'issued',
+    ]);
+    expect(generatedNumber(1)).toBe('INV-000001');
+    expect(generatedNumber(1234567)).toBe('INV-1234567');
   });
 });

@@ -285,7 +285,7 @@ export type InvoiceStatus =
   | 'quote_declined'
   | 'quote_expired';
 
-export type Move = 'send' | 'pay' | 'void' | 'remind' | 'edit';
+export type Move = 'send' | 'pay' | 'void' | 'remind' | 'edit' | 'accept' | 'decline';
 
 /** Which states each move starts from. Sending again re-delivers without moving the state. */
 const MOVES_FROM: Record<Move, ReadonlySet<InvoiceStatus>> = {
@@ -304,6 +304,8 @@ const MOVES_FROM: Record<Move, ReadonlySet<InvoiceStatus>> = {
     'quote_declined',
     'quote_expired',
   ]),
+  accept: new Set<InvoiceStatus>(['quote_sent']),
+  decline: new Set<InvoiceStatus>(['quote_sent']),
   // Seller and client requisites may be corrected until the invoice is closed.
   edit: new Set<InvoiceStatus>(['draft', 'sent', 'partial', 'quote_draft', 'quote_sent', 'issued']),
 };
@@ -341,4 +343,24 @@ export function afterPayment(
 /** INV-000001 style numbers, six digits at least. */
 export function generatedNumber(value: number): string {
   return `INV-${String(value).padStart(6, '0')}`;
+}
+
+export type DocKind = 'invoice' | 'quote' | 'credit_note';
+
+/** Where each kind of document starts: an invoice as a draft, a quote as a quote draft, a credit note issued. */
+export function initialStatus(kind: DocKind): InvoiceStatus {
+  if (kind === 'quote') return 'quote_draft';
+  if (kind === 'credit_note') return 'issued';
+  return 'draft';
+}
+
+/** A sent quote past its due date reads as expired (dates are YYYY-MM-DD, so text order is date order). */
+export function visibleStatus(status: InvoiceStatus, dueOn: string, today: string): InvoiceStatus {
+  return status === 'quote_sent' && today > dueOn ? 'quote_expired' : status;
+}
+
+/** What a credit note may still take off an invoice: its total less what is credited or paid. */
+export function creditRoom(total: AmountE8, credited: AmountE8, paid: AmountE8): AmountE8 {
+  const room = total - credited - paid;
+  return asAmount(room > 0n ? room : 0n);
 }

@@ -4,6 +4,7 @@ import { integrationRefusals, type Static, type TSchema } from '../../platform/h
 import { runWrite } from '../../platform/http/write.ts';
 import {
   ClientOverride,
+  EmptyIn,
   IdParams,
   IntegrationInvoiceCreate,
   InvoiceOut,
@@ -115,6 +116,13 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: service.Invoic
     run: (tx, spaceId, id, body: Static<typeof VoidIn>) =>
       service.voidInvoice(tx, deps, spaceId, id, body.reason ?? ''),
   });
+  for (const decision of ['accept', 'decline'] as const) {
+    invoiceAction(app, deps, decision, {
+      summary: `${decision === 'accept' ? 'Accept' : 'Decline'} a sent quote`,
+      body: EmptyIn,
+      run: (tx, spaceId, id) => service.decideQuote(tx, deps, spaceId, id, decision),
+    });
+  }
   invoiceAction(app, deps, 'remind', {
     summary: 'Record a reminder for a sent or partial invoice',
     body: RemindIn,

@@ -115,6 +115,17 @@ export const IntegrationInvoiceCreate = Type.Object(
     tax_authority_number: optionalText(64),
     tax_exempt_reason: Type.Optional(NullableText({ maxLength: 200 })),
     tax_zero_reason: Type.Optional(NullableText({ maxLength: 200 })),
+    kind: Type.Optional(
+      Enum(['invoice', 'quote', 'credit_note'] as const, {
+        default: 'invoice',
+        description: 'Our extension: a quote starts as quote_draft, a credit note is issued at once.',
+      }),
+    ),
+    corrects_invoice_id: Type.Optional(
+      NullableUuid({
+        description: "A credit note's invoice: its total adds to that invoice's credited_amount.",
+      }),
+    ),
   },
   { $id: 'IntegrationInvoiceCreate' },
 );
@@ -137,6 +148,7 @@ export const InvoicePaymentCreate = Type.Object(
   { description: 'A hand-recorded payment.' },
 );
 
+export const EmptyIn = Type.Object({});
 export const VoidIn = Type.Object({ reason: optionalText(500) });
 export const RemindIn = Type.Object({ message: optionalText(2000) });
 

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { assert } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
-import { type AmountE8, formatAmount, formatAmountTrimmed, parseAmountInput } from '../../core/money.ts';
+import {
+  type AmountE8,
+  asAmount,
+  formatAmount,
+  formatAmountTrimmed,
+  parseAmountInput,
+} from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
@@ -15,11 +21,14 @@ import {
   afterSend,
   allows,
   computeTotals,
+  creditRoom,
   formatRate,
   generatedNumber,
   type InvoiceStatus,
+  initialStatus,
   type Move,
   type Totals,
+  visibleStatus,
 } from './domain.ts';
 import type { ClientBody, InvoiceCreateBody, PaymentBody, SellerBody, SendBody } from './schemas.ts';
 import * as store from './store.ts';
@@ -33,9 +42,11 @@ export function present(
   row: store.InvoiceRow,
   payments: readonly store.InvoicePaymentRow[],
   publicUrl: string,
+  todayText: string,
 ) {
   return {
     ...row,
+    status: visibleStatus(row.status as InvoiceStatus, row.due_on, todayText),
     total: formatAmount(readAmount(row.total)),
     subtotal: formatAmount(readAmount(row.subtotal)),
     tax_total: formatAmount(readAmount(row.tax_total)),
@@ -69,8 +80,13 @@ export function present(
 
 export type InvoiceRecord = ReturnType<typeof present>;
 
-async function presentWithPayments(db: Queryable, row: store.InvoiceRow, publicUrl: string) {
-  return present(row, await store.listPayments(db, row.id), publicUrl);
+async function presentWithPayments(
+  db: Queryable,
+  row: store.InvoiceRow,
+  publicUrl: string,
+  todayText: string,
+) {
+  return present(row, await store.listPayments(db, row.id), publicUrl, todayText);
 }
 
 function totalsOrRefuse(body: InvoiceCreateBody, currency: string): Totals {
@@ -184,6 +200,13 @@ export async function createInvoice(
   const account = await requireAccount(tx, spaceId, body.account_id);
   const currency = (body.currency ?? account.currency).toUpperCase();
   const totals = totalsOrRefuse(body, currency);
+  if (body.corrects_invoice_id != null) {
+    if (body.kind !== 'credit_note')
+      throw new AppError('invalid_request', 'Only a credit note corrects an invoice.', {
+        field: 'corrects_invoice_id',
+      });
+    await applyCredit(tx, spaceId, body.corrects_invoice_id, currency, totals.total);
+  }
   if (body.number != null) await refuseTakenNumber(tx, spaceId, body.number);
   const number = body.number ?? (await nextFreeNumber(tx, spaceId));
   const now = deps.clock.now();
@@ -194,9 +217,9 @@ export async function createInvoice(
     account_id: account.id,
     contact_id: await contactFor(tx, deps.clock, spaceId, body),
     project_id: body.project_id ?? null,
-    corrects_invoice_id: null,
-    kind: 'invoice',
-    status: 'draft',
+    corrects_invoice_id: body.corrects_invoice_id ?? null,
+    kind: body.kind ?? 'invoice',
+    status: initialStatus(body.kind ?? 'invoice'),
     number,
     token: randomSecret('inv_'),
     currency,
@@ -234,7 +257,7 @@ export async function createInvoice(
     created_at: now,
     updated_at: now,
   });
-  return present(row, [], deps.publicUrl);
+  return present(row, [], deps.publicUrl, today(deps.clock));
 }
 
 async function ownInvoice(db: Queryable, spaceId: string, id: string, lock: boolean) {
@@ -257,11 +280,13 @@ const MOVE_WORDS: Record<Move, string> = {
   void: 'voided again',
   remind: 'reminded (reminders go to sent or partial invoices only)',
   edit: 'edited',
+  accept: 'accepted (only a sent quote before its due date can be)',
+  decline: 'declined (only a sent quote before its due date can be)',
 };
 
 export async function getInvoice(deps: InvoicesDeps, spaceId: string, id: string) {
   const row = await ownInvoice(deps.db, spaceId, id, false);
-  return presentWithPayments(deps.db, row, deps.publicUrl);
+  return presentWithPayments(deps.db, row, deps.publicUrl, today(deps.clock));
 }
 
 /** POST .../seller and .../client: replace one side's requisites (all fields; absent = empty). */
@@ -278,7 +303,7 @@ export async function setParty(
     throw new AppError('invalid_request', 'An invoice needs a client name.', { field: 'name' });
   const changes = 'seller' in party ? sellerColumns(party.seller) : clientColumns(party.client);
   const updated = await store.updateInvoice(tx, spaceId, id, { ...changes, updated_at: deps.clock.now() });
-  return presentWithPayments(tx, updated, deps.publicUrl);
+  return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
 }
 
 /** POST .../send: "none" marks sent; email and chat are refused until their transports exist. */
@@ -324,7 +349,7 @@ export async function sendInvoice(
     sent_at: row.sent_at ?? now,
     updated_at: now,
   });
-  return presentWithPayments(tx, updated, deps.publicUrl);
+  return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
 }
 
 function parseAmount(value: number | string): AmountE8 {
@@ -492,7 +517,7 @@ export async function recordPayment(
   });
   await emitMoneyIn(tx, row, entryId, account.id, amount, payment.occurredOn, at);
   if (announce) await emitPaid(tx, updated, outcome.paid, 'manual', at);
-  return presentWithPayments(tx, updated, deps.publicUrl);
+  return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
 }
 
 /** POST .../void: from any state but void; recorded payments stay booked and are listed. */
@@ -505,8 +530,11 @@ export async function voidInvoice(
 ) {
   const row = await ownInvoice(tx, spaceId, id, true);
   // Voiding is safe to retry: a void invoice answers as it is.
-  if (row.status === 'void') return presentWithPayments(tx, row, deps.publicUrl);
+  if (row.status === 'void') return presentWithPayments(tx, row, deps.publicUrl, today(deps.clock));
   refuseMove('void', row);
+  // A voided credit note gives its amount back to the invoice it corrected.
+  if (row.kind === 'credit_note' && row.corrects_invoice_id !== null)
+    await applyCredit(tx, spaceId, row.corrects_invoice_id, row.currency, asAmount(-readAmount(row.total)));
   const now = deps.clock.now();
   const updated = await store.updateInvoice(tx, spaceId, id, {
     status: 'void',
@@ -514,7 +542,7 @@ export async function voidInvoice(
     void_reason: reason,
     updated_at: now,
   });
-  return presentWithPayments(tx, updated, deps.publicUrl);
+  return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
 }
 
 /** POST .../remind: recorded against a sent or partial invoice; no channel delivers it yet. */
@@ -541,4 +569,56 @@ export async function remindInvoice(
     created_at: at,
   });
   return { invoice_id: id, reminded: true, via, at: at.toISOString() };
+}
+
+/**
+ * A credit note's amount (negative when it is voided) moves its invoice's credited_amount.
+ * The credit never moves money or the invoice's state; it lowers what a payment must reach.
+ */
+async function applyCredit(
+  tx: Queryable,
+  spaceId: string,
+  invoiceId: string,
+  currency: string,
+  amount: AmountE8,
+) {
+  const target = await store.lockInvoice(tx, spaceId, invoiceId);
+  if (target?.kind !== 'invoice')
+    throw new AppError('invalid_request', 'No invoice with this id in this space.', {
+      field: 'corrects_invoice_id',
+    });
+  const credited = readAmount(target.credited_amount);
+  if (amount > 0n) {
+    if (target.status === 'void') refuseMove('pay', target);
+    if (target.currency !== currency)
+      throw new AppError('currency_mismatch', `The invoice is in ${target.currency}.`, { field: 'currency' });
+    const room = creditRoom(readAmount(target.total), credited, readAmount(target.paid_amount));
+    if (amount > room)
+      throw new AppError('amount_not_accepted', 'The credit note is larger than the amount still open.', {
+        field: 'line_items',
+        reason: 'credit_exceeds_open',
+        open: formatAmount(room),
+      });
+  }
+  await store.updateInvoice(tx, spaceId, invoiceId, {
+    credited_amount: formatAmount(asAmount(credited + amount)),
+  });
+}
+
+/** POST .../accept and .../decline: a sent quote before its due date; past it, it reads expired. */
+export async function decideQuote(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  spaceId: string,
+  id: string,
+  decision: 'accept' | 'decline',
+) {
+  const row = await ownInvoice(tx, spaceId, id, true);
+  const status = visibleStatus(row.status as InvoiceStatus, row.due_on, today(deps.clock));
+  refuseMove(decision, { ...row, status });
+  const updated = await store.updateInvoice(tx, spaceId, id, {
+    status: decision === 'accept' ? 'quote_accepted' : 'quote_declined',
+    updated_at: deps.clock.now(),
+  });
+  return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
 }

@@ -63,6 +63,8 @@ export type TargetCheck = {
   value: number;
   target: number;
   pass: boolean;
+  /** The figure must stay at or below the target (a latency), not reach it. */
+  atMost?: boolean;
   /** Other processes were busy during one of the runs behind this figure. */
   contaminated: boolean;
 };

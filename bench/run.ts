@@ -4,6 +4,7 @@
 // Add a benchmark: write bench/<name>.ts exporting an async BenchFn and list it below.
 
 import { benchCharges } from './charges.ts';
+import { benchInvoices } from './invoices.ts';
 import {
   type BenchContext,
   type BenchFn,
@@ -26,6 +27,7 @@ const BENCHMARKS: { name: string; run: BenchFn }[] = [
   { name: 'charges', run: benchCharges },
   { name: 'webhooks', run: benchWebhooks },
   { name: 'push', run: benchPush },
+  { name: 'invoices', run: benchInvoices },
 ];
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -138,7 +140,7 @@ async function main(): Promise<number> {
           check.config,
           check.what,
           fmt(check.value, 3),
-          `>= ${check.target}`,
+          `${check.atMost ? '<=' : '>='} ${check.target}`,
           `${check.pass ? 'PASS' : 'FAIL'}${check.contaminated ? ' (contaminated)' : ''}`,
         ]),
       ),

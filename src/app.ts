@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './core/clock.ts';
-import { registerAccountRoutes } from './features/accounts/index.ts';
+import { registerAccountAppRoutes, registerAccountRoutes } from './features/accounts/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
 import { registerClientCreditRoutes } from './features/client-credits/index.ts';
 import { registerContactRoutes } from './features/contacts/index.ts';
@@ -190,6 +190,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps) {
     registerPaymentRequestAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
     registerClientCreditRoutes(scope, base);
     registerPushAppRoutes(scope, base);
+    registerAccountAppRoutes(scope, base);
     registerWebhookRoutes(scope, {
       ...base,
       secrets: deps.secrets,

@@ -1,4 +1,11 @@
+export { registerAccountAppRoutes } from './app-routes.ts';
 export { NETWORKS } from './domain.ts';
 export { registerAccountRoutes } from './routes.ts';
-export { listSpaceAccounts, type PushAccount, presentAccount, requireAccount, resolvePushAccounts } from './service.ts';
+export {
+  listSpaceAccounts,
+  type PushAccount,
+  presentAccount,
+  requireAccount,
+  resolvePushAccounts,
+} from './service.ts';
 export type { AccountRow } from './store.ts';

@@ -172,12 +172,19 @@ export async function resolvePushAccounts(
   const keys = [...new Set(wanted.map((item) => item.key))];
   const found = await store.findPushAccounts(tx, spaceId, pushSourceId, keys);
   const accounts = new Map<string, PushAccount>(
-    found.map((row) => [row.push_account_key!, { id: row.id, currency: row.currency, key: row.push_account_key!, created: false }]),
+    found.map((row) => [
+      row.push_account_key!,
+      { id: row.id, currency: row.currency, key: row.push_account_key!, created: false },
+    ]),
   );
   for (const item of wanted) {
     if (accounts.has(item.key)) continue;
     const caller = { spaceId, keyId: '', issuerUserId: '', scopes: [], pushSourceId };
-    const made = await createAccount(tx, clock, caller, { kind: 'bank', name: item.key.slice(0, 120), currency: item.currency });
+    const made = await createAccount(tx, clock, caller, {
+      kind: 'bank',
+      name: item.key.slice(0, 120),
+      currency: item.currency,
+    });
     await store.setPushOrigin(tx, made.id, pushSourceId, item.key);
     accounts.set(item.key, { id: made.id, currency: made.currency, key: item.key, created: true });
   }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { AccountsTable } from '../../platform/db/schema.ts';
 
@@ -105,5 +106,38 @@ export function findPushAccounts(db: Queryable, spaceId: string, pushSourceId: s
 }
 
 export async function setPushOrigin(db: Queryable, accountId: string, pushSourceId: string, key: string) {
-  await db.updateTable('accounts').set({ push_source_id: pushSourceId, push_account_key: key }).where('id', '=', accountId).execute();
+  await db
+    .updateTable('accounts')
+    .set({ push_source_id: pushSourceId, push_account_key: key })
+    .where('id', '=', accountId)
+    .execute();
+}
+
+export async function setChallenge(db: Queryable, accountId: string, message: string, expiresAt: Date) {
+  await db
+    .updateTable('accounts')
+    .set({ address_challenge: message, address_challenge_expires_at: expiresAt })
+    .where('id', '=', accountId)
+    .execute();
+}
+
+/** Reads and clears the pending challenge in one statement, so it can be answered once. */
+export async function takeChallenge(db: Queryable, accountId: string) {
+  // RETURNING shows the row after the update, so the old challenge is read in a locking subquery.
+  const result = await sql<{ message: string | null; expires_at: Date | null }>`
+    UPDATE accounts AS a SET address_challenge = NULL, address_challenge_expires_at = NULL
+    FROM (SELECT id, address_challenge, address_challenge_expires_at FROM accounts WHERE id = ${accountId} FOR UPDATE) AS old
+    WHERE a.id = old.id AND old.address_challenge IS NOT NULL
+    RETURNING old.address_challenge AS message, old.address_challenge_expires_at AS expires_at`.execute(db);
+  const row = result.rows[0];
+  if (!row?.message || !row.expires_at) return undefined;
+  return { message: row.message, expiresAt: new Date(row.expires_at) };
+}
+
+export async function markProven(db: Queryable, accountId: string, address: string, at: Date) {
+  await db
+    .updateTable('accounts')
+    .set({ address_proven: address.toLowerCase(), address_proven_at: at })
+    .where('id', '=', accountId)
+    .execute();
 }

@@ -122,6 +122,10 @@ export interface AccountsTable {
   ledger_account_id: string | null;
   push_source_id: string | null;
   push_account_key: ColumnType<string | null, string | null | undefined, string | null>;
+  address_challenge: ColumnType<string | null, string | null | undefined, string | null>;
+  address_challenge_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  address_proven: ColumnType<string | null, string | null | undefined, string | null>;
+  address_proven_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
 }
 

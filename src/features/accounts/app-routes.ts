@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { completeProof, type ProofsDeps, startProof } from './proofs.ts';
+
+const Params = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  account_id: Type.String({ format: 'uuid' }),
+});
+const ProofIn = Type.Object({
+  signature: Type.Optional(
+    Type.String({
+      pattern: '^0x[0-9a-fA-F]{130}$',
+      description: 'personal_sign of the challenge; omit to ask for one.',
+    }),
+  ),
+});
+const ProofOut = Type.Object({
+  message: Type.Optional(Type.String({ description: 'The challenge to sign (when asked with {}).' })),
+  expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+  proven: Type.Optional(Type.Boolean()),
+  address: Type.Optional(Type.String()),
+  proven_at: Type.Optional(Type.String({ format: 'date-time' })),
+});
+
+export function registerAccountAppRoutes(app: FastifyInstance, deps: ProofsDeps) {
+  app.post(
+    '/app/api/spaces/:id/accounts/:account_id/address-proof',
+    { schema: { tags: ['app'], params: Params, body: ProofIn, response: { 200: ProofOut } } },
+    async (request) => {
+      const { id, account_id } = request.params as Static<typeof Params>;
+      const { signature } = request.body as Static<typeof ProofIn>;
+      const userId = request.session!.userId;
+      return signature === undefined
+        ? startProof(deps, userId, id, account_id)
+        : completeProof(deps, userId, id, account_id, signature);
+    },
+  );
+}

@@ -94,3 +94,67 @@ describe('POST /app/api/spaces/{id}/accounts/{account_id}/address-proof', () => 
     expect(foreign.statusCode).toBe(404);
   });
 });
+
+describe('the machine quote on the payment page', () => {
+  it('answers 402 with an on-chain quote only once the address is proven, in the body and in PAYMENT-REQUIRED', async () => {
+    const { signer, prove, world, account } = await walletWorld();
+    const payKey = await h.issueKey(world.owner, world.spaceId, { scopes: ['payments'] });
+    const minted = (
+      await h.inject({
+        method: 'POST',
+        url: '/integration/payment-requests',
+        key: payKey.key,
+        payload: { account_id: account.id, amount: '2.5', currency: 'USD', memo: 'one call' },
+      })
+    ).json();
+    const quote = () =>
+      h.inject({ method: 'GET', url: `/pay/${minted.token}`, headers: { accept: 'application/json' } });
+    const before = await quote();
+    expect(before.statusCode).toBe(402);
+    expect(before.json().accepts).toEqual([]);
+    const challenge = (await prove({})).json().message as string;
+    await prove({ signature: await signer.signMessage({ message: challenge }) });
+    const after = await quote();
+    expect(after.statusCode).toBe(402);
+    expect(after.headers['cache-control']).toBe('no-store');
+    const body = after.json();
+    expect(body).toMatchObject({ x402Version: 2, resource: { url: minted.url, description: 'one call' } });
+    expect(body.accepts).toEqual([
+      expect.objectContaining({
+        scheme: 'exact',
+        network: 'eip155:31337',
+        amount: '2500000',
+        payTo: signer.address,
+      }),
+    ]);
+    expect(body.accepts[0].maxTimeoutSeconds).toBeGreaterThanOrEqual(60);
+    expect(
+      JSON.parse(Buffer.from(String(after.headers['payment-required']), 'base64').toString('utf8')),
+    ).toEqual(body);
+  });
+
+  it('answers a paid request with its record (200), never a quote', async () => {
+    const { world, account } = await walletWorld();
+    const payKey = await h.issueKey(world.owner, world.spaceId, { scopes: ['payments'] });
+    const minted = (
+      await h.inject({
+        method: 'POST',
+        url: '/integration/payment-requests',
+        key: payKey.key,
+        payload: { account_id: account.id, amount: 2 },
+      })
+    ).json();
+    await h.inject({
+      method: 'POST',
+      url: `/pay/${minted.token}/card`,
+      payload: { number: '4242424242424242', exp: '12/34', cvc: '123' },
+    });
+    const paid = await h.inject({
+      method: 'GET',
+      url: `/pay/${minted.token}`,
+      headers: { accept: 'application/json' },
+    });
+    expect(paid.statusCode).toBe(200);
+    expect(paid.json()).toMatchObject({ status: 'paid', amount_received: '2.00000000' });
+  });
+});

@@ -18,6 +18,8 @@ export type AccountRow = {
   opening_balance: string;
   opening_cost: string | null;
   ledger_account_id: string | null;
+  /** The address the space proved it controls (lower case), if any. */
+  address_proven?: string | null;
   created_at: Date;
 };
 
@@ -39,6 +41,7 @@ const COLUMNS = [
   'opening_balance',
   'opening_cost',
   'ledger_account_id',
+  'address_proven',
   'created_at',
 ] as const;
 

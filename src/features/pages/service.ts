@@ -70,7 +70,10 @@ export async function machineView(deps: PagesDeps, token: string) {
   if (record.status !== 'active') return { kind: 'state' as const, record };
   const account = await requireAccount(deps.db, request.space_id, request.account_id);
   const decimals = TOKEN_DECIMALS[account.currency];
+  // An address is quoted to machines only once the space proved it controls it.
+  const proven = account.address !== null && account.address_proven === account.address.toLowerCase();
   const onChain =
+    proven &&
     account.kind === 'crypto' &&
     account.address &&
     account.network &&

@@ -28,7 +28,10 @@ import {
   FOREIGN_CPU_LIMIT,
   fmt,
   freshDatabase,
+  logRunWarnings,
   type Measurement,
+  non2xxCodes,
+  percentile,
   type ServerHandle,
   startServer,
   waitForQuiet,
@@ -339,14 +342,6 @@ function sampleWaits(adminUrl: string, database: string): { stop(): Promise<stri
   };
 }
 
-function non2xxCodes(result: autocannon.Result): Record<string, number> {
-  const codes: Record<string, number> = {};
-  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
-    if (!code.startsWith('2') && stat?.count) codes[code] = stat.count;
-  }
-  return codes;
-}
-
 /** An autocannon load; `nextBody`, when given, supplies each request's body. */
 function httpLoad(
   server: ServerHandle,
@@ -493,11 +488,6 @@ async function directCharge(client: pg.PoolClient, setup: Setup, ref: string): P
   }
 }
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 /** `workers` async loops, each taking a pool connection per transaction, like the server does. */
 function directLoad(pool: pg.Pool, setup: Setup, workers: number, nextRef: () => string): Load {
   return async (seconds) => {
@@ -563,37 +553,7 @@ function describe(
   );
   ctx.log(`      cpu: ${describeCpu(m.cpu)}`);
   ctx.log(`      pg backends (mean of 100 ms samples): ${m.waits || 'all idle'}`);
-  if (m.waitedForQuietMs > 1500) {
-    ctx.log(`      (waited ${fmt(m.waitedForQuietMs / 1000, 1)} s for other processes to go quiet first)`);
-  }
-  for (const attempt of m.discarded) {
-    ctx.log(
-      `      ! discarded a run at ${fmt(attempt.rps)} ${unit}: other processes used ${fmt(attempt.foreignPct)}% ` +
-        `of a core (busiest: ${attempt.foreignTop ?? '?'})`,
-    );
-  }
-  if ((m.cpu.foreignPct ?? 0) > FOREIGN_CPU_LIMIT) {
-    ctx.log(
-      `      !!! the machine was shared: other processes used ${fmt(m.cpu.foreignPct ?? 0)}% of a core ` +
-        `(busiest: ${m.cpu.foreignTop ?? '?'}); this figure is contaminated`,
-    );
-  }
-  if (m.non2xx > 0 || m.errors > 0 || m.timeouts > 0) {
-    const codes = Object.entries(m.statusCodes)
-      .map(([code, count]) => `${code}: ${fmt(count)}`)
-      .join(', ');
-    ctx.log(
-      `      !!!!!!!!!! MEASUREMENT IS WRONG: ${fmt(m.non2xx)} refused/non-2xx (${codes || 'no breakdown'}), `,
-    );
-    ctx.log(`      !!!!!!!!!! ${fmt(m.errors)} errors, ${fmt(m.timeouts)} timeouts on ${label}`);
-  }
-  if (m.warmupNon2xx > 0 || m.warmupErrors > 0) {
-    ctx.log(`      !!! warm-up saw ${fmt(m.warmupNon2xx)} refused/non-2xx and ${fmt(m.warmupErrors)} errors`);
-  }
-  const lines = server?.linesSinceReady();
-  if (lines && lines.count > 0) {
-    ctx.log(`      ! the server wrote ${fmt(lines.count)} log line(s) so far; first: ${lines.sample[0]}`);
-  }
+  logRunWarnings(ctx, m, label, unit, server);
 }
 
 function row(config: string, route: string, m: Measured, withServer: boolean) {

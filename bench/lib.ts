@@ -615,7 +615,7 @@ export type Measurement = {
   discarded: { rps: number; foreignPct: number; foreignTop: string | undefined }[];
 };
 
-function non2xxCodes(result: autocannon.Result): Record<string, number> {
+export function non2xxCodes(result: autocannon.Result): Record<string, number> {
   const codes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
     if (!code.startsWith('2') && stat?.count) codes[code] = stat.count;
@@ -748,4 +748,105 @@ export function describeCpu(report: CpuReport, top = 4): string {
     `${parts.join(', ')}, interrupts ${fmt(report.interruptsPct)}%${steal}; ` +
     `machine ${fmt(report.machineBusyPct)}% busy of ${os.cpus().length} cores`
   );
+}
+
+export type Posted = { status: number; json: Record<string, unknown>; ms: number };
+
+/** One authenticated JSON POST, timed from send to the parsed answer. */
+export async function postJson(baseUrl: string, key: string, path: string, body: unknown): Promise<Posted> {
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as Record<string, unknown>;
+  return { status: response.status, json, ms: performance.now() - started };
+}
+
+/** The p-th percentile of an ascending list (nearest rank); 0 for an empty list. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/**
+ * The warnings every measured run prints under its figures: waiting for quiet, discarded runs,
+ * a contaminated run, refused answers or errors (the figure is then wrong), warm-up trouble, and
+ * server log lines.
+ */
+export function logRunWarnings(
+  ctx: BenchContext,
+  m: Measurement,
+  label: string,
+  unit: string,
+  server?: ServerHandle,
+): void {
+  if (m.waitedForQuietMs > 1500) {
+    ctx.log(`      (waited ${fmt(m.waitedForQuietMs / 1000, 1)} s for other processes to go quiet first)`);
+  }
+  for (const attempt of m.discarded) {
+    ctx.log(
+      `      ! discarded a run at ${fmt(attempt.rps)} ${unit}: other processes used ${fmt(attempt.foreignPct)}% ` +
+        `of a core (busiest: ${attempt.foreignTop ?? '?'})`,
+    );
+  }
+  if ((m.cpu.foreignPct ?? 0) > FOREIGN_CPU_LIMIT) {
+    ctx.log(
+      `      !!! the machine was shared: other processes used ${fmt(m.cpu.foreignPct ?? 0)}% of a core ` +
+        `(busiest: ${m.cpu.foreignTop ?? '?'}); this figure is contaminated`,
+    );
+  }
+  if (m.non2xx > 0 || m.errors > 0 || m.timeouts > 0) {
+    const codes = Object.entries(m.statusCodes)
+      .map(([code, count]) => `${code}: ${fmt(count)}`)
+      .join(', ');
+    ctx.log(
+      `      !!!!!!!!!! MEASUREMENT IS WRONG: ${fmt(m.non2xx)} refused/non-2xx (${codes || 'no breakdown'}), `,
+    );
+    ctx.log(`      !!!!!!!!!! ${fmt(m.errors)} errors, ${fmt(m.timeouts)} timeouts on ${label}`);
+  }
+  if (m.warmupNon2xx > 0 || m.warmupErrors > 0) {
+    ctx.log(`      !!! warm-up saw ${fmt(m.warmupNon2xx)} refused/non-2xx and ${fmt(m.warmupErrors)} errors`);
+  }
+  const lines = server?.linesSinceReady();
+  if (lines && lines.count > 0) {
+    ctx.log(`      ! the server wrote ${fmt(lines.count)} log line(s) so far; first: ${lines.sample[0]}`);
+  }
+}
+
+/**
+ * Runs `measure` against a server on a fresh PostgreSQL database (demo key, rate limit lifted),
+ * then stops the server and drops the database whatever happened. Skips without PostgreSQL.
+ */
+export async function withFreshServer(
+  ctx: BenchContext,
+  bench: string,
+  database: string,
+  measure: (
+    server: ServerHandle & { key: string },
+    databaseUrl: string,
+    report: BenchReport,
+  ) => Promise<void>,
+): Promise<BenchReport> {
+  const report = emptyReport();
+  if (!ctx.facts.pg.ok) {
+    report.skipped.push(`${bench}: PostgreSQL not reachable at ${ctx.facts.pgAdminUrl}`);
+    return report;
+  }
+  const databaseUrl = await freshDatabase(ctx.facts.pgAdminUrl, database);
+  const server = await startServer({
+    databaseUrl,
+    expectKey: true,
+    env: { RATE_LIMIT_PER_MINUTE: '10000000' },
+  });
+  try {
+    await measure({ ...server, key: server.key! }, databaseUrl, report);
+  } catch (error) {
+    report.failures.push(`${bench}: ${errorText(error)}`);
+  } finally {
+    await server.stop();
+    await dropDatabase(ctx.facts.pgAdminUrl, database).catch(() => {});
+  }
+  return report;
 }

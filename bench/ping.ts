@@ -12,6 +12,7 @@ import {
   FOREIGN_CPU_LIMIT,
   fmt,
   freshDatabase,
+  logRunWarnings,
   type Measurement,
   measure,
   type ServerHandle,
@@ -37,35 +38,7 @@ function describe(ctx: BenchContext, route: string, m: Measurement, server: Serv
       `${fmt(m.total)} responses`,
   );
   ctx.log(`      cpu: ${describeCpu(m.cpu)}`);
-  if (m.waitedForQuietMs > 1500) {
-    ctx.log(`      (waited ${fmt(m.waitedForQuietMs / 1000, 1)} s for other processes to go quiet first)`);
-  }
-  for (const attempt of m.discarded) {
-    ctx.log(
-      `      ! discarded a run at ${fmt(attempt.rps)} req/s: other processes used ${fmt(attempt.foreignPct)}% ` +
-        `of a core (busiest: ${attempt.foreignTop ?? '?'})`,
-    );
-  }
-  if ((m.cpu.foreignPct ?? 0) > FOREIGN_CPU_LIMIT) {
-    ctx.log(
-      `      !!! the machine was shared: other processes used ${fmt(m.cpu.foreignPct ?? 0)}% of a core ` +
-        `(busiest: ${m.cpu.foreignTop ?? '?'}); this figure is contaminated`,
-    );
-  }
-  if (m.non2xx > 0 || m.errors > 0 || m.timeouts > 0) {
-    const codes = Object.entries(m.statusCodes)
-      .map(([code, count]) => `${code}: ${fmt(count)}`)
-      .join(', ');
-    ctx.log(`      !!!!!!!!!! MEASUREMENT IS WRONG: ${fmt(m.non2xx)} non-2xx (${codes || 'no breakdown'}), `);
-    ctx.log(`      !!!!!!!!!! ${fmt(m.errors)} connection errors, ${fmt(m.timeouts)} timeouts on ${route}`);
-  }
-  if (m.warmupNon2xx > 0 || m.warmupErrors > 0) {
-    ctx.log(`      !!! warm-up saw ${fmt(m.warmupNon2xx)} non-2xx and ${fmt(m.warmupErrors)} errors`);
-  }
-  const lines = server.linesSinceReady();
-  if (lines.count > 0) {
-    ctx.log(`      ! the server wrote ${fmt(lines.count)} log line(s) so far; first: ${lines.sample[0]}`);
-  }
+  logRunWarnings(ctx, m, route, 'req/s', server);
 }
 
 /** Fails loudly unless ping really authenticates with the key and livez really answers. */

@@ -1,4 +1,5 @@
 import { type AmountE8, asAmount, formatAmountTrimmed, parseDecimalText, SCALE } from '../../core/money.ts';
+import type { InvoiceStatus } from '../../platform/db/schema.ts';
 
 // Invoice rules without I/O: the currency's minor unit, line and tax rounding, the totals and
 // the state machine. Every amount is a bigint; rounding happens only in roundHalfUp/divideHalfUp.
@@ -272,18 +273,8 @@ export function formatRate(rate: TaxRateE8): string {
 // State machine (DECISIONS "Totals and states"): draft → sent → partial → paid; void from any
 // state but void. A refused move is a value naming the state, never an exception.
 
-export type InvoiceStatus =
-  | 'draft'
-  | 'sent'
-  | 'partial'
-  | 'paid'
-  | 'issued'
-  | 'void'
-  | 'quote_draft'
-  | 'quote_sent'
-  | 'quote_accepted'
-  | 'quote_declined'
-  | 'quote_expired';
+// The status words are the database's (platform/db/schema.ts); the rules about them live here.
+export type { InvoiceStatus };
 
 export type Move = 'send' | 'pay' | 'void' | 'remind' | 'edit' | 'accept' | 'decline';
 

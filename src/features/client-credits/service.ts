@@ -5,7 +5,7 @@ import { formatAmount } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { contactExists } from '../contacts/index.ts';
-import { type LedgerAccountRef, ledgerAccounts, naturalBalance, readAmount } from '../ledger/index.ts';
+import { type LedgerAccountRef, ledgerAccounts, naturalBalance, naturalBalanceOf, readAmount } from '../ledger/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
 import * as store from './store.ts';
 
@@ -57,10 +57,10 @@ const HISTORY_LIMIT = 200;
 export async function creditPage(db: Queryable, token: string) {
   const credit = await store.findByPageToken(db, token);
   if (!credit) return undefined;
-  const rows = await store.listWithBalances(db, credit.space_id);
-  const mine = rows.find((row) => row.id === credit.id)!;
+  // One client's balance, read from its own ledger account (not the whole space's list).
+  const balance = await naturalBalanceOf(db, credit.ledger_account_id);
   const history = await store.history(db, credit.space_id, credit.id, HISTORY_LIMIT);
-  return { credit, balance: naturalBalance('credit', readAmount(mine.balance)), ...history };
+  return { credit, balance, ...history };
 }
 
 export async function listClientCredits(deps: { db: Db }, userId: string, spaceId: string) {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasSecretShape } from '../../core/ids.ts';
 import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
 import * as service from './service.ts';
 import { creditPage, notFoundPage, PAY_SCRIPT, payPage } from './views.ts';
@@ -36,7 +37,7 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
     // so a person sees the not-found page rather than a validation error.
     scope.addHook('onRequest', async (request, reply) => {
       const token = (request.params as { token?: string }).token;
-      if (token === undefined || /^(pr|cr)_[0-9A-Za-z]{43}$/.test(token)) return;
+      if (token === undefined || hasSecretShape(token, 'pr_') || hasSecretShape(token, 'cr_')) return;
       if (request.method === 'GET') return html(reply, 404, notFoundPage());
       return reply.code(404).send({ error: 'not_found', detail: 'No payment request at this address.' });
     });

@@ -16,16 +16,17 @@ import { registerInvoiceRoutes } from './features/invoices/index.ts';
 import { createKeyDoor, registerKeyRoutes, registerPingRoute } from './features/keys/index.ts';
 import { registerNotificationRoutes } from './features/notifications/index.ts';
 import { registerPageRoutes } from './features/pages/index.ts';
-import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
 import {
   registerPaymentRequestAppRoutes,
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
+import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
 import { registerSpaceRoutes } from './features/spaces/index.ts';
 import { createSessionGuard, registerSessionRoutes, registerUserRoutes } from './features/users/index.ts';
 import { registerWebhookRoutes } from './features/webhooks/index.ts';
+import { createFacilitator, registerX402Routes } from './features/x402/index.ts';
 import type { AuthStamps } from './platform/auth-stamps.ts';
-import type { Chain } from './platform/chain/chain.ts';
+import { type Chain, GAS_LOW_WEI } from './platform/chain/chain.ts';
 import type { Config } from './platform/config.ts';
 import type { SecretBox } from './platform/crypto.ts';
 import type { DatabaseHandle } from './platform/db/database.ts';
@@ -144,6 +145,32 @@ async function registerDocs(app: FastifyInstance, deps: AppDeps) {
   });
 }
 
+/**
+ * Prometheus text for operators: the gas wallet's balance per network (what pays for x402
+ * settlements). Read live, so a scrape reflects the chain now.
+ */
+function registerMetrics(app: FastifyInstance, deps: AppDeps) {
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const lines = [
+      '# HELP tollbook_gas_wallet_balance_wei Native balance of the gas wallet that pays for settlements.',
+      '# TYPE tollbook_gas_wallet_balance_wei gauge',
+    ];
+    const balances = (await deps.chain?.gasBalances()) ?? [];
+    for (const balance of balances) {
+      const labels = `network="${balance.caip2}",wallet="${deps.chain!.gasWallet}"`;
+      lines.push(`tollbook_gas_wallet_balance_wei{${labels}} ${balance.wei}`);
+    }
+    lines.push(
+      '# HELP tollbook_gas_wallet_low Whether the gas wallet is below the warning threshold (1) or not (0).',
+      '# TYPE tollbook_gas_wallet_low gauge',
+    );
+    for (const balance of balances) {
+      lines.push(`tollbook_gas_wallet_low{network="${balance.caip2}"} ${balance.wei < GAS_LOW_WEI ? 1 : 0}`);
+    }
+    return reply.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
+  });
+}
+
 function registerIntegration(app: FastifyInstance, deps: AppDeps) {
   const db = deps.database.db;
   const door = createKeyDoor({ db, clock: deps.clock, limiter: deps.limiter, authStamps: deps.authStamps });
@@ -212,12 +239,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await deps.database.db.selectFrom('spaces').select('id').limit(1).execute();
     return { ok: true };
   });
-  registerPageRoutes(app, {
+  const facilitator = createFacilitator(deps.database.db, deps.chain);
+  const x402 = {
     db: deps.database.db,
     clock: deps.clock,
     publicUrl: deps.config.publicUrl,
-    production: deps.config.production,
+    facilitator,
+    logger: deps.logger === false ? undefined : deps.logger,
+  };
+  registerPageRoutes(app, { ...x402, production: deps.config.production });
+  registerX402Routes(app, {
+    ...x402,
+    limiter: deps.limiter,
+    door: createKeyDoor({
+      db: x402.db,
+      clock: deps.clock,
+      limiter: deps.limiter,
+      authStamps: deps.authStamps,
+    }),
   });
+  registerMetrics(app, deps);
   await registerIntegration(app, deps);
   await registerAppApi(app, deps);
   // Development rail: only with a local chain, which production never has.

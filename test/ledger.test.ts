@@ -25,23 +25,21 @@ describe('ledger', () => {
     const where = { spaceId, currency: 'EUR', at };
     const asset = await ledgerAccounts.asset(h.db, { ...where, accountId: account.id });
     const income = await ledgerAccounts.income(h.db, { ...where, resourceId: null });
-    const posted = await h.db
-      .transaction()
-      .execute((tx) =>
-        postEntry(
-          tx,
-          {
-            spaceId,
-            origin: 'rail',
-            kind: 'income',
-            occurredOn: '2026-05-01',
-            causeType: 'test',
-            causeId: randomUUID(),
-            postings: [increase(asset, asAmount(700n)), increase(income, asAmount(700n))],
-          },
-          at,
-        ),
-      );
+    const posted = await h.db.transaction().execute((tx) =>
+      postEntry(
+        tx,
+        {
+          spaceId,
+          origin: 'rail',
+          kind: 'income',
+          occurredOn: '2026-05-01',
+          causeType: 'test',
+          causeId: randomUUID(),
+          postings: [increase(asset, asAmount(700n)), increase(income, asAmount(700n))],
+        },
+        at,
+      ),
+    );
     if (!posted.ok) throw new Error('posting failed');
     expect(await naturalBalanceOf(h.db, asset.id)).toBe(700n);
     const reversed = await h.db

@@ -1,7 +1,10 @@
 export { registerAccountAppRoutes } from './app-routes.ts';
 export { NETWORKS } from './domain.ts';
+export { completeProof, startProof } from './proofs.ts';
 export { registerAccountRoutes } from './routes.ts';
 export {
+  createAccount,
+  findProvenAccounts,
   listSpaceAccounts,
   type PushAccount,
   presentAccount,

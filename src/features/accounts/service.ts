@@ -190,3 +190,8 @@ export async function resolvePushAccounts(
   }
   return accounts;
 }
+
+/** Crypto accounts whose proven address is `address`, across spaces (oldest first). */
+export function findProvenAccounts(db: Queryable, address: string) {
+  return store.findProvenByAddress(db, address);
+}

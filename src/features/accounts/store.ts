@@ -144,3 +144,18 @@ export async function markProven(db: Queryable, accountId: string, address: stri
     .where('id', '=', accountId)
     .execute();
 }
+
+/**
+ * Crypto accounts, in any space, whose proven pay-to address is `address`: the facilitator's
+ * lookup of who receives a payment. Oldest first, so the answer is stable.
+ */
+export function findProvenByAddress(db: Queryable, address: string) {
+  return db
+    .selectFrom('accounts')
+    .select(COLUMNS)
+    .where('address_proven', '=', address.toLowerCase())
+    .where('kind', '=', 'crypto')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}

@@ -5,7 +5,13 @@ import { formatAmount } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { contactExists } from '../contacts/index.ts';
-import { type LedgerAccountRef, ledgerAccounts, naturalBalance, naturalBalanceOf, readAmount } from '../ledger/index.ts';
+import {
+  type LedgerAccountRef,
+  ledgerAccounts,
+  naturalBalance,
+  naturalBalanceOf,
+  readAmount,
+} from '../ledger/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
 import * as store from './store.ts';
 

@@ -16,16 +16,6 @@ export type Rails = {
   card: boolean;
 };
 
-export const CAIP2: Record<string, string> = {
-  base: 'eip155:8453',
-  ethereum: 'eip155:1',
-  polygon: 'eip155:137',
-  'base-sepolia': 'eip155:84532',
-  'ethereum-sepolia': 'eip155:11155111',
-  'polygon-amoy': 'eip155:80002',
-  local: 'eip155:31337',
-};
-
 /** The bank reference that identifies a request: short enough to type, long enough to be unique. */
 export function bankReference(token: string): string {
   return `TB-${token.slice(3, 13).toUpperCase()}`;
@@ -86,11 +76,4 @@ export function judgeTestCard(card: { number: string; exp: string; cvc: string }
     return { ok: false, code: 'invalid', detail: 'The security code is 3 or 4 digits.' };
   if (number === '4242424242424242') return { ok: true };
   return { ok: false, code: 'card_declined', detail: 'The card was declined.' };
-}
-
-/** Token base units for a quote: amounts are 10⁻⁸ units, the token moves 10^-decimals. */
-export function baseUnits(amountE8: bigint, decimals: number): string {
-  return decimals >= 8
-    ? (amountE8 * 10n ** BigInt(decimals - 8)).toString()
-    : (amountE8 / 10n ** BigInt(8 - decimals)).toString();
 }

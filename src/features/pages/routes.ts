@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasSecretShape } from '../../core/ids.ts';
 import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
+import { machineQuote, payOnPage } from '../x402/index.ts';
 import * as service from './service.ts';
 import { creditPage, notFoundPage, PAY_SCRIPT, payPage } from './views.ts';
 
@@ -22,6 +23,11 @@ const PAGE_HEADERS = {
   'x-content-type-options': 'nosniff',
 };
 
+const PAYER_CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE',
+};
+
 function wantsJson(request: FastifyRequest): boolean {
   const accept = request.headers.accept ?? '';
   return accept.includes('application/json') && !accept.includes('text/html');
@@ -41,18 +47,32 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
       if (request.method === 'GET') return html(reply, 404, notFoundPage());
       return reply.code(404).send({ error: 'not_found', detail: 'No payment request at this address.' });
     });
-    scope.addHook('onSend', async (_request, reply, payload) => {
+    scope.addHook('onSend', async (request, reply, payload) => {
       reply.headers(PAGE_HEADERS);
+      if (request.url.startsWith('/pay/')) reply.headers(PAYER_CORS);
       return payload;
     });
+    // A browser payer on another origin may send PAYMENT-SIGNATURE and read the x402 headers.
+    scope.options('/pay/:token', { schema: { hide: true, params: TokenParams } }, async (_request, reply) =>
+      reply
+        .code(204)
+        .headers({
+          'access-control-allow-methods': 'GET, POST, OPTIONS',
+          'access-control-allow-headers': 'Accept, Content-Type, PAYMENT-SIGNATURE',
+          'access-control-max-age': '600',
+        })
+        .send(),
+    );
     scope.get('/pay/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
       const { token } = request.params as Static<typeof TokenParams>;
-      if (wantsJson(request)) {
-        const view = await service.machineView(deps, token);
-        if (view.kind === 'state')
-          return reply.code(view.record.status === 'paid' ? 200 : 409).send(view.record);
-        const encoded = Buffer.from(JSON.stringify(view.quote)).toString('base64');
-        return reply.code(402).header('payment-required', encoded).send(view.quote);
+      // A machine: it asks for JSON, or it sends an x402 payment (spec §4 rules 2–3).
+      const payment = request.headers['payment-signature'];
+      if (typeof payment === 'string' || wantsJson(request)) {
+        const answer =
+          typeof payment === 'string'
+            ? await payOnPage(deps, token, payment)
+            : await machineQuote(deps, token);
+        return reply.code(answer.status).headers(answer.headers).send(answer.body);
       }
       try {
         return html(reply, 200, payPage(await service.payPageModel(deps, token)));

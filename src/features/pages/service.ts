@@ -5,7 +5,7 @@ import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
 import { asAmount, formatAmount } from '../../core/money.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { listSpaceAccounts, requireAccount } from '../accounts/index.ts';
+import { listSpaceAccounts } from '../accounts/index.ts';
 import { creditPage } from '../client-credits/index.ts';
 import { readAmount } from '../ledger/index.ts';
 import {
@@ -15,13 +15,19 @@ import {
   presentRequest,
   type RequestRow,
   settlePaymentRequest,
-  TOKEN_DECIMALS,
 } from '../payment-requests/index.ts';
 import { publicFace } from '../spaces/index.ts';
-import { type AccountView, baseUnits, CAIP2, judgeTestCard, railsFor } from './domain.ts';
+import type { Facilitator } from '../x402/index.ts';
+import { type AccountView, judgeTestCard, railsFor } from './domain.ts';
 import type { CreditPageModel, PayPageModel } from './views.ts';
 
-export type PagesDeps = { db: Db; clock: Clock; publicUrl: string; production: boolean };
+export type PagesDeps = {
+  db: Db;
+  clock: Clock;
+  publicUrl: string;
+  production: boolean;
+  facilitator: Facilitator;
+};
 
 /** A request by its token, or a 404 that says nothing about other requests. */
 async function requestOr404(deps: PagesDeps, token: string): Promise<RequestRow> {
@@ -56,50 +62,6 @@ export async function payPageModel(deps: PagesDeps, token: string): Promise<PayP
     handle: (await publicFace(deps.db, request.space_id)).publicHandle,
     rails,
     qrSvg: address ? await QRCode.toString(address, { type: 'svg', margin: 1 }) : null,
-  };
-}
-
-/**
- * The machine's view (spec §4 rule 2). This issue fills what it can: the network, the pay-to
- * address and the exact amount in the token's base units; the x402 issue adds the token
- * contract, its EIP-712 domain and settlement.
- */
-export async function machineView(deps: PagesDeps, token: string) {
-  const request = await requestOr404(deps, token);
-  const record = presentRequest(request, deps.publicUrl, deps.clock.now());
-  if (record.status !== 'active') return { kind: 'state' as const, record };
-  const account = await requireAccount(deps.db, request.space_id, request.account_id);
-  const decimals = TOKEN_DECIMALS[account.currency];
-  // An address is quoted to machines only once the space proved it controls it.
-  const proven = account.address !== null && account.address_proven === account.address.toLowerCase();
-  const onChain =
-    proven &&
-    account.kind === 'crypto' &&
-    account.address &&
-    account.network &&
-    decimals !== undefined &&
-    pegOf(account.currency) === pegOf(request.currency);
-  const remainingSeconds = Math.floor((request.expires_at.getTime() - deps.clock.now().getTime()) / 1000);
-  const accepts = onChain
-    ? [
-        {
-          scheme: 'exact',
-          network: CAIP2[account.network!] ?? account.network!,
-          amount: baseUnits(readAmount(request.amount) - readAmount(request.amount_received), decimals),
-          payTo: account.address!,
-          maxTimeoutSeconds: Math.max(60, Math.min(300, remainingSeconds)),
-          extra: { currency: account.currency },
-        },
-      ]
-    : [];
-  return {
-    kind: 'quote' as const,
-    quote: {
-      x402Version: 2,
-      error: 'Payment required',
-      resource: { url: record.url, description: request.memo, mimeType: 'application/json' },
-      accepts,
-    },
   };
 }
 

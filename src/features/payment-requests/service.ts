@@ -128,6 +128,12 @@ export type SettleInput = {
   at: Date;
   /** For chain rails: what the key webhook reports. */
   chain?: { asset: string; network: string; txHash: string };
+  /**
+   * The money has already moved (a transfer confirmed on chain for a request this rail had
+   * claimed while it was active): it is booked even if the request lapsed or was paid meanwhile,
+   * because refusing it would lose it. Such a request ends paid, possibly overpaid.
+   */
+  committed?: boolean;
 };
 
 export type SettleOutcome =
@@ -241,7 +247,7 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
   const raced = await replay();
   if (raced) return raced;
   const status = visibleStatus(request.status, request.expires_at, input.at);
-  if (status !== 'active') return { ok: false, code: 'request_not_payable', status };
+  if (status !== 'active' && !input.committed) return { ok: false, code: 'request_not_payable', status };
   const settlementId = randomUUID();
   const posted = await postEntry(
     tx,
@@ -273,7 +279,7 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
   };
   await store.insertSettlement(tx, settlement);
   const next = afterSettlement(readAmount(request.amount), readAmount(request.amount_received), input.amount);
-  const paidAt = next.status === 'paid' ? input.at : null;
+  const paidAt = request.paid_at ?? (next.status === 'paid' ? input.at : null);
   await store.recordReceipt(tx, request.id, formatAmount(next.received), next.status, paidAt);
   await emitEvents(tx, request, settlement, input);
   return {

@@ -490,3 +490,36 @@ export interface Database {
   invoice_payments: InvoicePaymentsTable;
   invoice_deliveries: InvoiceDeliveriesTable;
 }
+
+// x402 settlements (migrations/0008_x402.sql).
+export interface X402SettlementsTable {
+  id: string;
+  space_id: string;
+  payment_request_id: string | null;
+  via: 'page' | 'facilitator';
+  network: string;
+  asset: string;
+  payer: string;
+  pay_to: string;
+  nonce: string;
+  amount_base: Numeric;
+  resource_url: string | null;
+  signature_hash: string;
+  status: 'pending' | 'settled' | 'failed';
+  tx_hash: string | null;
+  error_reason: string | null;
+  lease_until: Timestamp;
+  created_at: Timestamp;
+  settled_at: Timestamp | null;
+}
+
+export interface X402PendingTransactionsTable {
+  signature_hash: string;
+  tx_hash: string;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  x402_settlements: X402SettlementsTable;
+  x402_pending_transactions: X402PendingTransactionsTable;
+}

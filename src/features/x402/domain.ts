@@ -1,0 +1,134 @@
+// x402 rules with no I/O: what a quote says, how token base units and 10⁻⁸ amounts convert,
+// and what shape a payment payload must have before the facilitator looks at it.
+
+/** The x402 protocol version Tollbook speaks (v2: PAYMENT-REQUIRED / PAYMENT-SIGNATURE headers). */
+export const X402_VERSION = 2;
+/** A quote never gives the payer less than a minute to get the transfer on chain. */
+export const MIN_TIMEOUT_SECONDS = 60;
+/** ...nor more than five minutes, even for a request that lives a day. */
+export const MAX_TIMEOUT_SECONDS = 300;
+/** How long a claimed settlement belongs to the process that claimed it before another may retry it. */
+export const CLAIM_LEASE_MS = 120_000;
+
+export type Requirements = {
+  scheme: 'exact';
+  network: string;
+  asset: string;
+  amount: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: { name: string; version: string };
+};
+
+export type TokenFacts = { address: string; name: string; version: string; decimals: number };
+
+/** Between a minute and five, and never past the request's own deadline when that allows a minute. */
+export function timeoutFor(remainingSeconds: number): number {
+  return Math.max(MIN_TIMEOUT_SECONDS, Math.min(MAX_TIMEOUT_SECONDS, Math.floor(remainingSeconds)));
+}
+
+export function requirementsFor(input: {
+  caip2: string;
+  token: TokenFacts;
+  payTo: string;
+  baseUnits: bigint;
+  remainingSeconds: number;
+}): Requirements {
+  return {
+    scheme: 'exact',
+    network: input.caip2,
+    asset: input.token.address,
+    amount: input.baseUnits.toString(),
+    payTo: input.payTo,
+    maxTimeoutSeconds: timeoutFor(input.remainingSeconds),
+    extra: { name: input.token.name, version: input.token.version },
+  };
+}
+
+/** An EIP-3009 authorization as the exact scheme carries it. */
+export type Authorization = {
+  from: string;
+  to: string;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: string;
+};
+
+export type PayloadFacts = {
+  network: string;
+  scheme: string;
+  authorization: Authorization;
+  signature: string;
+};
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const NONCE = /^0x[0-9a-fA-F]{64}$/;
+const UINT = /^\d{1,78}$/;
+const HEX = /^0x[0-9a-fA-F]*$/;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The parts of a v2 exact-scheme EIP-3009 payload Tollbook keys its records on, or the reason it
+ * is not one. The facilitator checks the signature, amounts and times; this only refuses what
+ * it could not even read.
+ */
+export function readPayload(
+  payload: unknown,
+): { ok: true; facts: PayloadFacts } | { ok: false; reason: string } {
+  if (!isObject(payload)) return { ok: false, reason: 'The payment payload is not a JSON object.' };
+  if (payload.x402Version !== X402_VERSION)
+    return { ok: false, reason: `Only x402 version ${X402_VERSION} payloads are accepted.` };
+  const accepted = payload.accepted;
+  if (!isObject(accepted) || typeof accepted.network !== 'string' || typeof accepted.scheme !== 'string')
+    return { ok: false, reason: 'The payload does not say which requirement it accepted.' };
+  const inner = payload.payload;
+  if (!isObject(inner) || !isObject(inner.authorization) || typeof inner.signature !== 'string')
+    return { ok: false, reason: 'Only EIP-3009 authorizations (the exact scheme on EVM) are accepted.' };
+  const auth = inner.authorization;
+  const fields = ['from', 'to', 'value', 'validAfter', 'validBefore', 'nonce'] as const;
+  if (!fields.every((field) => typeof auth[field] === 'string'))
+    return { ok: false, reason: 'The authorization misses a field or has a field that is not a string.' };
+  const authorization = Object.fromEntries(fields.map((field) => [field, auth[field]])) as Authorization;
+  const wellFormed =
+    ADDRESS.test(authorization.from) &&
+    ADDRESS.test(authorization.to) &&
+    UINT.test(authorization.value) &&
+    UINT.test(authorization.validAfter) &&
+    UINT.test(authorization.validBefore) &&
+    NONCE.test(authorization.nonce) &&
+    HEX.test(inner.signature) &&
+    inner.signature.length <= 20_000;
+  if (!wellFormed)
+    return { ok: false, reason: 'The authorization has a malformed address, number, nonce or signature.' };
+  return {
+    ok: true,
+    facts: { network: accepted.network, scheme: accepted.scheme, authorization, signature: inner.signature },
+  };
+}
+
+/** What a payer sees for a refusal reason the x402 packages return (their codes are kept as they are). */
+const REASON_TEXT: Record<string, string> = {
+  invalid_exact_evm_signature:
+    'The signature does not match the authorization for this token (check the EIP-712 name and version).',
+  invalid_exact_evm_recipient_mismatch: 'The authorization pays another address than the quote.',
+  invalid_exact_evm_payload_authorization_value_mismatch:
+    'The authorization is not for the exact amount quoted.',
+  invalid_exact_evm_payload_authorization_valid_before:
+    'The authorization has expired (or expires within seconds).',
+  invalid_exact_evm_payload_authorization_valid_after: 'The authorization is not valid yet.',
+  invalid_exact_evm_insufficient_balance: 'The payer does not hold enough of the token.',
+  invalid_exact_evm_nonce_already_used: 'This authorization was already used on chain.',
+  invalid_exact_evm_network_mismatch: 'The payload is for another network than the quote.',
+  invalid_exact_evm_token_name_mismatch: 'The authorization was signed for another EIP-712 token name.',
+  invalid_exact_evm_token_version_mismatch: 'The authorization was signed for another EIP-712 token version.',
+};
+
+export function describeReason(reason: string | undefined, message?: string): string {
+  if (reason && REASON_TEXT[reason]) return REASON_TEXT[reason];
+  if (reason && message) return `${reason}: ${message.split('\n')[0]!.slice(0, 300)}`;
+  return reason ?? 'The payment was refused.';
+}

@@ -1,0 +1,231 @@
+import type {
+  Network,
+  PaymentPayload,
+  PaymentRequirements,
+  SettleResponse,
+  VerifyResponse,
+} from '@x402/core/types';
+import type { AmountE8 } from '../../core/money.ts';
+import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
+import { fromBaseUnits } from '../../platform/chain/units.ts';
+import { sha256Hex } from '../../platform/crypto.ts';
+import { type AccountRow, findProvenAccounts } from '../accounts/index.ts';
+import { hasOnChainFloor, mintRequest, ON_CHAIN_FLOOR } from '../payment-requests/index.ts';
+import {
+  CLAIM_LEASE_MS,
+  describeReason,
+  type PayloadFacts,
+  type Requirements,
+  readPayload,
+} from './domain.ts';
+import { bookSettlement, claimKey, newClaim, putOnChain, settledResponse, type X402Deps } from './service.ts';
+import * as store from './store.ts';
+
+// Tollbook as the facilitator of someone else's x402 middleware (spec §1, the facilitator
+// paragraph): GET /x402/supported, POST /x402/verify, POST /x402/settle. Gas is spent only for
+// the token of a configured network and a pay-to address some space has proven; the money is
+// filed under that space's endpoint card for the resource URL in the payload.
+
+/** The space an integration key pins the call to, when the middleware sent one. */
+export type GatewayCaller = { spaceId: string; keyId: string } | undefined;
+
+export type Envelope = {
+  x402Version: number;
+  paymentPayload: Record<string, unknown>;
+  paymentRequirements: PaymentRequirements;
+};
+
+type Admitted = {
+  ok: true;
+  requirement: Requirements;
+  network: ConfiguredNetwork;
+  account: AccountRow;
+  facts: PayloadFacts;
+  amount: AmountE8;
+};
+type Refused = { ok: false; reason: string; message: string; payer?: string | undefined };
+
+const RESOURCE_URL_MAX = 500;
+/** How long a duplicate /settle waits for the first one's outcome before answering pending. */
+const DUPLICATE_WAIT_MS = 20_000;
+
+function refuse(reason: string, message: string, payer?: string): Refused {
+  return { ok: false, reason, message, payer };
+}
+
+/** Who receives this payment, on which network, or why Tollbook will not spend gas on it. */
+async function admit(deps: X402Deps, envelope: Envelope, caller: GatewayCaller): Promise<Admitted | Refused> {
+  const read = readPayload(envelope.paymentPayload);
+  if (!read.ok) return refuse('invalid_payload', read.reason);
+  const payer = read.facts.authorization.from;
+  const requirement = envelope.paymentRequirements;
+  if (envelope.x402Version !== 2 || requirement.scheme !== 'exact')
+    return refuse('unsupported_scheme', 'Only x402 version 2 with the exact scheme is supported.', payer);
+  const network = deps.facilitator.networks.get(requirement.network);
+  if (!network)
+    return refuse('unsupported_network', `Network ${requirement.network} is not served here.`, payer);
+  if (requirement.asset.toLowerCase() !== network.token.address.toLowerCase())
+    return refuse(
+      'unsupported_asset',
+      `Only ${network.token.symbol} at ${network.token.address} is settled on ${network.caip2}.`,
+      payer,
+    );
+  const converted = /^\d{1,40}$/.test(requirement.amount)
+    ? fromBaseUnits(BigInt(requirement.amount), network.token.decimals)
+    : undefined;
+  const amount = converted?.ok ? converted.value : undefined;
+  if (amount === undefined || amount <= 0n)
+    return refuse('invalid_amount', 'The amount must be a positive integer of base units.', payer);
+  const resourceUrl =
+    (read.facts && (envelope.paymentPayload.resource as { url?: unknown } | undefined)?.url) ?? '';
+  if (typeof resourceUrl !== 'string' || resourceUrl.length > RESOURCE_URL_MAX)
+    return refuse(
+      'invalid_payload',
+      `The resource URL must be a string of at most ${RESOURCE_URL_MAX} characters.`,
+      payer,
+    );
+  const accounts = (await findProvenAccounts(deps.db, requirement.payTo)).filter(
+    (account) =>
+      account.network === network.name &&
+      account.currency === network.token.symbol &&
+      (caller === undefined || account.space_id === caller.spaceId),
+  );
+  const account = accounts[0];
+  if (!account)
+    return refuse(
+      'pay_to_not_proven',
+      'No space here has proven control of this pay-to address on this network.',
+      payer,
+    );
+  if (hasOnChainFloor(account) && amount < ON_CHAIN_FLOOR)
+    return refuse(
+      'amount_below_floor',
+      'On-chain settlement has a floor of 1 USD; charge smaller prices to a prepaid balance.',
+      payer,
+    );
+  return { ok: true, requirement: requirement as Requirements, network, account, facts: read.facts, amount };
+}
+
+export function supported(deps: X402Deps) {
+  const found = deps.facilitator.engine.getSupported();
+  return { kinds: found.kinds, extensions: ['bazaar'], signers: found.signers };
+}
+
+export async function verify(
+  deps: X402Deps,
+  envelope: Envelope,
+  caller: GatewayCaller,
+): Promise<VerifyResponse> {
+  const admitted = await admit(deps, envelope, caller);
+  if (!admitted.ok)
+    return {
+      isValid: false,
+      invalidReason: admitted.reason,
+      invalidMessage: admitted.message,
+      payer: admitted.payer,
+    };
+  const verdict = await deps.facilitator.engine.verify(
+    envelope.paymentPayload as PaymentPayload,
+    admitted.requirement as PaymentRequirements,
+  );
+  if (verdict.isValid) return verdict;
+  return { ...verdict, invalidMessage: describeReason(verdict.invalidReason, verdict.invalidMessage) };
+}
+
+function failure(
+  network: string,
+  reason: string,
+  message: string,
+  payer?: string,
+  transaction = '',
+): SettleResponse {
+  return {
+    success: false,
+    errorReason: reason,
+    errorMessage: message,
+    transaction,
+    network: network as Network,
+    payer,
+  };
+}
+
+export async function settle(
+  deps: X402Deps,
+  envelope: Envelope,
+  caller: GatewayCaller,
+): Promise<SettleResponse> {
+  const admitted = await admit(deps, envelope, caller);
+  const network = envelope.paymentRequirements.network;
+  if (!admitted.ok) return failure(network, admitted.reason, admitted.message, admitted.payer);
+  const resource = (envelope.paymentPayload.resource ?? {}) as { url?: string; description?: string };
+  const claim = newClaim(
+    deps,
+    { space_id: admitted.account.space_id, id: null },
+    admitted.requirement,
+    admitted.facts,
+    'facilitator',
+    resource.url ?? null,
+  );
+  const deadline = Date.now() + DUPLICATE_WAIT_MS;
+  // A claim first; a duplicate of a live claim waits for its outcome instead of broadcasting again.
+  while (!(await store.insertClaim(deps.db, claim))) {
+    const existing = await store.findLiveByAuthorization(
+      deps.db,
+      claimKey(admitted.requirement, admitted.facts),
+    );
+    if (!existing) continue;
+    if (existing.signature_hash !== claim.signature_hash)
+      return failure(
+        network,
+        'authorization_used',
+        'This authorization nonce was already used for another payment.',
+        claim.payer,
+      );
+    if (existing.status === 'settled') return settledResponse(existing);
+    const now = deps.clock.now();
+    if (await store.takeOverClaim(deps.db, existing.id, now, new Date(now.getTime() + CLAIM_LEASE_MS))) {
+      Object.assign(claim, { id: existing.id, space_id: existing.space_id });
+      break;
+    }
+    if (Date.now() > deadline)
+      return failure(
+        network,
+        'settlement_pending',
+        'The same payment is being settled by another call.',
+        claim.payer,
+        existing.tx_hash ?? '',
+      );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const outcome = await putOnChain(
+    deps,
+    claim,
+    admitted.requirement,
+    envelope.paymentPayload as PaymentPayload,
+  );
+  if (!outcome.ok) return outcome.response.success ? outcome.response : withMessage(outcome.response);
+  await bookSettlement(deps, claim, outcome.response, async (tx) => {
+    const minted = await mintRequest(tx, deps, {
+      spaceId: admitted.account.space_id,
+      keyId: caller?.keyId ?? null,
+      accountId: admitted.account.id,
+      amount: admitted.amount,
+      currency: null,
+      expiresAt: null,
+      memo: (resource.description ?? '').slice(0, 500),
+      resource: resource.url ?? '',
+    });
+    return minted.id;
+  });
+  return outcome.response;
+}
+
+function withMessage(response: SettleResponse): SettleResponse {
+  return { ...response, errorMessage: describeReason(response.errorReason, response.errorMessage) };
+}
+
+/** The per-address bucket of the rate limiter for calls that carry no key. */
+export function payToBucket(payTo: string): string {
+  const hex = sha256Hex(`x402-pay-to:${payTo.toLowerCase()}`);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

@@ -1,0 +1,3 @@
+export { createFacilitator, type Facilitator } from './facilitator.ts';
+export { registerX402Routes, type X402RouteDeps } from './routes.ts';
+export { type MachineAnswer, machineQuote, payOnPage, type X402Deps } from './service.ts';

@@ -1,0 +1,63 @@
+import { Text, Type } from '../../platform/http/schema-kit.ts';
+
+// The facilitator's wire shapes (x402 v2). Payloads are checked further by the exact scheme;
+// these only bound sizes and types so nothing malformed reaches it.
+
+const Loose = (description: string) => Type.Object({}, { additionalProperties: true, description });
+
+export const RequirementsIn = Type.Object(
+  {
+    scheme: Text({ minLength: 1, maxLength: 40 }),
+    network: Text({ minLength: 1, maxLength: 100 }),
+    asset: Text({ minLength: 1, maxLength: 100 }),
+    amount: Text({ minLength: 1, maxLength: 80 }),
+    payTo: Text({ minLength: 1, maxLength: 100 }),
+    maxTimeoutSeconds: Type.Integer({ minimum: 0, maximum: 86_400 }),
+    extra: Type.Optional(
+      Loose('Scheme-specific data: for exact on EVM, the token EIP-712 name and version.'),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const EnvelopeIn = Type.Object(
+  {
+    x402Version: Type.Integer({ minimum: 1, maximum: 100 }),
+    paymentPayload: Loose("The payer's PaymentPayload, as sent in PAYMENT-SIGNATURE."),
+    paymentRequirements: RequirementsIn,
+  },
+  { additionalProperties: true },
+);
+
+export const VerifyOut = Type.Object(
+  {
+    isValid: Type.Boolean(),
+    invalidReason: Type.Optional(Type.String()),
+    invalidMessage: Type.Optional(Type.String()),
+    payer: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+export const SettleOut = Type.Object(
+  {
+    success: Type.Boolean(),
+    errorReason: Type.Optional(Type.String()),
+    errorMessage: Type.Optional(Type.String()),
+    payer: Type.Optional(Type.String()),
+    transaction: Type.String(),
+    network: Type.String(),
+  },
+  { additionalProperties: true },
+);
+
+export const SupportedOut = Type.Object({
+  kinds: Type.Array(
+    Type.Object(
+      { x402Version: Type.Integer(), scheme: Type.String(), network: Type.String() },
+      { additionalProperties: true },
+    ),
+  ),
+  extensions: Type.Array(Type.String()),
+  signers: Type.Record(Type.String(), Type.Array(Type.String())),
+});

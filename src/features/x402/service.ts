@@ -1,0 +1,383 @@
+import { randomUUID } from 'node:crypto';
+import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import type { Logger } from 'pino';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import { hasSecretShape } from '../../core/ids.ts';
+import { type NetworkName, networkDefinition } from '../../platform/chain/networks.ts';
+import { fromBaseUnits, toBaseUnits } from '../../platform/chain/units.ts';
+import { sha256Hex } from '../../platform/crypto.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
+import { requireAccount } from '../accounts/index.ts';
+import {
+  findRequestByToken,
+  hasOnChainFloor,
+  ON_CHAIN_FLOOR,
+  openAmount,
+  type PaymentRequestRecord,
+  pegOf,
+  presentRequest,
+  type RequestRow,
+  settlePaymentRequest,
+} from '../payment-requests/index.ts';
+import {
+  CLAIM_LEASE_MS,
+  describeReason,
+  type PayloadFacts,
+  type Requirements,
+  readPayload,
+  requirementsFor,
+  X402_VERSION,
+} from './domain.ts';
+import type { Facilitator } from './facilitator.ts';
+import * as store from './store.ts';
+
+// The machine side of a payment page (spec §4 rules 2–3): the x402 quote, and the settlement of
+// an EIP-3009 authorization sent back in PAYMENT-SIGNATURE. Verification and the transfer are
+// the x402 facilitator's; this file decides who may pay what, claims the request so it is paid
+// once, and books what the chain confirmed through the one settlement function.
+
+export type X402Deps = {
+  db: Db;
+  clock: Clock;
+  publicUrl: string;
+  facilitator: Facilitator;
+  logger?: Logger | undefined;
+};
+
+export type PaymentRequired = {
+  x402Version: number;
+  error: string;
+  resource: { url: string; description: string; mimeType: string };
+  accepts: Requirements[];
+};
+
+/** An answer the page route sends as it is: status, extra headers and JSON body. */
+export type MachineAnswer = { status: number; headers: Record<string, string>; body: unknown };
+
+export function encodeHeader(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64');
+}
+
+async function requestOr404(db: Queryable, token: string): Promise<RequestRow> {
+  const request = hasSecretShape(token, 'pr_') ? await findRequestByToken(db, token) : undefined;
+  if (!request) throw new AppError('not_found', 'No payment request at this address.');
+  return request;
+}
+
+/** The quote for a request's open amount, with no entries when it cannot be paid on chain. */
+async function quoteFor(deps: X402Deps, request: RequestRow, error: string): Promise<PaymentRequired> {
+  const now = deps.clock.now();
+  const record = presentRequest(request, deps.publicUrl, now);
+  const account = await requireAccount(deps.db, request.space_id, request.account_id);
+  const accepts: Requirements[] = [];
+  const proven = account.address !== null && account.address_proven === account.address.toLowerCase();
+  const network =
+    proven && account.kind === 'crypto' && account.network
+      ? deps.facilitator.networks.get(networkDefinition(account.network as NetworkName).caip2)
+      : undefined;
+  const open = openAmount(request);
+  const fits = network !== undefined && network.token.symbol === account.currency;
+  const aboveFloor = !hasOnChainFloor(account) || open >= ON_CHAIN_FLOOR;
+  const base = fits ? toBaseUnits(open, network.token.decimals) : undefined;
+  const baseUnits = base?.ok && base.value > 0n ? base.value : undefined;
+  if (network && fits && aboveFloor && pegOf(account.currency) === pegOf(request.currency) && baseUnits) {
+    accepts.push(
+      requirementsFor({
+        caip2: network.caip2,
+        token: network.token,
+        payTo: account.address!,
+        baseUnits,
+        remainingSeconds: (request.expires_at.getTime() - now.getTime()) / 1000,
+      }),
+    );
+  }
+  return {
+    x402Version: X402_VERSION,
+    error,
+    resource: { url: record.url, description: request.memo, mimeType: 'application/json' },
+    accepts,
+  };
+}
+
+function quoteAnswer(quote: PaymentRequired, settle?: SettleResponse): MachineAnswer {
+  const headers: Record<string, string> = { 'payment-required': encodeHeader(quote) };
+  if (settle) headers['payment-response'] = encodeHeader(settle);
+  return { status: 402, headers, body: quote };
+}
+
+function refusal(
+  status: number,
+  error: string,
+  detail: string,
+  details?: Record<string, unknown>,
+): MachineAnswer {
+  return { status, headers: {}, body: details ? { error, detail, details } : { error, detail } };
+}
+
+function paidAnswer(record: PaymentRequestRecord, settle: SettleResponse): MachineAnswer {
+  return { status: 200, headers: { 'payment-response': encodeHeader(settle) }, body: record };
+}
+
+/** GET {pay_url} as a machine, without a payment: the quote, or the request's state. */
+export async function machineQuote(deps: X402Deps, token: string): Promise<MachineAnswer> {
+  const request = await requestOr404(deps.db, token);
+  const record = presentRequest(request, deps.publicUrl, deps.clock.now());
+  if (record.status !== 'active')
+    return { status: record.status === 'paid' ? 200 : 409, headers: {}, body: record };
+  return quoteAnswer(await quoteFor(deps, request, 'Payment required'));
+}
+
+function decodePayment(header: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function settledResponse(claim: store.SettlementClaim): SettleResponse {
+  return {
+    success: true,
+    transaction: claim.tx_hash!,
+    network: claim.network as Network,
+    payer: claim.payer,
+  };
+}
+
+/** GET {pay_url} with PAYMENT-SIGNATURE: verify, claim, settle on chain, book. */
+export async function payOnPage(deps: X402Deps, token: string, header: string): Promise<MachineAnswer> {
+  const request = await requestOr404(deps.db, token);
+  const payload = decodePayment(header);
+  const read = readPayload(payload);
+  const record = presentRequest(request, deps.publicUrl, deps.clock.now());
+  if (record.status !== 'active') return answerForClosed(deps, request, record, read);
+  if (!read.ok) return quoteAnswer(await quoteFor(deps, request, `invalid_payload: ${read.reason}`));
+  const quote = await quoteFor(deps, request, 'Payment required');
+  const requirement = quote.accepts.find(
+    (entry) => entry.network === read.facts.network && entry.scheme === read.facts.scheme,
+  );
+  if (!requirement) {
+    const error = `no_matching_quote: this request takes no ${read.facts.scheme} payment on ${read.facts.network}.`;
+    return quoteAnswer({ ...quote, error });
+  }
+  const facts = read.facts;
+  const existing = await store.findLiveByAuthorization(deps.db, claimKey(requirement, facts));
+  if (existing)
+    return answerForExisting(deps, request, quote, requirement, payload as PaymentPayload, existing);
+  const verdict = await deps.facilitator.engine.verify(
+    payload as PaymentPayload,
+    requirement as PaymentRequirements,
+  );
+  if (!verdict.isValid) {
+    const error = `${verdict.invalidReason}: ${describeReason(verdict.invalidReason, verdict.invalidMessage)}`;
+    return quoteAnswer({ ...quote, error });
+  }
+  const claim = newClaim(deps, request, requirement, facts, 'page');
+  if (!(await store.insertClaim(deps.db, claim))) {
+    const racing = await store.findLiveByRequest(deps.db, request.id);
+    if (racing && racing.signature_hash !== claim.signature_hash) {
+      return refusal(409, 'request_not_payable', 'Another authorization is already settling this request.', {
+        status: 'settling',
+      });
+    }
+    return refusal(409, 'conflict', 'This authorization is being settled by another call; retry shortly.');
+  }
+  return settleClaim(deps, claim, request, quote, requirement, payload as PaymentPayload);
+}
+
+export function claimKey(requirement: Requirements, facts: PayloadFacts) {
+  return {
+    network: requirement.network,
+    asset: requirement.asset.toLowerCase(),
+    payer: facts.authorization.from.toLowerCase(),
+    nonce: facts.authorization.nonce.toLowerCase(),
+  };
+}
+
+export function newClaim(
+  deps: X402Deps,
+  request: { space_id: string; id: string | null },
+  requirement: Requirements,
+  facts: PayloadFacts,
+  via: 'page' | 'facilitator',
+  resourceUrl: string | null = null,
+): store.SettlementClaim {
+  const now = deps.clock.now();
+  return {
+    id: randomUUID(),
+    space_id: request.space_id,
+    payment_request_id: request.id,
+    via,
+    ...claimKey(requirement, facts),
+    pay_to: requirement.payTo.toLowerCase(),
+    amount_base: requirement.amount,
+    resource_url: resourceUrl,
+    signature_hash: sha256Hex(facts.signature.toLowerCase()),
+    status: 'pending',
+    tx_hash: null,
+    error_reason: null,
+    lease_until: new Date(now.getTime() + CLAIM_LEASE_MS),
+    created_at: now,
+    settled_at: null,
+  };
+}
+
+async function answerForClosed(
+  deps: X402Deps,
+  request: RequestRow,
+  record: PaymentRequestRecord,
+  read: ReturnType<typeof readPayload>,
+): Promise<MachineAnswer> {
+  // The payer that paid, retrying: the same answer as the first time.
+  const live = await store.findLiveByRequest(deps.db, request.id);
+  if (
+    read.ok &&
+    live?.status === 'settled' &&
+    live.signature_hash === sha256Hex(read.facts.signature.toLowerCase())
+  )
+    return paidAnswer(record, settledResponse(live));
+  return refusal(
+    409,
+    'request_not_payable',
+    `This payment request is ${record.status}; it takes no more payments.`,
+    {
+      status: record.status,
+    },
+  );
+}
+
+async function answerForExisting(
+  deps: X402Deps,
+  request: RequestRow,
+  quote: PaymentRequired,
+  requirement: Requirements,
+  payload: PaymentPayload,
+  existing: store.SettlementClaim,
+): Promise<MachineAnswer> {
+  const sameSignature =
+    existing.signature_hash === sha256Hex(String(payload.payload.signature).toLowerCase());
+  if (existing.payment_request_id !== request.id || !sameSignature) {
+    return refusal(409, 'authorization_used', 'This authorization was already used for another payment.');
+  }
+  if (existing.status === 'settled') {
+    const record = presentRequest(request, deps.publicUrl, deps.clock.now());
+    return paidAnswer(record, settledResponse(existing));
+  }
+  const now = deps.clock.now();
+  if (!(await store.takeOverClaim(deps.db, existing.id, now, new Date(now.getTime() + CLAIM_LEASE_MS)))) {
+    return refusal(409, 'conflict', 'This authorization is being settled by another call; retry shortly.');
+  }
+  return settleClaim(deps, existing, request, quote, requirement, payload);
+}
+
+/** Puts a claimed authorization on chain and books it; frees the claim when the chain refuses. */
+async function settleClaim(
+  deps: X402Deps,
+  claim: store.SettlementClaim,
+  request: RequestRow,
+  quote: PaymentRequired,
+  requirement: Requirements,
+  payload: PaymentPayload,
+): Promise<MachineAnswer> {
+  const outcome = await putOnChain(deps, claim, requirement, payload);
+  if (!outcome.ok) return outcome.answer ?? quoteAnswer({ ...quote, error: outcome.error }, outcome.response);
+  const booked = await bookSettlement(deps, claim, outcome.response, async () => request.id);
+  return paidAnswer(presentRequest(booked, deps.publicUrl, deps.clock.now()), outcome.response);
+}
+
+type ChainOutcome =
+  | { ok: true; response: SettleResponse }
+  | { ok: false; error: string; response: SettleResponse; answer?: MachineAnswer };
+
+export async function putOnChain(
+  deps: X402Deps,
+  claim: store.SettlementClaim,
+  requirement: Requirements,
+  payload: PaymentPayload,
+): Promise<ChainOutcome> {
+  let response: SettleResponse;
+  try {
+    response = await deps.facilitator.engine.settle(payload, requirement as PaymentRequirements);
+  } catch (error) {
+    response = {
+      success: false,
+      transaction: '',
+      network: requirement.network as Network,
+      errorReason: 'settle_failed',
+    };
+    deps.logger?.error({ err: error, claim: claim.id }, 'x402 settlement threw');
+  }
+  if (response.success) return { ok: true, response };
+  if (response.errorReason === 'settlement_pending' && response.transaction) {
+    const now = deps.clock.now();
+    await store.markBroadcast(deps.db, claim.id, response.transaction, new Date(now.getTime() + 5_000));
+    const answer = refusal(
+      409,
+      'conflict',
+      'The transfer is on its way but not confirmed yet; send the same payment again.',
+      {
+        tx_hash: response.transaction,
+      },
+    );
+    return { ok: false, error: 'settlement_pending', response, answer };
+  }
+  await store.markFailed(
+    deps.db,
+    claim.id,
+    response.errorReason ?? 'settle_failed',
+    response.transaction || null,
+  );
+  const error = `${response.errorReason}: ${describeReason(response.errorReason, response.errorMessage)}`;
+  return { ok: false, error, response };
+}
+
+/**
+ * Books a confirmed transfer through the one settlement function, against the request that
+ * `requestIn` names inside the booking transaction (the page's own, or one minted for a
+ * facilitator call). Retried: the money has moved, so the books must follow.
+ */
+export async function bookSettlement(
+  deps: X402Deps,
+  claim: store.SettlementClaim,
+  response: SettleResponse,
+  requestIn: (tx: Queryable) => Promise<string>,
+): Promise<RequestRow> {
+  const network = deps.facilitator.networks.get(claim.network)!;
+  const converted = fromBaseUnits(BigInt(claim.amount_base), network.token.decimals);
+  if (!converted.ok) throw new Error(`A claimed amount ${claim.amount_base} cannot be booked exactly.`);
+  const amount = converted.value;
+  const at = deps.clock.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await deps.db.transaction().execute(async (tx) => {
+        const requestId = await requestIn(tx);
+        const outcome = await settlePaymentRequest(tx, {
+          spaceId: claim.space_id,
+          requestId,
+          amount,
+          rail: 'x402',
+          reference: `${claim.network}:${response.transaction}`,
+          payer: response.payer ?? claim.payer,
+          at,
+          chain: { asset: network.token.address, network: claim.network, txHash: response.transaction },
+          committed: true,
+        });
+        if (!outcome.ok) throw new Error(`A committed settlement was refused (${outcome.status}).`);
+        await store.markSettled(tx, claim.id, {
+          txHash: response.transaction,
+          at,
+          paymentRequestId: requestId,
+        });
+        return outcome.request;
+      });
+    } catch (error) {
+      deps.logger?.error(
+        { err: error, claim: claim.id, tx: response.transaction, attempt },
+        'booking an x402 settlement failed',
+      );
+      if (attempt >= 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}

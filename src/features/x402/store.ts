@@ -1,0 +1,136 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../../platform/db/database.ts';
+import type { X402SettlementsTable } from '../../platform/db/schema.ts';
+
+export type SettlementClaim = {
+  id: string;
+  space_id: string;
+  payment_request_id: string | null;
+  via: X402SettlementsTable['via'];
+  network: string;
+  asset: string;
+  payer: string;
+  pay_to: string;
+  nonce: string;
+  amount_base: string;
+  resource_url: string | null;
+  signature_hash: string;
+  status: X402SettlementsTable['status'];
+  tx_hash: string | null;
+  error_reason: string | null;
+  lease_until: Date;
+  created_at: Date;
+  settled_at: Date | null;
+};
+
+/**
+ * Claims an authorization (and, for a page payment, its request) before anything goes on chain.
+ * Answers false when a live claim exists for either: the unique indexes decide, so concurrent
+ * claims in several processes settle exactly one.
+ */
+export async function insertClaim(db: Queryable, row: SettlementClaim): Promise<boolean> {
+  const result = await db
+    .insertInto('x402_settlements')
+    .values(row)
+    .onConflict((conflict) => conflict.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+/** The live claim of an authorization, if any. */
+export function findLiveByAuthorization(
+  db: Queryable,
+  where: { network: string; asset: string; payer: string; nonce: string },
+) {
+  return db
+    .selectFrom('x402_settlements')
+    .selectAll()
+    .where('network', '=', where.network)
+    .where('asset', '=', where.asset)
+    .where('payer', '=', where.payer)
+    .where('nonce', '=', where.nonce)
+    .where('status', '<>', 'failed')
+    .executeTakeFirst();
+}
+
+/** The live page claim on a request, if any. */
+export function findLiveByRequest(db: Queryable, requestId: string) {
+  return db
+    .selectFrom('x402_settlements')
+    .selectAll()
+    .where('payment_request_id', '=', requestId)
+    .where('via', '=', 'page')
+    .where('status', '<>', 'failed')
+    .executeTakeFirst();
+}
+
+/** Takes over a pending claim whose lease ran out (its process died or gave up); false if another did. */
+export async function takeOverClaim(
+  db: Queryable,
+  id: string,
+  now: Date,
+  leaseUntil: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('x402_settlements')
+    .set({ lease_until: leaseUntil })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('lease_until', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function markFailed(db: Queryable, id: string, reason: string, txHash: string | null) {
+  await db
+    .updateTable('x402_settlements')
+    .set({ status: 'failed', error_reason: reason.slice(0, 500), tx_hash: txHash })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** A broadcast whose receipt is late: the claim stays pending, with its hash, until a retry. */
+export async function markBroadcast(db: Queryable, id: string, txHash: string, leaseUntil: Date) {
+  await db
+    .updateTable('x402_settlements')
+    .set({ tx_hash: txHash, lease_until: leaseUntil })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function markSettled(
+  db: Queryable,
+  id: string,
+  update: { txHash: string; at: Date; paymentRequestId: string },
+) {
+  await db
+    .updateTable('x402_settlements')
+    .set({
+      status: 'settled',
+      tx_hash: update.txHash,
+      settled_at: update.at,
+      payment_request_id: update.paymentRequestId,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function findPendingTransaction(db: Queryable, signatureHash: string) {
+  const row = await db
+    .selectFrom('x402_pending_transactions')
+    .select('tx_hash')
+    .where('signature_hash', '=', signatureHash)
+    .executeTakeFirst();
+  return row?.tx_hash;
+}
+
+export async function savePendingTransaction(db: Queryable, signatureHash: string, txHash: string, at: Date) {
+  await sql`INSERT INTO x402_pending_transactions (signature_hash, tx_hash, created_at)
+    VALUES (${signatureHash}, ${txHash}, ${at})
+    ON CONFLICT (signature_hash) DO UPDATE SET tx_hash = EXCLUDED.tx_hash`.execute(db);
+}
+
+export async function deletePendingTransaction(db: Queryable, signatureHash: string) {
+  await db.deleteFrom('x402_pending_transactions').where('signature_hash', '=', signatureHash).execute();
+}

@@ -1,0 +1,118 @@
+import { createServer } from 'node:net';
+import { x402Client } from '@x402/core/client';
+import { toClientEvmSigner } from '@x402/evm';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import type { FastifyInstance } from 'fastify';
+import type { Address, Hex } from 'viem';
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import type { Chain } from '../../src/platform/chain/chain.ts';
+import { EIP3009_TOKEN_ABI } from '../../src/platform/chain/token.ts';
+import { createHarness, type Harness } from '../harness.ts';
+import { buildChainApp, startTestChain } from './chain-setup.ts';
+
+// The x402 tests' world: anvil with the test token, the real app listening on loopback (x402
+// clients speak HTTP, not inject), and the shared harness for owners, spaces and keys.
+
+export type X402World = Awaited<ReturnType<typeof startX402World>>;
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startX402World(env: Record<string, string> = {}) {
+  const chain: Chain = await startTestChain();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const settings = { PUBLIC_URL: base, RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: '1', ...env };
+  const app: FastifyInstance = await buildChainApp(chain, settings);
+  await app.listen({ port, host: '127.0.0.1' });
+  const h: Harness = await createHarness({ env: settings });
+  const local = chain.local!;
+  const token = local.network.token;
+
+  const usdcOf = (address: Address) =>
+    local.publicClient.readContract({
+      address: token.address,
+      abi: EIP3009_TOKEN_ABI,
+      functionName: 'balanceOf',
+      args: [address],
+    });
+
+  /** A space with a proven USDC account on the local chain, and a key (with a webhook, if given). */
+  async function seller(keyBody: Record<string, unknown> = {}) {
+    const signer = privateKeyToAccount(generatePrivateKey());
+    const world = await h.world(keyBody);
+    const account = await h.makeAccount(world.spaceId, {
+      kind: 'crypto',
+      name: 'Wallet',
+      currency: 'USDC',
+      network: 'local',
+      address: signer.address,
+    });
+    const url = `/app/api/spaces/${world.spaceId}/accounts/${account.id}/address-proof`;
+    const challenge = await h.inject({ method: 'POST', url, session: world.owner.token, payload: {} });
+    const signature = await signer.signMessage({ message: challenge.json().message });
+    const proven = await h.inject({ method: 'POST', url, session: world.owner.token, payload: { signature } });
+    if (proven.statusCode !== 200) throw new Error(`Proof failed: ${proven.body}`);
+    return { ...world, account, address: signer.address, signer };
+  }
+
+  /** A payer holding `usdc` of the test token (and gas it never needs: the gas wallet pays). */
+  async function payer(usdc = 100n * 1_000_000n): Promise<PrivateKeyAccount & { key: Hex }> {
+    const key = generatePrivateKey();
+    const account = privateKeyToAccount(key);
+    if (usdc > 0n) await local.fund(account.address, usdc, 0n);
+    return Object.assign(account, { key });
+  }
+
+  /** The official x402 client for `account`, its spend controls opened for the local token. */
+  function payingFetch(account: PrivateKeyAccount) {
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: toClientEvmSigner(account, local.publicClient as never) });
+    client.setSpendControls({ allowedAssets: [{ network: local.network.caip2, asset: token.address }] });
+    return wrapFetchWithPayment(fetch, client);
+  }
+
+  async function api(method: string, path: string, key: string, body?: unknown) {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  }
+
+  async function mint(key: string, amount: string, extra: Record<string, unknown> = {}) {
+    const res = await api('POST', '/integration/payment-requests', key, { amount, memo: 'Paid call', ...extra });
+    if (res.status !== 201) throw new Error(`Mint failed: ${JSON.stringify(res.body)}`);
+    return res.body as { id: string; token: string; url: string; amount: string; status: string };
+  }
+
+  return {
+    chain,
+    local,
+    token,
+    app,
+    h,
+    base,
+    usdcOf,
+    seller,
+    payer,
+    payingFetch,
+    api,
+    mint,
+    close: async () => {
+      await app.close();
+      await h.close();
+      await chain.close();
+    },
+  };
+}

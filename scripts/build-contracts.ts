@@ -14,7 +14,10 @@ import solc from 'solc';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The contracts to build: source file (relative to the repository) and contract name. */
-export const CONTRACTS = [{ source: 'contracts/TestUSDC.sol', name: 'TestUSDC' }] as const;
+export const CONTRACTS = [
+  { source: 'contracts/TestUSDC.sol', name: 'TestUSDC' },
+  { source: 'contracts/LocalMulticall.sol', name: 'LocalMulticall' },
+] as const;
 
 /** Fixed so that every machine produces the same bytes; change them only together with a rebuild. */
 export const COMPILER_SETTINGS = {
@@ -26,7 +29,10 @@ export const COMPILER_SETTINGS = {
 type SolcMessage = { severity: 'error' | 'warning' | 'info'; formattedMessage: string };
 type SolcOutput = {
   errors?: SolcMessage[];
-  contracts?: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
+  contracts?: Record<
+    string,
+    Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+  >;
 };
 
 export class CompileError extends Error {}
@@ -42,7 +48,7 @@ export function compileContracts(root: string = ROOT): Map<string, string> {
     sources,
     settings: {
       ...COMPILER_SETTINGS,
-      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
     },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
@@ -63,6 +69,7 @@ export function compileContracts(root: string = ROOT): Map<string, string> {
       settings: COMPILER_SETTINGS,
       abi: compiled.abi,
       bytecode: `0x${compiled.evm.bytecode.object}`,
+      deployedBytecode: `0x${compiled.evm.deployedBytecode.object}`,
     };
     artifacts.set(`contracts/build/${contract.name}.json`, `${JSON.stringify(artifact, null, 2)}\n`);
   }

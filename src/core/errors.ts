@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   idempotency_in_progress: 409,
   conflict: 409,
   request_not_payable: 409,
+  authorization_used: 409,
   invoice_number_taken: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

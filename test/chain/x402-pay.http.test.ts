@@ -15,7 +15,10 @@ const json = { accept: 'application/json' };
 describe('the x402 quote on a payment page', () => {
   it('answers 402 with PAYMENT-REQUIRED: the token, the proven address, the exact base units, the EIP-712 domain', async () => {
     const s = await w.seller();
-    const request = await w.mint(s.key.key, '2.5', { account_id: s.account.id, resource: 'https://api.example.com/v1/report' });
+    const request = await w.mint(s.key.key, '2.5', {
+      account_id: s.account.id,
+      resource: 'https://api.example.com/v1/report',
+    });
     const res = await fetch(request.url, { headers: json });
     expect(res.status).toBe(402);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -37,10 +40,34 @@ describe('the x402 quote on a payment page', () => {
   });
 });
 
+describe('CORS for browser payers', () => {
+  it('lets another origin send PAYMENT-SIGNATURE and read PAYMENT-REQUIRED and PAYMENT-RESPONSE', async () => {
+    const s = await w.seller();
+    const request = await w.mint(s.key.key, '2', { account_id: s.account.id });
+    const preflight = await fetch(request.url, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://agent.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'payment-signature',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('PAYMENT-SIGNATURE');
+    const quote = await fetch(request.url, { headers: { ...json, origin: 'https://agent.example' } });
+    expect(quote.headers.get('access-control-allow-origin')).toBe('*');
+    expect(quote.headers.get('access-control-expose-headers')).toBe('PAYMENT-REQUIRED, PAYMENT-RESPONSE');
+  });
+});
+
 describe('paying with @x402/fetch', () => {
   it('moves the exact amount on chain with gas from the gas wallet, pays the request and files it under the resource', async () => {
     const s = await w.seller();
-    const request = await w.mint(s.key.key, '3.25', { account_id: s.account.id, resource: 'https://api.example.com/v1/report' });
+    const request = await w.mint(s.key.key, '3.25', {
+      account_id: s.account.id,
+      resource: 'https://api.example.com/v1/report',
+    });
     const payer = await w.payer(10_000_000n);
     const gasBefore = await w.local.publicClient.getBalance({ address: w.chain.gasWallet! });
     const payerEthBefore = await w.local.publicClient.getBalance({ address: payer.address });
@@ -58,9 +85,17 @@ describe('paying with @x402/fetch', () => {
     expect(await w.local.publicClient.getBalance({ address: payer.address })).toBe(payerEthBefore);
     expect(await w.local.publicClient.getBalance({ address: w.chain.gasWallet! })).toBeLessThan(gasBefore);
     // The books: one x402 settlement with the tx hash, income under the endpoint's card.
-    const row = await w.h.db.selectFrom('settlements').selectAll().where('payment_request_id', '=', request.id).execute();
+    const row = await w.h.db
+      .selectFrom('settlements')
+      .selectAll()
+      .where('payment_request_id', '=', request.id)
+      .execute();
     expect(row).toHaveLength(1);
-    expect(row[0]).toMatchObject({ rail: 'x402', reference: `eip155:31337:${settled.transaction}`, payer: payer.address });
+    expect(row[0]).toMatchObject({
+      rail: 'x402',
+      reference: `eip155:31337:${settled.transaction}`,
+      payer: payer.address,
+    });
     const again = await w.api('GET', `/integration/payment-requests/${request.token}`, s.key.key);
     expect(again.body).toMatchObject({ status: 'paid', resource_id: expect.any(String) });
   });

@@ -1,10 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { x402Client } from '@x402/core/client';
 import { toClientEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import type { FastifyInstance } from 'fastify';
-import type { Address, Hex } from 'viem';
+import { type Address, type Hex, toHex } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { Chain } from '../../src/platform/chain/chain.ts';
 import { EIP3009_TOKEN_ABI } from '../../src/platform/chain/token.ts';
@@ -15,6 +16,32 @@ import { buildChainApp, startTestChain } from './chain-setup.ts';
 // clients speak HTTP, not inject), and the shared harness for owners, spaces and keys.
 
 export type X402World = Awaited<ReturnType<typeof startX402World>>;
+
+export type Requirement = {
+  scheme: string;
+  network: string;
+  asset: string;
+  amount: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown>;
+};
+
+export type Authorization = {
+  from: Address;
+  to: Address;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: Hex;
+};
+
+/** A JSON answer in a test, read field by field by the assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: assertions check the fields; a type would only restate them.
+export type Body = Record<string, any>;
+
+/** The PAYMENT-SIGNATURE header for a payload. */
+export const encodePayment = (payload: unknown) => Buffer.from(JSON.stringify(payload)).toString('base64');
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -60,7 +87,12 @@ export async function startX402World(env: Record<string, string> = {}) {
     const url = `/app/api/spaces/${world.spaceId}/accounts/${account.id}/address-proof`;
     const challenge = await h.inject({ method: 'POST', url, session: world.owner.token, payload: {} });
     const signature = await signer.signMessage({ message: challenge.json().message });
-    const proven = await h.inject({ method: 'POST', url, session: world.owner.token, payload: { signature } });
+    const proven = await h.inject({
+      method: 'POST',
+      url,
+      session: world.owner.token,
+      payload: { signature },
+    });
     if (proven.statusCode !== 200) throw new Error(`Proof failed: ${proven.body}`);
     return { ...world, account, address: signer.address, signer };
   }
@@ -81,17 +113,74 @@ export async function startX402World(env: Record<string, string> = {}) {
     return wrapFetchWithPayment(fetch, client);
   }
 
+  /**
+   * A payment payload signed by `account` for `requirement`, with any authorization field or
+   * EIP-712 domain field overridden: how the refusal tests make authorizations a client would not.
+   */
+  async function authorize(
+    account: PrivateKeyAccount,
+    requirement: Requirement,
+    overrides: Partial<Authorization> & { name?: string; version?: string } = {},
+    resource = { url: `${base}/resource`, description: '', mimeType: 'application/json' },
+  ) {
+    const now = Math.floor(Date.now() / 1000);
+    const authorization: Authorization = {
+      from: account.address,
+      to: requirement.payTo as Address,
+      value: requirement.amount,
+      validAfter: String(now - 600),
+      validBefore: String(now + requirement.maxTimeoutSeconds),
+      nonce: toHex(randomBytes(32)),
+      ...overrides,
+    };
+    const signature = await account.signTypedData({
+      domain: {
+        name: overrides.name ?? String(requirement.extra.name),
+        version: overrides.version ?? String(requirement.extra.version),
+        chainId: local.network.chainId,
+        verifyingContract: requirement.asset as Address,
+      },
+      types: {
+        TransferWithAuthorization: [
+          { name: 'from', type: 'address' },
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'validAfter', type: 'uint256' },
+          { name: 'validBefore', type: 'uint256' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'TransferWithAuthorization',
+      message: {
+        from: authorization.from,
+        to: authorization.to,
+        value: BigInt(authorization.value),
+        validAfter: BigInt(authorization.validAfter),
+        validBefore: BigInt(authorization.validBefore),
+        nonce: authorization.nonce,
+      },
+    });
+    return { x402Version: 2, resource, accepted: requirement, payload: { authorization, signature } };
+  }
+
+  /** The gas wallet's transaction count: unchanged means nothing was sent on chain. */
+  const gasNonce = () => local.publicClient.getTransactionCount({ address: chain.gasWallet! });
+
   async function api(method: string, path: string, key: string, body?: unknown) {
     const res = await fetch(`${base}${path}`, {
       method,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as Body };
   }
 
   async function mint(key: string, amount: string, extra: Record<string, unknown> = {}) {
-    const res = await api('POST', '/integration/payment-requests', key, { amount, memo: 'Paid call', ...extra });
+    const res = await api('POST', '/integration/payment-requests', key, {
+      amount,
+      memo: 'Paid call',
+      ...extra,
+    });
     if (res.status !== 201) throw new Error(`Mint failed: ${JSON.stringify(res.body)}`);
     return res.body as { id: string; token: string; url: string; amount: string; status: string };
   }
@@ -109,6 +198,8 @@ export async function startX402World(env: Record<string, string> = {}) {
     payingFetch,
     api,
     mint,
+    authorize,
+    gasNonce,
     close: async () => {
       await app.close();
       await h.close();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { Logger } from 'pino';
+import { getAddress } from 'viem';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
@@ -141,7 +142,7 @@ export function settledResponse(claim: store.SettlementClaim): SettleResponse {
     success: true,
     transaction: claim.tx_hash!,
     network: claim.network as Network,
-    payer: claim.payer,
+    payer: getAddress(claim.payer),
   };
 }
 

@@ -26,7 +26,7 @@ import {
   type NetworkName,
   NetworkRegistry,
 } from './networks.ts';
-import { deployTestUsdc, readTokenInfo, TEST_USDC_ABI } from './token.ts';
+import { deployTestUsdc, installLocalMulticall, readTokenInfo, TEST_USDC_ABI } from './token.ts';
 
 // Chain I/O for the server: one viem public client per configured network, the gas wallet that
 // pays for settlement transactions, and the development chain with its token and faucet.
@@ -133,6 +133,12 @@ async function startLocal(options: ChainOptions, timeoutMs: number) {
       options.gasWalletKey ?? ANVIL_DEV_KEY,
     );
     const address = await deployTestUsdc({ publicClient, walletClient: walletClient! });
+    if (!(await installLocalMulticall(publicClient))) {
+      options.logger.warn(
+        { rpcUrl },
+        'No multicall contract on the development node: x402 refusals will be less precise',
+      );
+    }
     const token = await readTokenInfo(publicClient, address);
     const network: ConfiguredNetwork = { ...definition, rpcUrl, token };
     return { network, rpcUrl, anvil, publicClient, walletClient: walletClient! };

@@ -57,6 +57,29 @@ export function loadTestUsdcArtifact(): ContractArtifact {
   return artifact;
 }
 
+/** Where public chains keep their multicall contract; the x402 facilitator reads through it. */
+export const MULTICALL_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
+const MULTICALL_ARTIFACT_URL = new URL('../../../contracts/build/LocalMulticall.json', import.meta.url);
+
+/**
+ * Puts contracts/LocalMulticall.sol's runtime code at MULTICALL_ADDRESS on a development node
+ * that has none there (anvil starts empty). Uses anvil_setCode, so it works on anvil (and
+ * Hardhat) only; answers false when the node refused.
+ */
+export async function installLocalMulticall(publicClient: PublicClient): Promise<boolean> {
+  if (await hasCode(publicClient as Clients['publicClient'], MULTICALL_ADDRESS)) return true;
+  const artifact = JSON.parse(readFileSync(MULTICALL_ARTIFACT_URL, 'utf8')) as { deployedBytecode: Hex };
+  try {
+    await publicClient.request({
+      method: 'anvil_setCode' as never,
+      params: [MULTICALL_ADDRESS, artifact.deployedBytecode] as never,
+    });
+  } catch {
+    return false;
+  }
+  return hasCode(publicClient as Clients['publicClient'], MULTICALL_ADDRESS);
+}
+
 /**
  * The keyless CREATE2 factory that anvil (like most EVM chains) carries at a fixed address. With it
  * the token lands at the same address on every fresh anvil for a given gas wallet, so a payer's

@@ -828,6 +828,7 @@ export async function withFreshServer(
     databaseUrl: string,
     report: BenchReport,
   ) => Promise<void>,
+  env: Record<string, string> = {},
 ): Promise<BenchReport> {
   const report = emptyReport();
   if (!ctx.facts.pg.ok) {
@@ -838,7 +839,7 @@ export async function withFreshServer(
   const server = await startServer({
     databaseUrl,
     expectKey: true,
-    env: { RATE_LIMIT_PER_MINUTE: '10000000' },
+    env: { RATE_LIMIT_PER_MINUTE: '10000000', ...env },
   });
   try {
     await measure({ ...server, key: server.key! }, databaseUrl, report);

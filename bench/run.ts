@@ -21,6 +21,7 @@ import {
 import { benchPing } from './ping.ts';
 import { benchPush } from './push.ts';
 import { benchWebhooks } from './webhooks.ts';
+import { benchX402 } from './x402.ts';
 
 const BENCHMARKS: { name: string; run: BenchFn }[] = [
   { name: 'ping', run: benchPing },
@@ -28,6 +29,7 @@ const BENCHMARKS: { name: string; run: BenchFn }[] = [
   { name: 'webhooks', run: benchWebhooks },
   { name: 'push', run: benchPush },
   { name: 'invoices', run: benchInvoices },
+  { name: 'x402', run: benchX402 },
 ];
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -6,8 +6,8 @@ import { hasSecretShape } from '../../core/ids.ts';
 import { type AmountE8, formatAmount, formatAmountTrimmed, parseAmountInput } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
-import { enqueueEvent } from '../../platform/outbox/outbox.ts';
-import { requireAccount } from '../accounts/index.ts';
+import { enqueueEvents, type OutboxEvent } from '../../platform/outbox/outbox.ts';
+import { type AccountRow, requireAccount } from '../accounts/index.ts';
 import { findClientCredit } from '../client-credits/index.ts';
 import {
   decrease,
@@ -143,10 +143,10 @@ export type SettleOutcome =
 async function postingsFor(
   tx: Queryable,
   request: store.RequestRow,
+  account: AccountRow,
   amount: AmountE8,
   at: Date,
 ): Promise<Posting[]> {
-  const account = await requireAccount(tx, request.space_id, request.account_id);
   const where = { spaceId: request.space_id, at };
   const asset = await ledgerAccounts.asset(tx, {
     ...where,
@@ -183,47 +183,51 @@ async function postingsFor(
 async function emitEvents(
   tx: Queryable,
   request: store.RequestRow,
+  account: AccountRow,
   settlement: store.SettlementRow,
   input: SettleInput,
 ) {
-  const account = await requireAccount(tx, request.space_id, request.account_id);
-  await enqueueEvent(tx, {
-    channel: 'book',
-    spaceId: request.space_id,
-    event: 'money.in',
-    at: input.at,
-    fields: {
-      transaction_id: settlement.entry_id,
-      account_id: account.id,
-      direction: 'in',
-      amount: formatAmount(input.amount),
-      currency: account.currency,
-      kind: 'income',
-      origin: 'rail',
-      occurred_on: input.at.toISOString().slice(0, 10),
+  const events: OutboxEvent[] = [
+    {
+      channel: 'book',
+      spaceId: request.space_id,
+      event: 'money.in',
+      at: input.at,
+      fields: {
+        transaction_id: settlement.entry_id,
+        account_id: account.id,
+        direction: 'in',
+        amount: formatAmount(input.amount),
+        currency: account.currency,
+        kind: 'income',
+        origin: 'rail',
+        occurred_on: input.at.toISOString().slice(0, 10),
+      },
     },
-  });
+  ];
   // Only a machine payer's authorization settled on chain by us is pushed on the key channel.
-  if (input.rail !== 'x402' || request.key_id === null || !input.chain) return;
-  await enqueueEvent(tx, {
-    channel: 'key',
-    spaceId: request.space_id,
-    keyId: request.key_id,
-    event: 'payment_request.paid',
-    at: input.at,
-    data: {
-      payment_request_id: request.id,
-      token: request.token,
-      resource_id: request.resource_id,
-      amount: formatAmountTrimmed(input.amount),
-      asset: input.chain.asset,
-      network: input.chain.network,
-      tx_hash: input.chain.txHash,
-      payer: input.payer,
-      settled_at: input.at.toISOString(),
-      memo: request.memo,
-    },
-  });
+  if (input.rail === 'x402' && request.key_id !== null && input.chain) {
+    events.push({
+      channel: 'key',
+      spaceId: request.space_id,
+      keyId: request.key_id,
+      event: 'payment_request.paid',
+      at: input.at,
+      data: {
+        payment_request_id: request.id,
+        token: request.token,
+        resource_id: request.resource_id,
+        amount: formatAmountTrimmed(input.amount),
+        asset: input.chain.asset,
+        network: input.chain.network,
+        tx_hash: input.chain.txHash,
+        payer: input.payer,
+        settled_at: input.at.toISOString(),
+        memo: request.memo,
+      },
+    });
+  }
+  await enqueueEvents(tx, events);
 }
 
 /**
@@ -233,22 +237,22 @@ async function emitEvents(
  * events, all inside the caller's transaction.
  */
 export async function settlePaymentRequest(tx: Queryable, input: SettleInput): Promise<SettleOutcome> {
-  const replay = async (): Promise<SettleOutcome | undefined> => {
-    const existing = await store.findSettlement(tx, input.spaceId, input.rail, input.reference);
-    if (!existing) return undefined;
-    const request = await store.lockRequest(tx, input.spaceId, existing.payment_request_id);
-    return { ok: true, replayed: true, settlement: existing, request: request! };
-  };
-  const first = await replay();
-  if (first) return first;
+  // The request's row lock serializes settlements of one request; under it, a settlement with
+  // this reference (a retry, or a concurrent twin that committed first) is answered as it was.
   const request = await store.lockRequest(tx, input.spaceId, input.requestId);
   assert(request, `No payment request ${input.requestId}`);
-  // A concurrent settlement with this reference may have committed while we waited for the lock.
-  const raced = await replay();
-  if (raced) return raced;
+  const existing = await store.findSettlement(tx, input.spaceId, input.rail, input.reference);
+  if (existing) {
+    const settled =
+      existing.payment_request_id === request.id
+        ? request
+        : await store.lockRequest(tx, input.spaceId, existing.payment_request_id);
+    return { ok: true, replayed: true, settlement: existing, request: settled! };
+  }
   const status = visibleStatus(request.status, request.expires_at, input.at);
   if (status !== 'active' && !input.committed) return { ok: false, code: 'request_not_payable', status };
   const settlementId = randomUUID();
+  const account = await requireAccount(tx, request.space_id, request.account_id);
   const posted = await postEntry(
     tx,
     {
@@ -260,7 +264,7 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
       causeId: settlementId,
       counterparty: input.payer,
       memo: request.memo,
-      postings: await postingsFor(tx, request, input.amount, input.at),
+      postings: await postingsFor(tx, request, account, input.amount, input.at),
     },
     input.at,
   );
@@ -281,7 +285,7 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
   const next = afterSettlement(readAmount(request.amount), readAmount(request.amount_received), input.amount);
   const paidAt = request.paid_at ?? (next.status === 'paid' ? input.at : null);
   await store.recordReceipt(tx, request.id, formatAmount(next.received), next.status, paidAt);
-  await emitEvents(tx, request, settlement, input);
+  await emitEvents(tx, request, account, settlement, input);
   return {
     ok: true,
     replayed: false,

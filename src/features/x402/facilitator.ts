@@ -20,25 +20,52 @@ export type Facilitator = {
   /** Networks with a gas wallet, by CAIP-2 id: only these can be settled. */
   networks: Map<string, ConfiguredNetwork>;
   gasWallet: string | undefined;
+  /**
+   * Signatures (by pendingKey) whose claim this process just created: no earlier attempt can
+   * have broadcast them, so the pending store need not be asked. Saves two round trips a payment.
+   */
+  firstAttempts: Set<string>;
 };
 
+/** The pending store's key for a signature, as the claims hash it. */
+export function pendingKey(signature: string): string {
+  return sha256Hex(signature.toLowerCase());
+}
+
 /** The scheme's pending-settlement store, shared by every process through PostgreSQL. */
-function pendingStore(db: Db): PendingSettlementStore {
+function pendingStore(db: Db, firstAttempts: Set<string>): PendingSettlementStore {
   return {
-    get: (key) => store.findPendingTransaction(db, sha256Hex(key)),
-    set: (key, txHash) => store.savePendingTransaction(db, sha256Hex(key), txHash, new Date()),
-    delete: (key) => store.deletePendingTransaction(db, sha256Hex(key)),
+    get: async (key) =>
+      firstAttempts.has(pendingKey(key)) ? undefined : store.findPendingTransaction(db, pendingKey(key)),
+    set: (key, txHash) => store.savePendingTransaction(db, pendingKey(key), txHash, new Date()),
+    delete: async (key) => {
+      if (!firstAttempts.has(pendingKey(key))) await store.deletePendingTransaction(db, pendingKey(key));
+    },
   };
 }
 
 export function createFacilitator(db: Db, chain: Chain | undefined): Facilitator {
   const engine = new x402Facilitator();
+  const firstAttempts = new Set<string>();
   const networks = new Map<string, ConfiguredNetwork>();
   for (const network of chain?.networks.list() ?? []) {
     const clients = chain!.clients(network.name);
     const wallet = clients?.walletClient;
     if (!clients || !wallet) continue;
     const { publicClient } = clients;
+    // The token contract's code is asked for on every payment; it is the one address whose code
+    // is fixed for the life of the process, so it is read once. Payers' code is always read live
+    // (a wallet may gain a delegation at any time).
+    const token = network.token.address.toLowerCase();
+    let tokenCode: Promise<`0x${string}` | undefined> | undefined;
+    const codeOf = (address: `0x${string}`) => {
+      if (address.toLowerCase() !== token) return publicClient.getCode({ address });
+      tokenCode ??= publicClient.getCode({ address }).catch((error) => {
+        tokenCode = undefined;
+        throw error;
+      });
+      return tokenCode;
+    };
     // viem's clients have every method the scheme needs; their argument types are stricter than
     // the scheme's structural ones, hence the casts at this one seam.
     const signer = toFacilitatorEvmSigner(
@@ -49,12 +76,18 @@ export function createFacilitator(db: Db, chain: Chain | undefined): Facilitator
         writeContract: (args) => wallet.writeContract(args as never),
         sendTransaction: (args) => wallet.sendTransaction(args as never),
         waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt(args),
-        getCode: (args) => publicClient.getCode(args),
+        getCode: (args) => codeOf(args.address),
       },
       { confirmationTimeoutMs: CONFIRMATION_TIMEOUT_MS },
     );
-    engine.register(network.caip2, new ExactEvmScheme(signer, { pendingSettlementStore: pendingStore(db) }));
+    // Settlement simulates the transfer before it broadcasts, so a page payment needs no separate
+    // verify round (the same checks, and the chain, would be asked twice).
+    const scheme = new ExactEvmScheme(signer, {
+      pendingSettlementStore: pendingStore(db, firstAttempts),
+      simulateInSettle: true,
+    });
+    engine.register(network.caip2, scheme);
     networks.set(network.caip2, network);
   }
-  return { engine, networks, gasWallet: chain?.gasWallet };
+  return { engine, networks, gasWallet: chain?.gasWallet, firstAttempts };
 }

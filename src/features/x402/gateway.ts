@@ -166,44 +166,16 @@ export async function settle(
     'facilitator',
     resource.url ?? null,
   );
-  const deadline = Date.now() + DUPLICATE_WAIT_MS;
-  // A claim first; a duplicate of a live claim waits for its outcome instead of broadcasting again.
-  while (!(await store.insertClaim(deps.db, claim))) {
-    const existing = await store.findLiveByAuthorization(
-      deps.db,
-      claimKey(admitted.requirement, admitted.facts),
-    );
-    if (!existing) continue;
-    if (existing.signature_hash !== claim.signature_hash)
-      return failure(
-        network,
-        'authorization_used',
-        'This authorization nonce was already used for another payment.',
-        claim.payer,
-      );
-    if (existing.status === 'settled') return settledResponse(existing);
-    const now = deps.clock.now();
-    if (await store.takeOverClaim(deps.db, existing.id, now, new Date(now.getTime() + CLAIM_LEASE_MS))) {
-      Object.assign(claim, { id: existing.id, space_id: existing.space_id });
-      break;
-    }
-    if (Date.now() > deadline)
-      return failure(
-        network,
-        'settlement_pending',
-        'The same payment is being settled by another call.',
-        claim.payer,
-        existing.tx_hash ?? '',
-      );
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const claimed = await claimOrWait(deps, claim, admitted);
+  if (claimed.kind === 'answer') return claimed.response;
   const outcome = await putOnChain(
     deps,
     claim,
     admitted.requirement,
     envelope.paymentPayload as PaymentPayload,
+    claimed.firstAttempt,
   );
-  if (!outcome.ok) return outcome.response.success ? outcome.response : withMessage(outcome.response);
+  if (!outcome.ok) return withMessage(outcome.response);
   await bookSettlement(deps, claim, outcome.response, async (tx) => {
     const minted = await mintRequest(tx, deps, {
       spaceId: admitted.account.space_id,
@@ -218,6 +190,49 @@ export async function settle(
     return minted.id;
   });
   return outcome.response;
+}
+
+/**
+ * Claims the authorization for this call. A duplicate of a live claim (the middleware's retry,
+ * or the same payload sent twice at once) waits for that claim's outcome and answers it, or takes
+ * the claim over once its lease ran out; it never broadcasts a second time.
+ */
+async function claimOrWait(
+  deps: X402Deps,
+  claim: ReturnType<typeof newClaim>,
+  admitted: Admitted,
+): Promise<{ kind: 'claimed'; firstAttempt: boolean } | { kind: 'answer'; response: SettleResponse }> {
+  const network = admitted.requirement.network;
+  const deadline = Date.now() + DUPLICATE_WAIT_MS;
+  while (!(await store.insertClaim(deps.db, claim))) {
+    const existing = await store.findLiveByAuthorization(
+      deps.db,
+      claimKey(admitted.requirement, admitted.facts),
+    );
+    if (existing && existing.signature_hash !== claim.signature_hash) {
+      const response = failure(
+        network,
+        'authorization_used',
+        'This authorization nonce was already used for another payment.',
+        claim.payer,
+      );
+      return { kind: 'answer', response };
+    }
+    if (existing?.status === 'settled') return { kind: 'answer', response: settledResponse(existing) };
+    const now = deps.clock.now();
+    const lease = new Date(now.getTime() + CLAIM_LEASE_MS);
+    if (existing && (await store.takeOverClaim(deps.db, existing.id, now, lease))) {
+      Object.assign(claim, { id: existing.id, space_id: existing.space_id });
+      return { kind: 'claimed', firstAttempt: false };
+    }
+    if (Date.now() > deadline) {
+      const message = 'The same payment is being settled by another call.';
+      const response = failure(network, 'settlement_pending', message, claim.payer, existing?.tx_hash ?? '');
+      return { kind: 'answer', response };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { kind: 'claimed', firstAttempt: true };
 }
 
 function withMessage(response: SettleResponse): SettleResponse {

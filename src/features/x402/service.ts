@@ -30,7 +30,7 @@ import {
   requirementsFor,
   X402_VERSION,
 } from './domain.ts';
-import type { Facilitator } from './facilitator.ts';
+import { type Facilitator, pendingKey } from './facilitator.ts';
 import * as store from './store.ts';
 
 // The machine side of a payment page (spec §4 rules 2–3): the x402 quote, and the settlement of
@@ -162,20 +162,14 @@ export async function payOnPage(deps: X402Deps, token: string, header: string): 
     const error = `no_matching_quote: this request takes no ${read.facts.scheme} payment on ${read.facts.network}.`;
     return quoteAnswer({ ...quote, error });
   }
-  const facts = read.facts;
-  const existing = await store.findLiveByAuthorization(deps.db, claimKey(requirement, facts));
-  if (existing)
-    return answerForExisting(deps, request, quote, requirement, payload as PaymentPayload, existing);
-  const verdict = await deps.facilitator.engine.verify(
-    payload as PaymentPayload,
-    requirement as PaymentRequirements,
-  );
-  if (!verdict.isValid) {
-    const error = `${verdict.invalidReason}: ${describeReason(verdict.invalidReason, verdict.invalidMessage)}`;
-    return quoteAnswer({ ...quote, error });
-  }
-  const claim = newClaim(deps, request, requirement, facts, 'page');
+  // The claim comes first: the facilitator's settle verifies everything (signature, amount,
+  // pay-to, time window, nonce, a simulation) before it broadcasts, and a refused authorization
+  // frees the claim at once. A retry of the same authorization finds the claim it made.
+  const claim = newClaim(deps, request, requirement, read.facts, 'page');
   if (!(await store.insertClaim(deps.db, claim))) {
+    const existing = await store.findLiveByAuthorization(deps.db, claimKey(requirement, read.facts));
+    if (existing)
+      return answerForExisting(deps, request, quote, requirement, payload as PaymentPayload, existing);
     const racing = await store.findLiveByRequest(deps.db, request.id);
     if (racing && racing.signature_hash !== claim.signature_hash) {
       return refusal(409, 'request_not_payable', 'Another authorization is already settling this request.', {
@@ -184,7 +178,7 @@ export async function payOnPage(deps: X402Deps, token: string, header: string): 
     }
     return refusal(409, 'conflict', 'This authorization is being settled by another call; retry shortly.');
   }
-  return settleClaim(deps, claim, request, quote, requirement, payload as PaymentPayload);
+  return settleClaim(deps, claim, request, quote, requirement, payload as PaymentPayload, true);
 }
 
 export function claimKey(requirement: Requirements, facts: PayloadFacts) {
@@ -269,7 +263,7 @@ async function answerForExisting(
   if (!(await store.takeOverClaim(deps.db, existing.id, now, new Date(now.getTime() + CLAIM_LEASE_MS)))) {
     return refusal(409, 'conflict', 'This authorization is being settled by another call; retry shortly.');
   }
-  return settleClaim(deps, existing, request, quote, requirement, payload);
+  return settleClaim(deps, existing, request, quote, requirement, payload, false);
 }
 
 /** Puts a claimed authorization on chain and books it; frees the claim when the chain refuses. */
@@ -280,8 +274,9 @@ async function settleClaim(
   quote: PaymentRequired,
   requirement: Requirements,
   payload: PaymentPayload,
+  firstAttempt: boolean,
 ): Promise<MachineAnswer> {
-  const outcome = await putOnChain(deps, claim, requirement, payload);
+  const outcome = await putOnChain(deps, claim, requirement, payload, firstAttempt);
   if (!outcome.ok) return outcome.answer ?? quoteAnswer({ ...quote, error: outcome.error }, outcome.response);
   const booked = await bookSettlement(deps, claim, outcome.response, async () => request.id);
   return paidAnswer(presentRequest(booked, deps.publicUrl, deps.clock.now()), outcome.response);
@@ -296,8 +291,11 @@ export async function putOnChain(
   claim: store.SettlementClaim,
   requirement: Requirements,
   payload: PaymentPayload,
+  firstAttempt: boolean,
 ): Promise<ChainOutcome> {
   let response: SettleResponse;
+  const key = pendingKey(String(payload.payload.signature));
+  if (firstAttempt) deps.facilitator.firstAttempts.add(key);
   try {
     response = await deps.facilitator.engine.settle(payload, requirement as PaymentRequirements);
   } catch (error) {
@@ -309,6 +307,7 @@ export async function putOnChain(
     };
     deps.logger?.error({ err: error, claim: claim.id }, 'x402 settlement threw');
   }
+  deps.facilitator.firstAttempts.delete(key);
   if (response.success) return { ok: true, response };
   if (response.errorReason === 'settlement_pending' && response.transaction) {
     const now = deps.clock.now();

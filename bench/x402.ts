@@ -1,0 +1,228 @@
+// Issue 5's benchmark: what Tollbook adds to an on-chain x402 payment.
+//
+// In one run, against one anvil (started by the server, as `npm start` does):
+// 1. direct: a plain `transferWithAuthorization` sent with viem by a funded relayer, timed from
+//    send to receipt (anvil mines on arrival);
+// 2. tollbook: the full machine path on a payment page: GET pay_url (402 + quote), the official
+//    x402 client signs (its time is subtracted), GET pay_url with PAYMENT-SIGNATURE → the server
+//    verifies, claims, settles on chain, waits for the receipt, books, answers 200.
+// The two are interleaved, one payment at a time, so drift hits both alike. Target: the median
+// of (2) exceeds the median of (1) by at most 5 ms.
+
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { toClientEvmSigner } from '@x402/evm';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  http,
+  parseAbi,
+  parseSignature,
+  toHex,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import {
+  type BenchContext,
+  type BenchReport,
+  fmt,
+  percentile,
+  postJson,
+  type ServerHandle,
+  withFreshServer,
+} from './lib.ts';
+
+const BENCH = 'x402';
+const DATABASE = 'tollbook_bench_x402';
+const ROUNDS = Number(process.env.BENCH_X402_ROUNDS ?? 60);
+const WARMUP_ROUNDS = 5;
+const TARGET_ADDED_MS = 5;
+
+const TOKEN_ABI = parseAbi([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function name() view returns (string)',
+  'function version() view returns (string)',
+]);
+
+type Setup = Awaited<ReturnType<typeof prepare>>;
+
+async function prepare(server: ServerHandle & { key: string }) {
+  const accounts = await fetch(`${server.baseUrl}/integration/accounts`, {
+    headers: { authorization: `Bearer ${server.key}` },
+  }).then((res) => res.json() as Promise<{ items: { id: string; kind: string; address: string }[] }>);
+  const wallet = accounts.items.find((account) => account.kind === 'crypto');
+  if (!wallet) throw new Error('The demo space has no crypto account (is the local chain on?).');
+  const payer = privateKeyToAccount(generatePrivateKey());
+  const relayer = privateKeyToAccount(generatePrivateKey());
+  const funded = await postJson(server.baseUrl, server.key, '/dev/faucet', {
+    address: payer.address,
+    usdc: '1000000',
+  });
+  await postJson(server.baseUrl, server.key, '/dev/faucet', { address: relayer.address, usdc: '1' });
+  if (funded.status !== 200) throw new Error(`Faucet: ${JSON.stringify(funded.json)}`);
+  const rpcUrl = String(funded.json.rpc_url);
+  const asset = funded.json.asset as Address;
+  const chain = defineChain({
+    id: 31337,
+    name: 'local',
+    nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 100 });
+  const relay = createWalletClient({ chain, transport: http(rpcUrl), account: relayer });
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: toClientEvmSigner(payer, publicClient as never) });
+  client.setSpendControls({ allowedAssets: [{ network: 'eip155:31337', asset }] });
+  const name = await publicClient.readContract({ address: asset, abi: TOKEN_ABI, functionName: 'name' });
+  const version = await publicClient.readContract({
+    address: asset,
+    abi: TOKEN_ABI,
+    functionName: 'version',
+  });
+  return { server, wallet, payer, asset, publicClient, relay, client, domain: { name, version } };
+}
+
+/** One direct transfer: signed beforehand, timed from send to receipt. */
+async function directRound(setup: Setup): Promise<number> {
+  const now = Math.floor(Date.now() / 1000);
+  const message = {
+    from: setup.payer.address,
+    to: setup.wallet.address as Address,
+    value: 1_000_000n,
+    validAfter: BigInt(now - 60),
+    validBefore: BigInt(now + 600),
+    nonce: toHex(randomBytes(32)) as Hex,
+  };
+  const signature = await setup.payer.signTypedData({
+    domain: { ...setup.domain, chainId: 31337, verifyingContract: setup.asset },
+    types: {
+      TransferWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'TransferWithAuthorization',
+    message,
+  });
+  const { v, r, s } = parseSignature(signature);
+  const started = performance.now();
+  const hash = await setup.relay.writeContract({
+    address: setup.asset,
+    abi: TOKEN_ABI,
+    functionName: 'transferWithAuthorization',
+    args: [
+      message.from,
+      message.to,
+      message.value,
+      message.validAfter,
+      message.validBefore,
+      message.nonce,
+      Number(v),
+      r,
+      s,
+    ],
+  });
+  const receipt = await setup.publicClient.waitForTransactionReceipt({ hash });
+  const elapsed = performance.now() - started;
+  if (receipt.status !== 'success') throw new Error(`Direct transfer ${hash} failed.`);
+  return elapsed;
+}
+
+/** One Tollbook payment: mint (untimed), then 402 → sign (subtracted) → pay → 200. */
+async function tollbookRound(setup: Setup): Promise<number> {
+  const { server } = setup;
+  const minted = await postJson(server.baseUrl, server.key, '/integration/payment-requests', {
+    account_id: setup.wallet.id,
+    amount: '1',
+  });
+  if (minted.status !== 201) throw new Error(`Mint: ${JSON.stringify(minted.json)}`);
+  const url = String(minted.json.url);
+  const started = performance.now();
+  const quote = await fetch(url, { headers: { accept: 'application/json' } });
+  await quote.arrayBuffer();
+  if (quote.status !== 402) throw new Error(`Quote answered ${quote.status}.`);
+  const signStarted = performance.now();
+  const required = decodePaymentRequiredHeader(quote.headers.get('payment-required')!);
+  const payload = await setup.client.createPaymentPayload(required);
+  const header = encodePaymentSignatureHeader(payload);
+  const signMs = performance.now() - signStarted;
+  const paid = await fetch(url, { headers: { accept: 'application/json', 'payment-signature': header } });
+  const body = await paid.text();
+  const elapsed = performance.now() - started - signMs;
+  if (paid.status !== 200) throw new Error(`Payment answered ${paid.status}: ${body.slice(0, 300)}`);
+  return elapsed;
+}
+
+function summary(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99) };
+}
+
+export async function benchX402(ctx: BenchContext): Promise<BenchReport> {
+  ctx.log(`x402: ${ROUNDS} payments each way, interleaved, on the server's own anvil (PostgreSQL database)`);
+  return withFreshServer(
+    ctx,
+    BENCH,
+    DATABASE,
+    async (server, _databaseUrl, report) => {
+      const setup = await prepare(server);
+      for (let round = 0; round < WARMUP_ROUNDS; round++) {
+        await directRound(setup);
+        await tollbookRound(setup);
+      }
+      const direct: number[] = [];
+      const tollbook: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        direct.push(await directRound(setup));
+        tollbook.push(await tollbookRound(setup));
+      }
+      const d = summary(direct);
+      const t = summary(tollbook);
+      const added = t.p50 - d.p50;
+      ctx.log(
+        `    direct transferWithAuthorization, send → receipt:  p50 ${fmt(d.p50, 2)} ms, p90 ${fmt(d.p90, 2)} ms, p99 ${fmt(d.p99, 2)} ms`,
+      );
+      ctx.log(
+        `    Tollbook 402 → verify → settle → 200 (no signing): p50 ${fmt(t.p50, 2)} ms, p90 ${fmt(t.p90, 2)} ms, p99 ${fmt(t.p99, 2)} ms`,
+      );
+      ctx.log(`    added by Tollbook (median): ${fmt(added, 2)} ms (target <= ${TARGET_ADDED_MS} ms)`);
+      for (const [route, values] of [
+        ['direct transferWithAuthorization', d],
+        ['tollbook pay page', t],
+      ] as const) {
+        report.rows.push({
+          bench: BENCH,
+          config: 'postgres',
+          route,
+          rps: 0,
+          p50: values.p50,
+          p99: values.p99,
+          non2xx: 0,
+          errors: 0,
+          serverCpu: null,
+          otherCpu: null,
+        });
+      }
+      report.targets.push({
+        bench: BENCH,
+        config: 'postgres',
+        what: 'median ms added over direct',
+        value: added,
+        target: TARGET_ADDED_MS,
+        pass: added <= TARGET_ADDED_MS,
+        atMost: true,
+        contaminated: false,
+      });
+    },
+    { CHAIN: '1' },
+  );
+}

@@ -25,7 +25,10 @@ describe('the x402 quote on a payment page', () => {
     expect(res.headers.get('access-control-expose-headers')).toContain('PAYMENT-REQUIRED');
     const quote = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
     expect(await res.json()).toEqual(quote);
-    expect(quote).toMatchObject({ x402Version: 2, resource: { url: request.url, description: 'Paid call' } });
+    expect(quote).toMatchObject({
+      x402Version: 2,
+      resource: { url: 'https://api.example.com/v1/report', description: 'Paid call' },
+    });
     expect(quote.accepts).toEqual([
       {
         scheme: 'exact',

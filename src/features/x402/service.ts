@@ -21,6 +21,7 @@ import {
   type RequestRow,
   settlePaymentRequest,
 } from '../payment-requests/index.ts';
+import { getResource } from '../resources/index.ts';
 import {
   CLAIM_LEASE_MS,
   describeReason,
@@ -93,10 +94,14 @@ async function quoteFor(deps: X402Deps, request: RequestRow, error: string): Pro
       }),
     );
   }
+  const resourceUrl = request.resource_id
+    ? (await getResource(deps.db, request.space_id, request.resource_id))?.address
+    : undefined;
   return {
     x402Version: X402_VERSION,
     error,
-    resource: { url: record.url, description: request.memo, mimeType: 'application/json' },
+    // The endpoint the request pays for, when the seller named one; else the page itself.
+    resource: { url: resourceUrl ?? record.url, description: request.memo, mimeType: 'application/json' },
     accepts,
   };
 }

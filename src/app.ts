@@ -21,6 +21,7 @@ import {
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
 import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
+import { registerEndpointAppRoutes } from './features/resources/index.ts';
 import { registerSpaceRoutes } from './features/spaces/index.ts';
 import { createSessionGuard, registerSessionRoutes, registerUserRoutes } from './features/users/index.ts';
 import { registerWebhookRoutes } from './features/webhooks/index.ts';
@@ -218,6 +219,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps) {
     registerClientCreditRoutes(scope, base);
     registerPushAppRoutes(scope, base);
     registerAccountAppRoutes(scope, base);
+    registerEndpointAppRoutes(scope, base);
     registerWebhookRoutes(scope, {
       ...base,
       secrets: deps.secrets,

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware } from '@x402/express';
+import { withBazaar } from '@x402/extensions/bazaar';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Body, type Requirement, startX402World, type X402World } from './x402-setup.ts';
@@ -219,5 +220,44 @@ describe('GET /metrics', () => {
     // Other tests may spend gas between the two reads; the metric is never above the later read.
     expect(BigInt(line!.split(' ').pop()!)).toBeGreaterThanOrEqual(wei);
     expect(text).toContain('tollbook_gas_wallet_low{network="eip155:31337"} 0');
+  });
+});
+
+describe('the discovery list, read by the bazaar client of @x402/extensions', () => {
+  it('lists a Findable card with its address and name in the bazaar shape', async () => {
+    const s = await w.seller();
+    const shop = await expressSeller(s.address, '1000000');
+    try {
+      const payer = await w.payer(5_000_000n);
+      expect((await w.payingFetch(payer)(shop.url)).status).toBe(200);
+      const cards = await w.h.inject({
+        method: 'GET',
+        url: `/app/api/spaces/${s.spaceId}/endpoints`,
+        session: s.owner.token,
+      });
+      const card = cards.json().items[0];
+      expect(card).toMatchObject({ address: shop.url, call_count: 1 });
+      await w.h.inject({
+        method: 'PATCH',
+        url: `/app/api/spaces/${s.spaceId}/endpoints/${card.id}`,
+        session: s.owner.token,
+        payload: { name: 'Daily report', findable: true },
+      });
+      const bazaar = withBazaar(new HTTPFacilitatorClient({ url: `${w.base}/x402` })).extensions.bazaar;
+      const listed = await bazaar.listResources({ type: 'http', limit: 100 });
+      expect(listed.x402Version).toBe(2);
+      expect(listed.pagination).toMatchObject({ limit: 100, offset: 0 });
+      const item = listed.items.find((entry) => entry.resource === shop.url);
+      expect(item).toEqual({
+        resource: shop.url,
+        type: 'http',
+        x402Version: 2,
+        accepts: [],
+        lastUpdated: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        description: 'Daily report',
+      });
+    } finally {
+      await shop.close();
+    }
   });
 });

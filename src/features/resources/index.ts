@@ -1,1 +1,2 @@
-export { fileResource, getResource } from './service.ts';
+export { registerEndpointAppRoutes } from './routes.ts';
+export { fileResource, getResource, listDiscoverable } from './service.ts';

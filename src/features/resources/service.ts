@@ -1,5 +1,11 @@
-import type { Queryable } from '../../platform/db/database.ts';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
+import { requireAdministrator, requireRole } from '../spaces/index.ts';
+import { chartStart, dailySeries } from './domain.ts';
 import * as store from './store.ts';
+
+export type ResourcesDeps = { db: Db; clock: Clock };
 
 /**
  * Files a payment or a charge under the endpoint it paid for: the address creates the card the
@@ -17,4 +23,58 @@ export async function fileResource(
 
 export function getResource(db: Queryable, spaceId: string, resourceId: string) {
   return store.findResource(db, spaceId, resourceId);
+}
+
+function presentCard(row: store.CardRow, payers: { date: string; payers: number }[]) {
+  return {
+    id: row.id,
+    address: row.address,
+    name: row.name,
+    findable: row.findable,
+    call_count: Number(row.call_count),
+    last_payment_at: row.last_payment_at?.toISOString() ?? null,
+    payers_per_day: payers,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+async function cards(deps: ResourcesDeps, spaceId: string, resourceId?: string) {
+  const now = deps.clock.now();
+  const [rows, counts] = await Promise.all([
+    store.listCards(deps.db, spaceId, resourceId),
+    store.payersPerDay(deps.db, spaceId, chartStart(now)),
+  ]);
+  const byResource = new Map<string, Map<string, number>>();
+  for (const count of counts) {
+    const days = byResource.get(count.resource_id) ?? new Map<string, number>();
+    days.set(count.day, Number(count.payers));
+    byResource.set(count.resource_id, days);
+  }
+  return rows.map((row) => presentCard(row, dailySeries(now, byResource.get(row.id) ?? new Map())));
+}
+
+/** The Endpoints screen: every card of the space, with its figures (any member may look). */
+export async function listEndpoints(deps: ResourcesDeps, userId: string, spaceId: string) {
+  await requireRole(deps.db, spaceId, userId);
+  return { items: await cards(deps, spaceId) };
+}
+
+/** Renames a card or marks it Findable (owners and admins). */
+export async function updateEndpoint(
+  deps: ResourcesDeps,
+  userId: string,
+  spaceId: string,
+  resourceId: string,
+  change: { name?: string; findable?: boolean },
+) {
+  await requireAdministrator(deps.db, spaceId, userId);
+  if (!(await store.updateCard(deps.db, spaceId, resourceId, change, deps.clock.now())))
+    throw new AppError('not_found', 'No such endpoint in this space.');
+  const [card] = await cards(deps, spaceId, resourceId);
+  return card!;
+}
+
+/** The public discovery list's page: Findable cards' address, name and last change, nothing else. */
+export function listDiscoverable(db: Queryable, limit: number, offset: number) {
+  return store.listFindable(db, limit, offset);
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
 
 /** The resource row for an address, created on first use and touched on every use. */
@@ -24,4 +25,95 @@ export function findResource(db: Queryable, spaceId: string, resourceId: string)
     .where('space_id', '=', spaceId)
     .where('id', '=', resourceId)
     .executeTakeFirst();
+}
+
+export type CardRow = {
+  id: string;
+  address: string;
+  name: string;
+  findable: boolean;
+  created_at: Date;
+  updated_at: Date;
+  call_count: string;
+  last_payment_at: Date | null;
+};
+
+/**
+ * A space's endpoint cards with their figures: calls are the settlements of requests filed under
+ * the endpoint plus the prepaid charges for it; the last payment is the latest of either.
+ */
+export async function listCards(db: Queryable, spaceId: string, resourceId?: string): Promise<CardRow[]> {
+  const only = resourceId === undefined ? sql`` : sql`AND r.id = ${resourceId}`;
+  const result = await sql<CardRow>`
+    SELECT r.id, r.address, r.name, r.findable, r.created_at, r.updated_at,
+      (COALESCE(paid.calls, 0) + COALESCE(charged.calls, 0))::text AS call_count,
+      GREATEST(paid.last_at, charged.last_at) AS last_payment_at
+    FROM resources r
+    LEFT JOIN LATERAL (
+      SELECT count(*) AS calls, max(s.settled_at) AS last_at
+      FROM settlements s JOIN payment_requests p ON p.id = s.payment_request_id
+      WHERE p.space_id = r.space_id AND p.resource_id = r.id
+    ) paid ON true
+    LEFT JOIN LATERAL (
+      SELECT count(*) AS calls, max(c.created_at) AS last_at
+      FROM charges c WHERE c.space_id = r.space_id AND c.resource_id = r.id
+    ) charged ON true
+    WHERE r.space_id = ${spaceId} ${only}
+    ORDER BY r.created_at, r.id`.execute(db);
+  return result.rows.map((row) => ({
+    ...row,
+    last_payment_at: row.last_payment_at === null ? null : new Date(row.last_payment_at),
+  }));
+}
+
+/** Distinct payers per endpoint and UTC day since `since`: machine payers by address, clients by ref. */
+export async function payersPerDay(db: Queryable, spaceId: string, since: Date) {
+  const result = await sql<{ resource_id: string; day: string; payers: string }>`
+    SELECT resource_id, day::text AS day, count(DISTINCT payer)::text AS payers FROM (
+      SELECT p.resource_id, (s.settled_at AT TIME ZONE 'UTC')::date AS day, 'payer:' || lower(s.payer) AS payer
+      FROM settlements s JOIN payment_requests p ON p.id = s.payment_request_id
+      WHERE p.space_id = ${spaceId} AND p.resource_id IS NOT NULL AND s.settled_at >= ${since}
+      UNION ALL
+      SELECT c.resource_id, (c.created_at AT TIME ZONE 'UTC')::date, 'client:' || cc.client_ref
+      FROM charges c JOIN client_credits cc ON cc.id = c.client_credit_id
+      WHERE c.space_id = ${spaceId} AND c.resource_id IS NOT NULL AND c.created_at >= ${since}
+    ) calls GROUP BY resource_id, day`.execute(db);
+  return result.rows;
+}
+
+export async function updateCard(
+  db: Queryable,
+  spaceId: string,
+  resourceId: string,
+  change: { name?: string; findable?: boolean },
+  at: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('resources')
+    .set({ ...change, updated_at: at })
+    .where('space_id', '=', spaceId)
+    .where('id', '=', resourceId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Findable cards of every space, for the public discovery list: address, name, creation (never the time of a payment). */
+export async function listFindable(db: Queryable, limit: number, offset: number) {
+  const [rows, total] = await Promise.all([
+    db
+      .selectFrom('resources')
+      .select(['address', 'name', 'created_at'])
+      .where('findable', '=', true)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    db
+      .selectFrom('resources')
+      .select((eb) => eb.fn.countAll<string>().as('total'))
+      .where('findable', '=', true)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(total.total) };
 }

@@ -3,8 +3,9 @@ import { AppError } from '../../core/errors.ts';
 import type { RateLimiter } from '../../platform/http/rate-limit.ts';
 import type { Static } from '../../platform/http/schema-kit.ts';
 import type { KeyDoor } from '../keys/index.ts';
+import { listDiscoverable } from '../resources/index.ts';
 import { type Envelope, type GatewayCaller, payToBucket, settle, supported, verify } from './gateway.ts';
-import { EnvelopeIn, SettleOut, SupportedOut, VerifyOut } from './schemas.ts';
+import { DiscoveryOut, DiscoveryQuery, EnvelopeIn, SettleOut, SupportedOut, VerifyOut } from './schemas.ts';
 import type { X402Deps } from './service.ts';
 
 export type X402RouteDeps = X402Deps & { door: KeyDoor; limiter: RateLimiter };
@@ -37,6 +38,34 @@ export function registerX402Routes(app: FastifyInstance, deps: X402RouteDeps): v
   const tags = ['x402 facilitator'];
   app.get('/x402/supported', { schema: { tags, response: { 200: SupportedOut } } }, async () =>
     supported(deps),
+  );
+  // The public discovery list (x402 bazaar shape): Findable cards' address and name, never volumes,
+  // payers or prices. `accepts` is empty: each resource quotes its own terms in its 402.
+  app.get(
+    '/x402/discovery/resources',
+    { schema: { tags, querystring: DiscoveryQuery, response: { 200: DiscoveryOut } } },
+    async (request, reply) => {
+      const query = request.query as Static<typeof DiscoveryQuery>;
+      const limit = Number(query.limit ?? 20);
+      const offset = Number(query.offset ?? 0);
+      const page =
+        query.type === undefined || query.type === 'http'
+          ? await listDiscoverable(deps.db, limit, offset)
+          : { rows: [], total: 0 };
+      reply.header('access-control-allow-origin', '*');
+      return {
+        x402Version: 2,
+        items: page.rows.map((row) => ({
+          resource: row.address,
+          type: 'http',
+          x402Version: 2,
+          accepts: [],
+          lastUpdated: row.created_at.toISOString(),
+          description: row.name,
+        })),
+        pagination: { limit, offset, total: page.total },
+      };
+    },
   );
   app.post(
     '/x402/verify',

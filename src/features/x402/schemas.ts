@@ -61,3 +61,30 @@ export const SupportedOut = Type.Object({
   extensions: Type.Array(Type.String()),
   signers: Type.Record(Type.String(), Type.Array(Type.String())),
 });
+
+export const DiscoveryQuery = Type.Object(
+  {
+    type: Type.Optional(Text({ maxLength: 20, description: 'Only `http` resources are listed here.' })),
+    // Query strings are text: the patterns bound them (limit 1–100, default 20; offset from 0).
+    limit: Type.Optional(
+      Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: '1 to 100; default 20.' }),
+    ),
+    offset: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,6})$', description: 'Default 0.' })),
+  },
+  { additionalProperties: true },
+);
+
+export const DiscoveryOut = Type.Object({
+  x402Version: Type.Integer(),
+  items: Type.Array(
+    Type.Object({
+      resource: Type.String(),
+      type: Type.String(),
+      x402Version: Type.Integer(),
+      accepts: Type.Array(Type.Object({}, { additionalProperties: true })),
+      lastUpdated: Type.String({ format: 'date-time' }),
+      description: Type.String(),
+    }),
+  ),
+  pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() }),
+});

@@ -22,6 +22,7 @@ import {
 } from './features/payment-requests/index.ts';
 import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
 import { registerEndpointAppRoutes } from './features/resources/index.ts';
+import { registerSiteAppRoutes } from './features/sites/index.ts';
 import { registerSpaceRoutes } from './features/spaces/index.ts';
 import { createSessionGuard, registerSessionRoutes, registerUserRoutes } from './features/users/index.ts';
 import { registerWebhookRoutes } from './features/webhooks/index.ts';
@@ -38,6 +39,7 @@ import type { RateLimiter } from './platform/http/rate-limit.ts';
 import { ErrorBody, ValidationErrorBody } from './platform/http/schema-kit.ts';
 import { amountKeyword } from './platform/http/validation.ts';
 import type { Resolver } from './platform/net/public-address.ts';
+import { SafeSender } from './platform/net/safe-post.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -202,6 +204,12 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps) {
   const db = deps.database.db;
   const base = { db, clock: deps.clock };
   const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
+  // Site proofs fetch addresses people typed: the same SSRF rules as webhooks.
+  const siteSender = new SafeSender({
+    policy: { allowPrivate: deps.config.webhookAllowPrivate },
+    resolver: deps.resolver,
+  });
+  app.addHook('onClose', () => siteSender.close());
   registerUserRoutes(app, userDeps);
   return app.register(async (scope) => {
     scope.addHook('onRequest', createSessionGuard(base));
@@ -220,6 +228,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps) {
     registerPushAppRoutes(scope, base);
     registerAccountAppRoutes(scope, base);
     registerEndpointAppRoutes(scope, base);
+    registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
     registerWebhookRoutes(scope, {
       ...base,
       secrets: deps.secrets,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasSecretShape } from '../../core/ids.ts';
 import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
+import { frameAncestors } from '../sites/index.ts';
 import { machineQuote, payOnPage } from '../x402/index.ts';
 import * as service from './service.ts';
 import { creditPage, notFoundPage, PAY_SCRIPT, payPage } from './views.ts';
@@ -14,10 +15,12 @@ const CardIn = Type.Object({
 
 // Public pages: no login, addressed by long random tokens. None may be framed (the framing
 // issue will admit proven sites), none is cached, and none leaks its address as a referrer.
+const pageCsp = (ancestors: string) =>
+  `default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`;
+
 const PAGE_HEADERS = {
   'x-frame-options': 'DENY',
-  'content-security-policy':
-    "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'content-security-policy': pageCsp(frameAncestors([])),
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
@@ -27,6 +30,9 @@ const PAYER_CORS = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE',
 };
+
+/** Pages that may be framed, with the origins allowed; every other page refuses framing. */
+const framable = new WeakMap<FastifyRequest, string[]>();
 
 function wantsJson(request: FastifyRequest): boolean {
   const accept = request.headers.accept ?? '';
@@ -49,6 +55,12 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
     });
     scope.addHook('onSend', async (request, reply, payload) => {
       reply.headers(PAGE_HEADERS);
+      // A payment page of a space with proven sites may be framed there (and only there).
+      const origins = framable.get(request);
+      if (origins && origins.length > 0) {
+        reply.removeHeader('x-frame-options');
+        reply.header('content-security-policy', pageCsp(frameAncestors(origins)));
+      }
       if (request.url.startsWith('/pay/')) reply.headers(PAYER_CORS);
       return payload;
     });
@@ -75,7 +87,9 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
         return reply.code(answer.status).headers(answer.headers).send(answer.body);
       }
       try {
-        return html(reply, 200, payPage(await service.payPageModel(deps, token)));
+        const page = await service.payPage(deps, token);
+        framable.set(request, page.frameOrigins);
+        return html(reply, 200, payPage(page.model));
       } catch (error) {
         if ((error as { code?: string }).code === 'not_found') return html(reply, 404, notFoundPage());
         throw error;

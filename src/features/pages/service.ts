@@ -16,6 +16,7 @@ import {
   type RequestRow,
   settlePaymentRequest,
 } from '../payment-requests/index.ts';
+import { framingOrigins } from '../sites/index.ts';
 import { publicFace } from '../spaces/index.ts';
 import type { Facilitator } from '../x402/index.ts';
 import { type AccountView, judgeTestCard, railsFor } from './domain.ts';
@@ -37,7 +38,13 @@ async function requestOr404(deps: PagesDeps, token: string): Promise<RequestRow>
   return request;
 }
 
-export async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageModel> {
+/** The pay page, and the origins it may be framed on (the space's proven sites). */
+export async function payPage(deps: PagesDeps, token: string) {
+  const model = await payPageModel(deps, token);
+  return { model, frameOrigins: await framingOrigins(deps.db, model.spaceId) };
+}
+
+async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageModel & { spaceId: string }> {
   const request = await requestOr404(deps, token);
   const record = presentRequest(request, deps.publicUrl, deps.clock.now());
   const accounts: AccountView[] = (await listSpaceAccounts(deps.db, request.space_id)).map((row) => ({
@@ -53,6 +60,7 @@ export async function payPageModel(deps: PagesDeps, token: string): Promise<PayP
   const open = formatAmount(openAmount(request));
   const address = rails.stablecoin?.account.address;
   return {
+    spaceId: request.space_id,
     token,
     amount: record.amount,
     open,

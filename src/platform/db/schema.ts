@@ -523,3 +523,17 @@ export interface Database {
   x402_settlements: X402SettlementsTable;
   x402_pending_transactions: X402PendingTransactionsTable;
 }
+
+// Proven sites (migrations/0010_sites.sql).
+export interface SitesTable {
+  id: string;
+  space_id: string;
+  origin: string;
+  token: string;
+  verified_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  sites: SitesTable;
+}

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { Pool } from 'undici';
 import { type AddressPolicy, checkPublicUrl, type Resolver } from './public-address.ts';
 
-// Outbound POSTs to addresses that people typed in (webhooks). Every send checks the URL again:
+// Outbound requests to addresses that people typed in (webhooks; site proofs). Every send checks the URL again:
 // the name is resolved through the injected resolver, every address must pass the policy, and
 // the connection goes to those checked addresses only (the socket's own lookup is replaced), so a
 // DNS answer that changes between check and connect cannot reach an internal host. TLS still
@@ -88,7 +88,21 @@ export class SafeSender {
     this.responseBytesMax = options.responseBytesMax ?? RESPONSE_BYTES_MAX;
   }
 
-  async post(rawUrl: string, body: Buffer, headers: Record<string, string>): Promise<PostResult> {
+  post(rawUrl: string, body: Buffer, headers: Record<string, string>): Promise<PostResult> {
+    return this.send('POST', rawUrl, body, headers);
+  }
+
+  /** A GET under the same rules (no redirects, limited body, one deadline). */
+  get(rawUrl: string, headers: Record<string, string> = {}): Promise<PostResult> {
+    return this.send('GET', rawUrl, undefined, headers);
+  }
+
+  private async send(
+    method: 'GET' | 'POST',
+    rawUrl: string,
+    body: Buffer | undefined,
+    headers: Record<string, string>,
+  ): Promise<PostResult> {
     const verdict = await checkPublicUrl(rawUrl, this.options.policy, this.options.resolver);
     if (!verdict.ok) return { kind: 'refused', reason: verdict.reason };
     const { url, addresses } = verdict;
@@ -102,9 +116,9 @@ export class SafeSender {
     try {
       const client = this.clientFor(url, addresses);
       const res = await client.request({
-        method: 'POST',
+        method,
         path: `${url.pathname}${url.search}`,
-        headers: { ...headers, 'content-length': String(body.length) },
+        headers: body === undefined ? headers : { ...headers, 'content-length': String(body.length) },
         body,
         signal: controller.signal,
       });

@@ -1,0 +1,3 @@
+export { frameAncestors } from './domain.ts';
+export { registerSiteAppRoutes } from './routes.ts';
+export { framingOrigins, type SitesDeps } from './service.ts';

@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
+import { addSite, listSites, removeSite, type SitesDeps, verifySite } from './service.ts';
+
+const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const SiteParams = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  site_id: Type.String({ format: 'uuid' }),
+});
+const SiteIn = Type.Object({
+  origin: Text({
+    minLength: 1,
+    maxLength: 300,
+    description: 'Scheme, host and port, e.g. https://shop.example.com.',
+  }),
+});
+const SiteOut = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  origin: Type.String(),
+  token: Type.String({ description: 'Publish it on a line of its own at well_known_url.' }),
+  well_known_url: Type.String(),
+  verified: Type.Boolean(),
+  verified_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+/** Proven sites: where the space's payment pages may be shown in a frame. */
+export function registerSiteAppRoutes(app: FastifyInstance, deps: SitesDeps) {
+  const tags = ['app'];
+  app.post(
+    '/app/api/spaces/:id/sites',
+    { schema: { tags, params: SpaceParams, body: SiteIn, response: { 200: SiteOut, 201: SiteOut } } },
+    async (request, reply) => {
+      const { id } = request.params as Static<typeof SpaceParams>;
+      const { origin } = request.body as Static<typeof SiteIn>;
+      const added = await addSite(deps, request.session!.userId, id, origin);
+      return reply.code(added.created ? 201 : 200).send(added.site);
+    },
+  );
+  app.get(
+    '/app/api/spaces/:id/sites',
+    { schema: { tags, params: SpaceParams, response: { 200: Type.Object({ items: Type.Array(SiteOut) }) } } },
+    async (request) =>
+      listSites(deps, request.session!.userId, (request.params as Static<typeof SpaceParams>).id),
+  );
+  app.post(
+    '/app/api/spaces/:id/sites/:site_id/verify',
+    { schema: { tags, params: SiteParams, response: { 200: SiteOut } } },
+    async (request) => {
+      const { id, site_id } = request.params as Static<typeof SiteParams>;
+      return verifySite(deps, request.session!.userId, id, site_id);
+    },
+  );
+  app.delete(
+    '/app/api/spaces/:id/sites/:site_id',
+    { schema: { tags, params: SiteParams } },
+    async (request, reply) => {
+      const { id, site_id } = request.params as Static<typeof SiteParams>;
+      await removeSite(deps, request.session!.userId, id, site_id);
+      return reply.code(204).send();
+    },
+  );
+}

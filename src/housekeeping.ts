@@ -1,3 +1,4 @@
+import { watchOnce } from './features/chain-watch/index.ts';
 import { remindExpiringKeys } from './features/keys/index.ts';
 import { lapseRequests } from './features/payment-requests/index.ts';
 import { pruneRateBuckets } from './platform/http/rate-limit.ts';
@@ -9,7 +10,25 @@ import type { Runtime } from './runtime.ts';
 export function housekeepingTasks(runtime: Runtime): PeriodicTask[] {
   const { db } = runtime.database;
   const { clock } = runtime;
+  const { chain } = runtime;
+  const watch: PeriodicTask[] = chain
+    ? [
+        {
+          name: 'chain-watch',
+          everyMs: 2_000,
+          run: () =>
+            watchOnce({
+              db,
+              clock,
+              chain,
+              confirmations: runtime.config.confirmations,
+              logger: runtime.logger || undefined,
+            }),
+        },
+      ]
+    : [];
   return [
+    ...watch,
     { name: 'prune-rate-buckets', everyMs: 60_000, run: () => pruneRateBuckets(db, clock) },
     {
       name: 'prune-idempotency-records',

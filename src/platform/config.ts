@@ -27,6 +27,8 @@ export type Config = {
   gasWalletKey: `0x${string}` | undefined;
   /** BASE_RPC_URL, ETHEREUM_RPC_URL, …: a public network is configured only when its URL is set. */
   rpcUrls: Partial<Record<NetworkName, string>>;
+  /** Per network, the confirmations the account watch waits for. */
+  confirmations: Partial<Record<NetworkName, number>>;
 };
 
 export class ConfigError extends Error {
@@ -140,10 +142,28 @@ function readChainSettings(env: Env, production: boolean) {
       'GAS_WALLET_KEY is required when NODE_ENV=production and a network RPC URL is set.',
     );
   }
+  // Blocks a transfer must be under before the account watch books it (<NAME>_CONFIRMATIONS).
+  const confirmations: Partial<Record<NetworkName, number>> = {};
+  for (const network of NETWORKS) {
+    const variable = `${network.name.toUpperCase().replace('-', '_')}_CONFIRMATIONS`;
+    confirmations[network.name] = readInteger(env, variable, DEFAULT_CONFIRMATIONS[network.name], 0, 10_000);
+  }
   return {
     chain,
     chainRpcUrl,
     gasWalletKey: rawKey as `0x${string}` | undefined,
     rpcUrls,
+    confirmations,
   };
 }
+
+/** How deep a transfer must be before the watch books it; the local chain mines on demand. */
+const DEFAULT_CONFIRMATIONS: Record<NetworkName, number> = {
+  base: 10,
+  'base-sepolia': 5,
+  ethereum: 12,
+  'ethereum-sepolia': 5,
+  polygon: 64,
+  'polygon-amoy': 10,
+  local: 0,
+};

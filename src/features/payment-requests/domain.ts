@@ -90,3 +90,19 @@ export function afterSettlement(
   const next = asAmount(received + amount);
   return { received: next, status: next >= total ? 'paid' : 'active' };
 }
+
+/**
+ * What undoing a settlement of `amount` does to a request: the received amount shrinks (never
+ * below zero); a request no longer paid in full takes payments again while it is in time.
+ */
+export function afterReversal(
+  total: AmountE8,
+  received: AmountE8,
+  amount: AmountE8,
+  expiresAt: Date,
+  at: Date,
+): { received: AmountE8; status: RequestStatus } {
+  const left = asAmount(received > amount ? received - amount : 0n);
+  if (left >= total) return { received: left, status: 'paid' };
+  return { received: left, status: expiresAt.getTime() > at.getTime() ? 'active' : 'cancelled' };
+}

@@ -2,6 +2,7 @@ export { hasOnChainFloor, ON_CHAIN_FLOOR, pegOf, TOKEN_DECIMALS } from './domain
 export { registerPaymentRequestAppRoutes, registerPaymentRequestRoutes } from './routes.ts';
 export { PaymentRequestOut } from './schemas.ts';
 export {
+  activeRequestsForAccount,
   findRequestByToken,
   lapseRequests,
   mintRequest,
@@ -10,6 +11,7 @@ export {
   present as presentRequest,
   type Rail,
   type RequestsDeps,
+  reverseChainSettlements,
   type SettleInput,
   type SettleOutcome,
   settlePaymentRequest,

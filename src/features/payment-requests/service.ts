@@ -17,10 +17,11 @@ import {
   type Posting,
   postEntry,
   readAmount,
+  reverseEntry,
 } from '../ledger/index.ts';
 import { fileResource } from '../resources/index.ts';
 import { requireAdministrator } from '../spaces/index.ts';
-import { afterSettlement, checkMint, expiryFor, pegOf, visibleStatus } from './domain.ts';
+import { afterReversal, afterSettlement, checkMint, expiryFor, pegOf, visibleStatus } from './domain.ts';
 import * as store from './store.ts';
 
 export type RequestsDeps = { db: Db; clock: Clock; publicUrl: string };
@@ -297,6 +298,49 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
       paid_at: paidAt,
     },
   };
+}
+
+/** A watched account's requests that can still take money, oldest first. */
+export function activeRequestsForAccount(db: Queryable, spaceId: string, accountId: string, now: Date) {
+  return store.activeForAccount(db, spaceId, accountId, now);
+}
+
+/**
+ * Undoes the settlements of one chain transfer (rail, and the reference it was booked under or
+ * its per-request children) after a reorganisation: the ledger entry is reversed by new postings
+ * dated like the original where the period is open (else today), the request's received amount
+ * shrinks and it is active again if it is still in time (cancelled otherwise). Answers what was
+ * undone; a settlement already undone is left alone.
+ */
+export async function reverseChainSettlements(
+  tx: Queryable,
+  input: { spaceId: string; rail: Rail; reference: string; at: Date },
+) {
+  const undone: { requestId: string; amount: string }[] = [];
+  for (const settlement of await store.settlementsByPrefix(tx, input.spaceId, input.rail, input.reference)) {
+    const request = await store.lockRequest(tx, input.spaceId, settlement.payment_request_id);
+    assert(request, 'A settlement always names its request.');
+    const memo = 'Chain reorganisation: the transfer is no longer on the chain';
+    const sameDay = settlement.settled_at.toISOString().slice(0, 10);
+    let reversed = await reverseEntry(tx, input.spaceId, settlement.entry_id, input.at, sameDay, memo);
+    if (!reversed.ok) {
+      const today = input.at.toISOString().slice(0, 10);
+      reversed = await reverseEntry(tx, input.spaceId, settlement.entry_id, input.at, today, memo);
+    }
+    assert(reversed.ok, 'Reversing an income entry only lowers balances that have no floor.');
+    const next = afterReversal(
+      readAmount(request.amount),
+      readAmount(request.amount_received),
+      readAmount(settlement.amount),
+      request.expires_at,
+      input.at,
+    );
+    const paidAt = next.status === 'paid' ? request.paid_at : null;
+    await store.recordReceipt(tx, request.id, formatAmount(next.received), next.status, paidAt);
+    await store.markSettlementReversed(tx, settlement.id, input.at);
+    undone.push({ requestId: request.id, amount: settlement.amount });
+  }
+  return undone;
 }
 
 /** The amount still open on a request. */

@@ -113,3 +113,43 @@ export async function lapseDue(db: Queryable, now: Date, limit: number): Promise
     )`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }
+
+/** A watched account's requests that can still take money, oldest first (the order transfers fill them). */
+export function activeForAccount(db: Queryable, spaceId: string, accountId: string, now: Date) {
+  return db
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'active')
+    .where('expires_at', '>', now)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute() as Promise<RequestRow[]>;
+}
+
+/** Settlements of one rail whose reference starts with `prefix` (one chain transfer may fill several). */
+export function settlementsByPrefix(
+  db: Queryable,
+  spaceId: string,
+  rail: SettlementRow['rail'],
+  prefix: string,
+) {
+  return db
+    .selectFrom('settlements')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('rail', '=', rail)
+    .where((eb) =>
+      eb.or([
+        eb('reference', '=', prefix),
+        eb('reference', 'like', `${prefix.replace(/[%_\\]/g, '\\$&')}:%`),
+      ]),
+    )
+    .where('reversed_at', 'is', null)
+    .execute();
+}
+
+export async function markSettlementReversed(db: Queryable, id: string, at: Date) {
+  await db.updateTable('settlements').set({ reversed_at: at }).where('id', '=', id).execute();
+}

@@ -134,3 +134,46 @@ export async function savePendingTransaction(db: Queryable, signatureHash: strin
 export async function deletePendingTransaction(db: Queryable, signatureHash: string) {
   await db.deleteFrom('x402_pending_transactions').where('signature_hash', '=', signatureHash).execute();
 }
+
+export type SettledTransfer = {
+  space_id: string;
+  account_id: string;
+  tx_hash: string;
+  payer: string;
+  pay_to: string;
+  amount_base: string;
+};
+
+/**
+ * Settlements on `network` since `since` that the account watch does not follow yet: it records
+ * their block so a reorganisation that drops the transfer undoes the booking.
+ */
+export async function settledNotFollowed(
+  db: Queryable,
+  network: string,
+  chainKey: string,
+  since: Date,
+  limit: number,
+) {
+  const result = await sql<SettledTransfer>`
+    SELECT s.space_id, p.account_id, s.tx_hash, s.payer, s.pay_to, s.amount_base::text AS amount_base
+    FROM x402_settlements s
+    JOIN payment_requests p ON p.id = s.payment_request_id
+    WHERE s.network = ${network} AND s.status = 'settled' AND s.settled_at >= ${since}
+      AND NOT EXISTS (SELECT 1 FROM chain_transfers t WHERE t.network = ${chainKey} AND t.tx_hash = s.tx_hash)
+    ORDER BY s.settled_at
+    LIMIT ${limit}`.execute(db);
+  return result.rows;
+}
+
+/** Whether a transaction is an x402 settlement Tollbook made (the watch must not book it again). */
+export async function isSettledTransaction(db: Queryable, network: string, txHash: string) {
+  const row = await db
+    .selectFrom('x402_settlements')
+    .select('id')
+    .where('network', '=', network)
+    .where('tx_hash', '=', txHash)
+    .where('status', '=', 'settled')
+    .executeTakeFirst();
+  return row !== undefined;
+}

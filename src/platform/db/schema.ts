@@ -266,6 +266,7 @@ export interface SettlementsTable {
   payer: string;
   entry_id: string;
   settled_at: Timestamp;
+  reversed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface ChargesTable {
@@ -536,4 +537,34 @@ export interface SitesTable {
 
 export interface Database {
   sites: SitesTable;
+}
+
+// The account watch (migrations/0011_chain_watch.sql).
+export interface ChainCursorsTable {
+  network: string;
+  next_block: ColumnType<string, string | number | bigint, string | number | bigint>;
+  updated_at: Timestamp;
+}
+
+export interface ChainTransfersTable {
+  id: string;
+  space_id: string;
+  account_id: string;
+  network: string;
+  tx_hash: string;
+  log_index: number;
+  block_number: ColumnType<string, string | number | bigint, string | number | bigint>;
+  block_hash: string;
+  payer: string;
+  amount: Numeric;
+  source: 'watch' | 'x402';
+  remainder_entry_id: string | null;
+  status: 'booked' | 'reversed';
+  created_at: Timestamp;
+  reversed_at: Timestamp | null;
+}
+
+export interface Database {
+  chain_cursors: ChainCursorsTable;
+  chain_transfers: ChainTransfersTable;
 }

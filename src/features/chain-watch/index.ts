@@ -1,0 +1,1 @@
+export { type WatchDeps, type WatchReport, watchOnce } from './service.ts';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
@@ -38,6 +39,7 @@ import { parseJsonBody } from './platform/http/json-body.ts';
 import type { RateLimiter } from './platform/http/rate-limit.ts';
 import { ErrorBody, ValidationErrorBody } from './platform/http/schema-kit.ts';
 import { amountKeyword } from './platform/http/validation.ts';
+import { createMailer, type Mailer } from './platform/mail/mailer.ts';
 import type { Resolver } from './platform/net/public-address.ts';
 import { SafeSender } from './platform/net/safe-post.ts';
 
@@ -174,8 +176,20 @@ function registerMetrics(app: FastifyInstance, deps: AppDeps) {
   });
 }
 
+/** Mail: SMTP_URL, else .eml files under DATA_DIR/mail in development, else none. */
+function mailerFor(config: Config): Mailer {
+  const onDisk = !config.production && !config.dataDir.startsWith('memory://');
+  return createMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    fileDir: onDisk ? join(config.dataDir, 'mail') : undefined,
+  });
+}
+
 function registerIntegration(app: FastifyInstance, deps: AppDeps) {
   const db = deps.database.db;
+  const mailer = mailerFor(deps.config);
+  app.addHook('onClose', async () => mailer.close());
   const door = createKeyDoor({ db, clock: deps.clock, limiter: deps.limiter, authStamps: deps.authStamps });
   return app.register(async (scope) => {
     // Authentication runs before the body is read, so an unknown key never learns what is
@@ -195,7 +209,7 @@ function registerIntegration(app: FastifyInstance, deps: AppDeps) {
     const money = { db, clock: deps.clock, publicUrl: deps.config.publicUrl };
     registerPaymentRequestRoutes(scope, money);
     registerChargeRoutes(scope, money);
-    registerInvoiceRoutes(scope, money);
+    registerInvoiceRoutes(scope, { ...money, mailer });
     registerPushRoutes(scope, { db, clock: deps.clock });
   });
 }

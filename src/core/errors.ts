@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   invoice_state: 422,
   site_not_verified: 422,
   delivery_unavailable: 422,
+  delivery_failed: 502,
   period_closed: 422,
   key_limit_reached: 422,
   idempotency_key_reused: 422,

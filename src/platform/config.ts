@@ -8,6 +8,10 @@ export type Config = {
   port: number;
   publicUrl: string;
   dataDir: string;
+  /** SMTP_URL: where mail goes (smtp:// or smtps://, credentials in the URL). */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM: the sender of every message. */
+  mailFrom: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
   redisUrl: string | undefined;
@@ -115,6 +119,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate,
     runWorkers: readFlag(env, 'RUN_WORKERS', true),
     demo: readFlag(env, 'DEMO', !production),
+    smtpUrl: readUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM && env.MAIL_FROM !== '' ? env.MAIL_FROM : 'Tollbook <no-reply@tollbook.local>',
   };
 }
 

@@ -12,10 +12,12 @@ import {
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
+import type { Mailer } from '../../platform/mail/mailer.ts';
 import { enqueueEvent } from '../../platform/outbox/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
 import { increase, ledgerAccounts, postEntry, readAmount } from '../ledger/index.ts';
+import { invoiceMail, invoicePdf } from './document.ts';
 import {
   afterPayment,
   afterSend,
@@ -33,7 +35,7 @@ import {
 import type { ClientBody, InvoiceCreateBody, PaymentBody, SellerBody, SendBody } from './schemas.ts';
 import * as store from './store.ts';
 
-export type InvoicesDeps = { db: Db; clock: Clock; publicUrl: string };
+export type InvoicesDeps = { db: Db; clock: Clock; publicUrl: string; mailer?: Mailer | undefined };
 
 const today = (clock: Clock) => clock.now().toISOString().slice(0, 10);
 const iso = (at: Date | null) => (at === null ? null : at.toISOString());
@@ -318,14 +320,7 @@ export async function sendInvoice(
   refuseMove('send', row);
   const via = body.via ?? 'email';
   if (via === 'email')
-    throw new AppError(
-      'delivery_unavailable',
-      'Mail is not configured on this server yet; send with via "none".',
-      {
-        via,
-        reason: 'mail_not_configured',
-      },
-    );
+    await mailInvoice(deps, row, body.to || row.client_email, body.cc ?? [], body.message ?? '', 'send');
   if (via === 'chat')
     throw new AppError('delivery_unavailable', 'Chat delivery is not available yet; send with via "none".', {
       via,
@@ -338,7 +333,7 @@ export async function sendInvoice(
     invoice_id: id,
     purpose: 'send',
     via: [via],
-    recipient: body.to ?? row.client_email,
+    recipient: body.to || row.client_email,
     cc: body.cc ?? [],
     message: body.message ?? '',
     created_at: now,
@@ -545,7 +540,58 @@ export async function voidInvoice(
   return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
 }
 
-/** POST .../remind: recorded against a sent or partial invoice; no channel delivers it yet. */
+/**
+ * Mails the invoice (HTML, text, the PDF attached, the link to its public page) inside the
+ * caller's transaction, so a refused or failed delivery changes nothing.
+ */
+async function mailInvoice(
+  deps: InvoicesDeps,
+  row: store.InvoiceRow,
+  to: string,
+  cc: string[],
+  message: string,
+  purpose: 'send' | 'remind',
+) {
+  if (!deps.mailer?.available)
+    throw new AppError(
+      'delivery_unavailable',
+      'Mail is not configured on this server (SMTP_URL); send with via "none".',
+      {
+        via: 'email',
+        reason: 'mail_not_configured',
+      },
+    );
+  if (to === '')
+    throw new AppError('invalid_request', 'The invoice has no client email; give one in "to".', {
+      field: 'to',
+    });
+  const mail = invoiceMail(row, `${deps.publicUrl}/i/${row.token}`, message, purpose);
+  try {
+    await deps.mailer.send({
+      to,
+      cc,
+      ...mail,
+      fromName: row.seller_name || undefined,
+      attachments: [
+        {
+          filename: `invoice-${row.number}.pdf`,
+          content: await invoicePdf(row),
+          contentType: 'application/pdf',
+        },
+      ],
+    });
+  } catch (error) {
+    throw new AppError(
+      'delivery_failed',
+      `The mail server refused the message: ${(error as Error).message}`.slice(0, 300),
+      {
+        via: 'email',
+      },
+    );
+  }
+}
+
+/** POST .../remind: recorded against a sent or partial invoice, and mailed when mail is configured. */
 export async function remindInvoice(
   tx: Queryable,
   deps: InvoicesDeps,
@@ -557,6 +603,10 @@ export async function remindInvoice(
   refuseMove('remind', row);
   const at = deps.clock.now();
   const via: string[] = [];
+  if (deps.mailer?.available && row.client_email !== '') {
+    await mailInvoice(deps, row, row.client_email, [], message, 'remind');
+    via.push('email');
+  }
   await store.insertDelivery(tx, {
     id: randomUUID(),
     space_id: spaceId,

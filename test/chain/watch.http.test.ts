@@ -214,4 +214,40 @@ describe('reorganisations', () => {
       .executeTakeFirstOrThrow();
     expect(settlement.reversed_at).not.toBeNull();
   });
+
+  it('leaves an invoice it had paid paid, and records the shortfall', async () => {
+    const s = await w.seller();
+    const created = await w.api('POST', '/integration/invoices', s.key.key, {
+      account_id: s.account.id,
+      client_name: 'Acme',
+      due_on: '2027-12-31',
+      line_items: [{ description: 'Report', unit_price: '3' }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const invoiceId = created.body.id as string;
+    await w.api('POST', `/integration/invoices/${invoiceId}/send`, s.key.key, { via: 'none' });
+    const token = String(created.body.url).split('/i/')[1];
+    const opened = await fetch(`${w.base}/i/${token}/pay`, { method: 'POST', redirect: 'manual' });
+    expect(opened.status).toBe(303);
+    const payer = await fundedPayer(10_000_000n);
+    const snapshot = (await w.local.publicClient.request({ method: 'evm_snapshot' as never })) as string;
+    await transfer(payer, s.address, 3_000_000n);
+    await watchOnce(deps);
+    expect((await w.api('GET', `/integration/invoices/${invoiceId}`, s.key.key)).body).toMatchObject({
+      status: 'paid',
+    });
+    await w.local.publicClient.request({ method: 'evm_revert' as never, params: [snapshot] as never });
+    await w.local.publicClient.request({ method: 'anvil_mine' as never, params: ['0x2'] as never });
+    await watchOnce(deps);
+    expect((await w.api('GET', `/integration/invoices/${invoiceId}`, s.key.key)).body).toMatchObject({
+      status: 'paid',
+      paid_amount: '3.00000000',
+    });
+    const row = await w.h.db
+      .selectFrom('invoices')
+      .select('shortfall_amount')
+      .where('id', '=', invoiceId)
+      .executeTakeFirstOrThrow();
+    expect(Number(row.shortfall_amount)).toBe(3);
+  });
 });

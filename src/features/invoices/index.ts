@@ -1,4 +1,11 @@
+export { escapeHtml, invoiceHtml } from './document.ts';
 export { CURRENCY_MINOR_UNITS, computeTotals, minorUnitsOf } from './domain.ts';
 export { registerInvoiceRoutes } from './routes.ts';
 export { InvoiceOut } from './schemas.ts';
-export type { InvoiceRecord, InvoicesDeps } from './service.ts';
+export {
+  applyInvoiceSettlement,
+  type InvoiceRecord,
+  type InvoicesDeps,
+  invoiceByToken,
+  recordInvoiceShortfall,
+} from './service.ts';

@@ -17,7 +17,7 @@ import { enqueueEvent } from '../../platform/outbox/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
 import { increase, ledgerAccounts, postEntry, readAmount } from '../ledger/index.ts';
-import { invoiceMail, invoicePdf } from './document.ts';
+import { invoiceMail, invoicePdf, openAmountOf } from './document.ts';
 import {
   afterPayment,
   afterSend,
@@ -671,4 +671,84 @@ export async function decideQuote(
     updated_at: deps.clock.now(),
   });
   return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
+}
+
+/** An invoice by its public token (its page at /i/{token}), with its payments. */
+export async function invoiceByToken(db: Queryable, token: string) {
+  const row = await store.findByToken(db, token);
+  if (row?.kind !== 'invoice') return undefined;
+  return { row, open: asAmount(openAmountOf(row)) };
+}
+
+/**
+ * A payment request minted for the invoice settled (card, chain, x402, bank): the payment is
+ * recorded against the invoice, which moves to partial or paid, with invoice.paid once. The
+ * settlement has booked the money already (its entry is referenced, not booked again). An
+ * invoice that no longer takes payments (void, or paid by another road meanwhile) is left alone:
+ * the money stays booked as the request's income. More than is open closes the invoice; the
+ * excess is the request's, not the invoice's.
+ */
+export async function applyInvoiceSettlement(
+  tx: Queryable,
+  input: {
+    spaceId: string;
+    invoiceId: string;
+    accountId: string;
+    amount: AmountE8;
+    via: 'card' | 'settlement';
+    entryId: string;
+    reference: string;
+    at: Date;
+  },
+) {
+  const row = await store.lockInvoice(tx, input.spaceId, input.invoiceId);
+  if (!row || !allows('pay', row.status as InvoiceStatus)) return;
+  const open = asAmount(openAmountOf(row));
+  const applied = input.amount < open ? input.amount : open;
+  if (applied <= 0n) return;
+  const outcome = afterPayment(
+    readAmount(row.total),
+    readAmount(row.credited_amount),
+    readAmount(row.paid_amount),
+    applied,
+  );
+  assert(outcome.ok, 'The applied amount is at most what is open.');
+  const occurredOn = input.at.toISOString().slice(0, 10);
+  await store.insertPayment(tx, {
+    id: randomUUID(),
+    space_id: input.spaceId,
+    invoice_id: row.id,
+    account_id: input.accountId,
+    amount: formatAmount(applied),
+    currency: row.currency,
+    via: input.via,
+    note: input.reference.slice(0, 500),
+    occurred_on: occurredOn,
+    tx_id: null,
+    entry_id: input.entryId,
+    created_at: input.at,
+  });
+  const announce = outcome.closes && row.paid_event_at === null;
+  const updated = await store.updateInvoice(tx, input.spaceId, row.id, {
+    status: outcome.status,
+    paid_amount: formatAmount(outcome.paid),
+    last_paid_on: row.last_paid_on !== null && row.last_paid_on > occurredOn ? row.last_paid_on : occurredOn,
+    ...(announce ? { paid_event_at: input.at } : {}),
+    updated_at: input.at,
+  });
+  if (announce) await emitPaid(tx, updated, outcome.paid, input.via, input.at);
+}
+
+/** A reorganisation took back money that paid the invoice: it stays as it is, the gap is recorded. */
+export async function recordInvoiceShortfall(
+  tx: Queryable,
+  spaceId: string,
+  invoiceId: string,
+  amount: AmountE8,
+) {
+  const row = await store.lockInvoice(tx, spaceId, invoiceId);
+  if (!row) return;
+  await store.updateInvoice(tx, spaceId, invoiceId, {
+    shortfall_amount: formatAmount(asAmount(readAmount(row.shortfall_amount) + amount)),
+  });
 }

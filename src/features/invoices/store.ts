@@ -103,3 +103,7 @@ export function listDeliveries(db: Queryable, invoiceId: string, purpose: 'send'
     .orderBy('seq')
     .execute();
 }
+
+export function findByToken(db: Queryable, token: string) {
+  return db.selectFrom('invoices').selectAll().where('token', '=', token).executeTakeFirst();
+}

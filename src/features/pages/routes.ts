@@ -4,7 +4,7 @@ import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
 import { frameAncestors } from '../sites/index.ts';
 import { machineQuote, payOnPage } from '../x402/index.ts';
 import * as service from './service.ts';
-import { creditPage, notFoundPage, PAY_SCRIPT, payPage } from './views.ts';
+import { creditPage, invoicePage, notFoundPage, PAY_SCRIPT, payPage } from './views.ts';
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
 const CardIn = Type.Object({
@@ -45,11 +45,19 @@ function html(reply: FastifyReply, status: number, body: string) {
 
 export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps) {
   app.register(async (scope) => {
+    // The invoice page's pay button is a plain HTML form with no fields: its body is accepted here
+    // (and ignored) rather than answered 415 like any non-JSON body elsewhere.
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 1024 },
+      (_request, _body, done) => done(null, {}),
+    );
     // A garbled token (a cut link, a NUL byte) is an unknown page: answered before validation,
     // so a person sees the not-found page rather than a validation error.
     scope.addHook('onRequest', async (request, reply) => {
       const token = (request.params as { token?: string }).token;
-      if (token === undefined || hasSecretShape(token, 'pr_') || hasSecretShape(token, 'cr_')) return;
+      if (token === undefined || ['pr_', 'cr_', 'inv_'].some((prefix) => hasSecretShape(token, prefix)))
+        return;
       if (request.method === 'GET') return html(reply, 404, notFoundPage());
       return reply.code(404).send({ error: 'not_found', detail: 'No payment request at this address.' });
     });
@@ -108,8 +116,29 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
       const model = await service.creditPageModel(deps, token);
       return model ? html(reply, 200, creditPage(model)) : html(reply, 404, notFoundPage());
     });
+    registerInvoicePage(scope, deps);
     scope.get('/assets/pay.js', { schema: { hide: true } }, async (_request, reply) =>
       reply.type('text/javascript; charset=utf-8').send(PAY_SCRIPT),
     );
   });
+}
+
+/** The public invoice page (/i/{token}) and its Pay button, which opens the payment page. */
+function registerInvoicePage(scope: FastifyInstance, deps: service.PagesDeps) {
+  scope.get('/i/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    const { token } = request.params as Static<typeof TokenParams>;
+    const model = await service.invoicePageModel(deps, token);
+    return model ? html(reply, 200, invoicePage(model)) : html(reply, 404, notFoundPage());
+  });
+  scope.post('/i/:token/pay', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    const { token } = request.params as Static<typeof TokenParams>;
+    const outcome = await service.payInvoice(deps, token);
+    if (outcome.ok) return reply.code(303).header('location', outcome.payUrl).send();
+    const model = await service.invoicePageModel(deps, token, outcome.problem);
+    return html(reply, 409, invoicePage(model!));
+  });
+  // Browsers ask for it on every page; an empty answer keeps their consoles clean.
+  scope.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+    reply.code(204).header('cache-control', 'public, max-age=86400').send(),
+  );
 }

@@ -7,9 +7,12 @@ import { asAmount, formatAmount } from '../../core/money.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
 import { creditPage } from '../client-credits/index.ts';
+import { invoiceByToken, invoiceHtml } from '../invoices/index.ts';
 import { readAmount } from '../ledger/index.ts';
 import {
+  activeRequestForInvoice,
   findRequestByToken,
+  mintRequest,
   openAmount,
   pegOf,
   presentRequest,
@@ -20,7 +23,7 @@ import { framingOrigins } from '../sites/index.ts';
 import { publicFace } from '../spaces/index.ts';
 import type { Facilitator } from '../x402/index.ts';
 import { type AccountView, judgeTestCard, railsFor } from './domain.ts';
-import type { CreditPageModel, PayPageModel } from './views.ts';
+import type { CreditPageModel, InvoicePageModel, PayPageModel } from './views.ts';
 
 export type PagesDeps = {
   db: Db;
@@ -124,4 +127,64 @@ export async function creditPageModel(deps: PagesDeps, token: string): Promise<C
       rail: topUp.rail,
     })),
   };
+}
+
+/** The public invoice page's model, or undefined for an unknown token. */
+export async function invoicePageModel(
+  deps: PagesDeps,
+  token: string,
+  problem?: string,
+): Promise<InvoicePageModel | undefined> {
+  if (!hasSecretShape(token, 'inv_')) return undefined;
+  const found = await invoiceByToken(deps.db, token);
+  if (!found) return undefined;
+  const status = found.row.status;
+  return {
+    token,
+    number: found.row.number,
+    documentHtml: invoiceHtml(found.row),
+    status,
+    open: formatAmount(found.open),
+    currency: found.row.currency,
+    payable: (status === 'sent' || status === 'partial') && found.open > 0n,
+    problem,
+  };
+}
+
+/**
+ * "Pay" on the invoice page: the payment request for what is open, on the invoice's account,
+ * reused while it can take money for that amount; its settlement pays the invoice.
+ */
+export async function payInvoice(
+  deps: PagesDeps,
+  token: string,
+): Promise<{ ok: true; payUrl: string } | { ok: false; problem: string }> {
+  const found = hasSecretShape(token, 'inv_') ? await invoiceByToken(deps.db, token) : undefined;
+  if (!found) throw new AppError('not_found', 'No invoice at this address.');
+  const { row, open } = found;
+  if (!(row.status === 'sent' || row.status === 'partial') || open <= 0n)
+    return { ok: false, problem: `This invoice is ${row.status}; it takes no payment.` };
+  const now = deps.clock.now();
+  const existing = await activeRequestForInvoice(deps.db, row.space_id, row.id, now);
+  if (existing && readAmount(existing.amount) - readAmount(existing.amount_received) === open)
+    return { ok: true, payUrl: `/pay/${existing.token}` };
+  try {
+    const minted = await deps.db.transaction().execute((tx) =>
+      mintRequest(tx, deps, {
+        spaceId: row.space_id,
+        keyId: null,
+        accountId: row.account_id,
+        amount: open,
+        currency: row.currency,
+        expiresAt: null,
+        memo: `Invoice ${row.number}`,
+        resource: '',
+        invoiceId: row.id,
+      }),
+    );
+    return { ok: true, payUrl: `/pay/${minted.token}` };
+  } catch (error) {
+    if (error instanceof AppError) return { ok: false, problem: error.message };
+    throw error;
+  }
 }

@@ -119,6 +119,34 @@ export function creditPage(model: CreditPageModel): string {
   return layout('Prepaid balance', body);
 }
 
+export type InvoicePageModel = {
+  token: string;
+  number: string;
+  /** The invoice document, already escaped (rendered by the invoices feature). */
+  documentHtml: string;
+  status: string;
+  open: string;
+  currency: string;
+  payable: boolean;
+  problem?: string | undefined;
+};
+
+/** The public invoice page: the invoice, what is open, and a button that opens its payment page. */
+export function invoicePage(model: InvoicePageModel): string {
+  const pay = model.payable
+    ? `<form method="post" action="/i/${escapeHtml(model.token)}/pay"><button type="submit" id="pay-invoice">Pay ${escapeHtml(model.open)} ${escapeHtml(model.currency)}</button></form>`
+    : '';
+  const problem = model.problem
+    ? `<p class="muted" id="invoice-problem">${escapeHtml(model.problem)}</p>`
+    : '';
+  return layout(
+    `Invoice ${model.number}`,
+    `<div class="card">${model.documentHtml}</div>
+<div class="card"><p>Status <span class="status" id="invoice-status">${escapeHtml(model.status)}</span></p>
+<p>Open <strong id="invoice-open">${escapeHtml(model.open)} ${escapeHtml(model.currency)}</strong></p>${pay}${problem}</div>`,
+  );
+}
+
 export function notFoundPage(): string {
   return layout(
     'Not found',

@@ -2,6 +2,7 @@ export { hasOnChainFloor, ON_CHAIN_FLOOR, pegOf, TOKEN_DECIMALS } from './domain
 export { registerPaymentRequestAppRoutes, registerPaymentRequestRoutes } from './routes.ts';
 export { PaymentRequestOut } from './schemas.ts';
 export {
+  activeRequestForInvoice,
   activeRequestsForAccount,
   findRequestByToken,
   lapseRequests,

@@ -9,6 +9,7 @@ import type { Db, Queryable } from '../../platform/db/database.ts';
 import { enqueueEvents, type OutboxEvent } from '../../platform/outbox/outbox.ts';
 import { type AccountRow, requireAccount } from '../accounts/index.ts';
 import { findClientCredit } from '../client-credits/index.ts';
+import { applyInvoiceSettlement, recordInvoiceShortfall } from '../invoices/index.ts';
 import {
   decrease,
   increase,
@@ -36,6 +37,8 @@ export type MintInput = {
   memo: string;
   resource: string;
   topUpFor?: { clientCreditId: string };
+  /** The invoice this request pays (the invoice's public page mints it). */
+  invoiceId?: string;
 };
 
 export function present(row: store.RequestRow, publicUrl: string, now: Date) {
@@ -87,6 +90,7 @@ export async function mintRequest(
     resource_id: await fileResource(tx, input.spaceId, input.resource, now),
     expires_at: expiry.at,
     created_at: now,
+    invoice_id: input.invoiceId ?? null,
   };
   await store.insertRequest(tx, row);
   return present({ ...row, amount_received: '0', paid_at: null, cancelled_at: null }, deps.publicUrl, now);
@@ -287,6 +291,18 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
   const paidAt = request.paid_at ?? (next.status === 'paid' ? input.at : null);
   await store.recordReceipt(tx, request.id, formatAmount(next.received), next.status, paidAt);
   await emitEvents(tx, request, account, settlement, input);
+  if (request.invoice_id) {
+    await applyInvoiceSettlement(tx, {
+      spaceId: request.space_id,
+      invoiceId: request.invoice_id,
+      accountId: account.id,
+      amount: input.amount,
+      via: input.rail === 'card' ? 'card' : 'settlement',
+      entryId: posted.entryId,
+      reference: `${input.rail}:${input.reference}`,
+      at: input.at,
+    });
+  }
   return {
     ok: true,
     replayed: false,
@@ -298,6 +314,11 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
       paid_at: paidAt,
     },
   };
+}
+
+/** The invoice's request that can still take money, if any. */
+export function activeRequestForInvoice(db: Queryable, spaceId: string, invoiceId: string, now: Date) {
+  return store.activeForInvoice(db, spaceId, invoiceId, now);
 }
 
 /** A watched account's requests that can still take money, oldest first. */
@@ -338,6 +359,8 @@ export async function reverseChainSettlements(
     const paidAt = next.status === 'paid' ? request.paid_at : null;
     await store.recordReceipt(tx, request.id, formatAmount(next.received), next.status, paidAt);
     await store.markSettlementReversed(tx, settlement.id, input.at);
+    if (request.invoice_id)
+      await recordInvoiceShortfall(tx, input.spaceId, request.invoice_id, readAmount(settlement.amount));
     undone.push({ requestId: request.id, amount: settlement.amount });
   }
   return undone;

@@ -20,6 +20,8 @@ export type RequestRow = {
   created_at: Date;
   paid_at: Date | null;
   cancelled_at: Date | null;
+  /** The invoice this request pays (minted from the invoice's public page). */
+  invoice_id?: string | null;
 };
 
 export async function insertRequest(
@@ -152,4 +154,17 @@ export function settlementsByPrefix(
 
 export async function markSettlementReversed(db: Queryable, id: string, at: Date) {
   await db.updateTable('settlements').set({ reversed_at: at }).where('id', '=', id).execute();
+}
+
+/** The invoice's request that can still take money, if any (the page reuses it). */
+export function activeForInvoice(db: Queryable, spaceId: string, invoiceId: string, now: Date) {
+  return db
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('invoice_id', '=', invoiceId)
+    .where('status', '=', 'active')
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst() as Promise<RequestRow | undefined>;
 }

@@ -253,6 +253,7 @@ export interface PaymentRequestsTable {
   created_at: Timestamp;
   paid_at: Timestamp | null;
   cancelled_at: Timestamp | null;
+  invoice_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SettlementsTable {
@@ -446,6 +447,7 @@ export interface InvoicesTable {
   paid_event_at: Timestamp | null;
   voided_at: Timestamp | null;
   void_reason: string;
+  shortfall_amount: ColumnType<string, string | undefined, string>;
   reminders_paused_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -1,0 +1,95 @@
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../harness.ts';
+import {
+  CHROMIUM_PATH,
+  chromiumInstalled,
+  closeChromium,
+  inCi,
+  launchChromium,
+  MISSING_CHROMIUM,
+} from './browser.ts';
+
+// The public invoice page as the client meets it: read the invoice, press Pay, pay by card on the
+// payment page, and the invoice is paid.
+
+let h: Harness;
+let browser: Browser | undefined;
+let base: string;
+
+describe('the public invoice page in a browser', () => {
+  beforeAll(async () => {
+    if (!chromiumInstalled) return;
+    browser = await launchChromium();
+    h = await createHarness();
+    await h.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await closeChromium(browser);
+    await h?.close();
+  });
+  beforeEach((ctx) => {
+    if (chromiumInstalled) return;
+    if (inCi) throw new Error(MISSING_CHROMIUM);
+    ctx.skip(`Chromium is not installed at ${CHROMIUM_PATH} (skipped outside CI only; in CI this fails)`);
+  });
+
+  it('shows the invoice, opens its payment page from the Pay button, and is paid by card', async () => {
+    const { key } = await h.world({ scopes: ['invoices'] });
+    const account = await h.makeAccount(key.spaceId, { kind: 'bank', name: 'Bank', currency: 'USD' });
+    const created = await h.inject({
+      method: 'POST',
+      url: '/integration/invoices',
+      key: key.key,
+      payload: {
+        account_id: account.id,
+        client_name: 'Acme GmbH',
+        due_on: '2027-12-31',
+        line_items: [{ description: 'Design work', unit_price: '150', quantity: '1' }],
+      },
+    });
+    const invoice = created.json();
+    await h.inject({
+      method: 'POST',
+      url: `/integration/invoices/${invoice.id}/send`,
+      key: key.key,
+      payload: { via: 'none' },
+    });
+    const token = String(invoice.url).split('/i/')[1];
+    const page = await browser!.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    try {
+      await page.goto(`${base}/i/${token}`, { waitUntil: 'load' });
+      expect(await page.textContent('h1')).toBe(`Invoice ${invoice.number}`);
+      expect(await page.textContent('#invoice-open')).toContain('150.00000000 USD');
+      await Promise.all([page.waitForURL(/\/pay\/pr_/), page.click('#pay-invoice')]);
+      expect(await page.textContent('body')).toContain(`Invoice ${invoice.number}`);
+      await page.fill('#card-number', '4242 4242 4242 4242');
+      await page.fill('#card-exp', '12/34');
+      await page.fill('#card-cvc', '123');
+      await page.click('#card-form button[type="submit"]');
+      const deadline = Date.now() + 10_000;
+      let result = '';
+      while (Date.now() < deadline) {
+        result = ((await page.textContent('#card-result')) ?? '').trim();
+        if (result !== '' && result !== 'Paying…') break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(result.toLowerCase()).toContain('paid');
+      await page.goto(`${base}/i/${token}`, { waitUntil: 'load' });
+      expect(await page.textContent('#invoice-status')).toBe('paid');
+      expect(await page.$('#pay-invoice')).toBeNull();
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+    const after = await h.inject({ method: 'GET', url: `/integration/invoices/${invoice.id}`, key: key.key });
+    expect(after.json()).toMatchObject({ status: 'paid', paid_amount: '150.00000000' });
+  });
+});

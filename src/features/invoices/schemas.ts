@@ -241,6 +241,9 @@ export const InvoiceOut = Type.Object(
     tax_exempt_reason: NullableString(),
     tax_zero_reason: NullableString(),
     void_reason: Type.String(),
+    invoice_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'For an accepted quote: the draft invoice made from it.',
+    }),
     payments: Type.Array(InvoicePaymentOut, {
       description: 'Recorded payments; a void invoice keeps them booked.',
     }),

@@ -666,11 +666,50 @@ export async function decideQuote(
   const row = await ownInvoice(tx, spaceId, id, true);
   const status = visibleStatus(row.status as InvoiceStatus, row.due_on, today(deps.clock));
   refuseMove(decision, { ...row, status });
+  const invoice = decision === 'accept' ? await invoiceFromQuote(tx, deps, row) : null;
   const updated = await store.updateInvoice(tx, spaceId, id, {
     status: decision === 'accept' ? 'quote_accepted' : 'quote_declined',
+    ...(invoice ? { invoice_id: invoice.id } : {}),
     updated_at: deps.clock.now(),
   });
   return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
+}
+
+/** Days an invoice made from a quote gives the client to pay. */
+const QUOTE_INVOICE_TERM_DAYS = 14;
+
+/**
+ * An accepted quote becomes a draft invoice: the same client, seller, account, lines and totals,
+ * a generated number, issued today and due in 14 days. The seller sends it when ready.
+ */
+async function invoiceFromQuote(tx: Queryable, deps: InvoicesDeps, quote: store.InvoiceRow) {
+  const now = deps.clock.now();
+  const due = new Date(now.getTime() + QUOTE_INVOICE_TERM_DAYS * 86_400_000).toISOString().slice(0, 10);
+  const { id: _quoteId, seq: _seq, ...fields } = quote as store.InvoiceRow & { seq?: unknown };
+  return store.insertInvoice(tx, {
+    ...fields,
+    id: randomUUID(),
+    kind: 'invoice',
+    status: 'draft',
+    number: await nextFreeNumber(tx, quote.space_id),
+    token: randomSecret('inv_'),
+    issued_on: today(deps.clock),
+    due_on: due,
+    line_items: JSON.stringify(quote.line_items),
+    tax_breakdown: JSON.stringify(quote.tax_breakdown),
+    paid_amount: '0',
+    credited_amount: '0',
+    shortfall_amount: '0',
+    invoice_id: null,
+    last_paid_on: null,
+    sent_at: null,
+    paid_event_at: null,
+    voided_at: null,
+    void_reason: '',
+    reminders_paused_at: null,
+    created_at: now,
+    updated_at: now,
+  });
 }
 
 /** An invoice by its public token (its page at /i/{token}), with its payments. */

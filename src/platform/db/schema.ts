@@ -448,6 +448,8 @@ export interface InvoicesTable {
   voided_at: Timestamp | null;
   void_reason: string;
   shortfall_amount: ColumnType<string, string | undefined, string>;
+  /** For an accepted quote: the invoice made from it. */
+  invoice_id: ColumnType<string | null, string | null | undefined, string | null>;
   reminders_paused_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
@@ -13,7 +12,7 @@ import { registerChargeRoutes } from './features/charges/index.ts';
 import { registerClientCreditRoutes } from './features/client-credits/index.ts';
 import { registerContactRoutes } from './features/contacts/index.ts';
 import { registerDevFaucetRoutes } from './features/dev-faucet/index.ts';
-import { registerInvoiceRoutes } from './features/invoices/index.ts';
+import { registerInvoiceAppRoutes, registerInvoiceRoutes } from './features/invoices/index.ts';
 import { createKeyDoor, registerKeyRoutes, registerPingRoute } from './features/keys/index.ts';
 import { registerNotificationRoutes } from './features/notifications/index.ts';
 import { registerPageRoutes } from './features/pages/index.ts';
@@ -39,7 +38,7 @@ import { parseJsonBody } from './platform/http/json-body.ts';
 import type { RateLimiter } from './platform/http/rate-limit.ts';
 import { ErrorBody, ValidationErrorBody } from './platform/http/schema-kit.ts';
 import { amountKeyword } from './platform/http/validation.ts';
-import { createMailer, type Mailer } from './platform/mail/mailer.ts';
+import { mailerFromConfig } from './platform/mail/mailer.ts';
 import type { Resolver } from './platform/net/public-address.ts';
 import { SafeSender } from './platform/net/safe-post.ts';
 
@@ -176,19 +175,9 @@ function registerMetrics(app: FastifyInstance, deps: AppDeps) {
   });
 }
 
-/** Mail: SMTP_URL, else .eml files under DATA_DIR/mail in development, else none. */
-function mailerFor(config: Config): Mailer {
-  const onDisk = !config.production && !config.dataDir.startsWith('memory://');
-  return createMailer({
-    smtpUrl: config.smtpUrl,
-    from: config.mailFrom,
-    fileDir: onDisk ? join(config.dataDir, 'mail') : undefined,
-  });
-}
-
 function registerIntegration(app: FastifyInstance, deps: AppDeps) {
   const db = deps.database.db;
-  const mailer = mailerFor(deps.config);
+  const mailer = mailerFromConfig(deps.config);
   app.addHook('onClose', async () => mailer.close());
   const door = createKeyDoor({ db, clock: deps.clock, limiter: deps.limiter, authStamps: deps.authStamps });
   return app.register(async (scope) => {
@@ -242,6 +231,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps) {
     registerPushAppRoutes(scope, base);
     registerAccountAppRoutes(scope, base);
     registerEndpointAppRoutes(scope, base);
+    registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
     registerWebhookRoutes(scope, {
       ...base,

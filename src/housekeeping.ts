@@ -1,9 +1,11 @@
 import { watchOnce } from './features/chain-watch/index.ts';
+import { sendAutomaticReminders } from './features/invoices/index.ts';
 import { remindExpiringKeys } from './features/keys/index.ts';
 import { lapseRequests } from './features/payment-requests/index.ts';
 import { pruneRateBuckets } from './platform/http/rate-limit.ts';
 import { pruneIdempotencyRecords } from './platform/http/write.ts';
 import type { PeriodicTask } from './platform/jobs/scheduler.ts';
+import { mailerFromConfig } from './platform/mail/mailer.ts';
 import type { Runtime } from './runtime.ts';
 
 /** The periodic tasks every server process runs (each is safe to run in many processes). */
@@ -11,6 +13,7 @@ export function housekeepingTasks(runtime: Runtime): PeriodicTask[] {
   const { db } = runtime.database;
   const { clock } = runtime;
   const { chain } = runtime;
+  const mailer = mailerFromConfig(runtime.config);
   const watch: PeriodicTask[] = chain
     ? [
         {
@@ -37,5 +40,10 @@ export function housekeepingTasks(runtime: Runtime): PeriodicTask[] {
     },
     { name: 'remind-expiring-keys', everyMs: 10 * 60_000, run: () => remindExpiringKeys({ db, clock }) },
     { name: 'lapse-payment-requests', everyMs: 30_000, run: () => lapseRequests({ db, clock }) },
+    {
+      name: 'invoice-reminders',
+      everyMs: 10 * 60_000,
+      run: () => sendAutomaticReminders({ db, clock, publicUrl: runtime.config.publicUrl, mailer }),
+    },
   ];
 }

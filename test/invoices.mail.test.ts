@@ -2,6 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../src/core/clock.ts';
+import { sendAutomaticReminders } from '../src/features/invoices/index.ts';
+import { createMailer } from '../src/platform/mail/mailer.ts';
 import { createHarness, type Harness } from './harness.ts';
 
 // Invoices by mail, to a real SMTP server on loopback, parsed back as a mail client would.
@@ -137,5 +140,72 @@ describe('POST /integration/invoices/{id}/send via email', () => {
     }
     const after = await h.inject({ method: 'GET', url: `/integration/invoices/${created.id}`, key: key.key });
     expect(after.json().status).toBe('draft');
+  });
+});
+
+describe('automatic reminders', () => {
+  it('mails each stage once: three days before due, on due, a week after; not while paused or once paid', async () => {
+    const port = (smtp.server.address() as AddressInfo).port;
+    const clock = new ManualClock(new Date('2026-12-01T09:00:00Z'));
+    const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, from: 'billing@tollbook.test' });
+    const deps = { db: h.db, clock, publicUrl: 'http://localhost:8080', mailer };
+    const client = `client-${Date.now()}@acme.test`;
+    const { key, invoice: created } = await invoice({ client_email: client, due_on: '2026-12-10' });
+    await h.inject({
+      method: 'POST',
+      url: `/integration/invoices/${created.id}/send`,
+      key: key.key,
+      payload: { via: 'none' },
+    });
+    const mails = () =>
+      received.filter((item) => item.envelopeTo.includes(client)).map((item) => item.mail.text ?? '');
+    const runAt = async (day: string) => {
+      clock.set(new Date(`${day}T09:00:00Z`));
+      await sendAutomaticReminders(deps);
+    };
+    await runAt('2026-12-01');
+    expect(mails()).toHaveLength(0);
+    await runAt('2026-12-07');
+    await runAt('2026-12-07');
+    expect(mails()).toHaveLength(1);
+    expect(mails()[0]).toContain('due in a few days');
+    await runAt('2026-12-10');
+    expect(mails()).toHaveLength(2);
+    expect(mails()[1]).toContain('due today');
+    await h.db
+      .updateTable('invoices')
+      .set({ reminders_paused_at: clock.now() })
+      .where('id', '=', created.id)
+      .execute();
+    await runAt('2026-12-17');
+    expect(mails()).toHaveLength(2);
+    await h.db
+      .updateTable('invoices')
+      .set({ reminders_paused_at: null })
+      .where('id', '=', created.id)
+      .execute();
+    await runAt('2026-12-18');
+    await runAt('2026-12-25');
+    expect(mails()).toHaveLength(3);
+    expect(mails()[2]).toContain('overdue');
+    const { key: other, invoice: paid } = await invoice({
+      client_email: `paid-${client}`,
+      due_on: '2026-12-26',
+    });
+    await h.inject({
+      method: 'POST',
+      url: `/integration/invoices/${paid.id}/send`,
+      key: other.key,
+      payload: { via: 'none' },
+    });
+    await h.inject({
+      method: 'POST',
+      url: `/integration/invoices/${paid.id}/payments`,
+      key: other.key,
+      payload: { amount: '240' },
+    });
+    await runAt('2026-12-26');
+    expect(received.filter((item) => item.envelopeTo.includes(`paid-${client}`))).toHaveLength(0);
+    mailer.close();
   });
 });

@@ -355,3 +355,26 @@ export function creditRoom(total: AmountE8, credited: AmountE8, paid: AmountE8):
   const room = total - credited - paid;
   return asAmount(room > 0n ? room : 0n);
 }
+
+export type ReminderStage = 'before_due' | 'on_due' | 'after_due';
+
+/** Days before the due date the first automatic reminder goes out. */
+export const REMIND_BEFORE_DAYS = 3;
+/** Days after the due date the last one goes out. */
+export const REMIND_AFTER_DAYS = 7;
+
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * The automatic reminder an open invoice is due for today: three days before its due date, on
+ * it, and a week after it. Only the latest applies; one missed while the server was down is not
+ * sent late next to a newer one.
+ */
+export function reminderStage(dueOn: string, today: string): ReminderStage | null {
+  if (today >= addDays(dueOn, REMIND_AFTER_DAYS)) return 'after_due';
+  if (today >= dueOn) return 'on_due';
+  if (today >= addDays(dueOn, -REMIND_BEFORE_DAYS)) return 'before_due';
+  return null;
+}

@@ -1,3 +1,4 @@
+export { registerInvoiceAppRoutes } from './app-routes.ts';
 export { escapeHtml, invoiceHtml } from './document.ts';
 export { CURRENCY_MINOR_UNITS, computeTotals, minorUnitsOf } from './domain.ts';
 export { registerInvoiceRoutes } from './routes.ts';
@@ -8,4 +9,5 @@ export {
   type InvoicesDeps,
   invoiceByToken,
   recordInvoiceShortfall,
+  sendAutomaticReminders,
 } from './service.ts';

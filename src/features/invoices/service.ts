@@ -17,8 +17,10 @@ import { enqueueEvent } from '../../platform/outbox/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
 import { increase, ledgerAccounts, postEntry, readAmount } from '../ledger/index.ts';
+import { requireAdministrator } from '../spaces/index.ts';
 import { invoiceMail, invoicePdf, openAmountOf } from './document.ts';
 import {
+  addDays,
   afterPayment,
   afterSend,
   allows,
@@ -29,6 +31,10 @@ import {
   type InvoiceStatus,
   initialStatus,
   type Move,
+  REMIND_AFTER_DAYS,
+  REMIND_BEFORE_DAYS,
+  type ReminderStage,
+  reminderStage,
   type Totals,
   visibleStatus,
 } from './domain.ts';
@@ -684,7 +690,7 @@ const QUOTE_INVOICE_TERM_DAYS = 14;
  */
 async function invoiceFromQuote(tx: Queryable, deps: InvoicesDeps, quote: store.InvoiceRow) {
   const now = deps.clock.now();
-  const due = new Date(now.getTime() + QUOTE_INVOICE_TERM_DAYS * 86_400_000).toISOString().slice(0, 10);
+  const due = addDays(today(deps.clock), QUOTE_INVOICE_TERM_DAYS);
   const { id: _quoteId, seq: _seq, ...fields } = quote as store.InvoiceRow & { seq?: unknown };
   return store.insertInvoice(tx, {
     ...fields,
@@ -789,5 +795,115 @@ export async function recordInvoiceShortfall(
   if (!row) return;
   await store.updateInvoice(tx, spaceId, invoiceId, {
     shortfall_amount: formatAmount(asAmount(readAmount(row.shortfall_amount) + amount)),
+  });
+}
+
+const STAGE_MESSAGES: Record<ReminderStage, string> = {
+  before_due: 'A friendly reminder: this invoice is due in a few days.',
+  on_due: 'This invoice is due today.',
+  after_due: 'This invoice is now overdue; please pay it at your earliest convenience.',
+};
+
+/**
+ * The automatic reminders job: open invoices with auto_remind on, not paused, with a client
+ * email, get one mail per stage (three days before due, on due, a week after). Each stage is
+ * claimed in the same transaction that mails it, so a failed mail is retried at the next run
+ * and no two processes send the same one. Answers how many went out.
+ */
+export async function sendAutomaticReminders(deps: InvoicesDeps, limit = 50): Promise<number> {
+  if (!deps.mailer?.available) return 0;
+  const todayText = today(deps.clock);
+  const shift = (days: number) => addDays(todayText, days);
+  const bounds = {
+    afterBefore: shift(-REMIND_AFTER_DAYS),
+    onBefore: todayText,
+    firstBefore: shift(REMIND_BEFORE_DAYS),
+  };
+  let sent = 0;
+  for (const due of await store.dueForReminder(deps.db, bounds, limit)) {
+    try {
+      const mailed = await deps.db.transaction().execute(async (tx) => {
+        const row = await store.lockInvoiceIfFree(tx, due.space_id, due.id);
+        if (
+          !row ||
+          !row.auto_remind ||
+          row.reminders_paused_at !== null ||
+          !allows('remind', row.status as InvoiceStatus)
+        )
+          return false;
+        const stage = reminderStage(row.due_on, todayText);
+        if (stage === null) return false;
+        const claimed = await store.claimAutoStage(tx, {
+          id: randomUUID(),
+          space_id: row.space_id,
+          invoice_id: row.id,
+          purpose: 'remind',
+          via: ['email'],
+          recipient: row.client_email,
+          cc: [],
+          message: STAGE_MESSAGES[stage],
+          created_at: deps.clock.now(),
+          auto_stage: stage,
+        });
+        if (claimed) await mailInvoice(deps, row, row.client_email, [], STAGE_MESSAGES[stage], 'remind');
+        return claimed;
+      });
+      if (mailed) sent += 1;
+    } catch {
+      // The mail failed: nothing was recorded, the next run tries again.
+    }
+  }
+  return sent;
+}
+
+/**
+ * Writes off what is still open on a sent or partial invoice (owners and admins, from the app):
+ * a payment row `via: write_off` with no ledger entry (the book records income only when money
+ * lands, so nothing was booked to undo), the invoice closes, and invoice.paid fires once.
+ */
+export async function writeOffInvoice(
+  deps: InvoicesDeps,
+  userId: string,
+  spaceId: string,
+  id: string,
+  reason: string,
+) {
+  await requireAdministrator(deps.db, spaceId, userId);
+  return deps.db.transaction().execute(async (tx) => {
+    const row = await ownInvoice(tx, spaceId, id, true);
+    refuseMove('pay', row);
+    const open = asAmount(openAmountOf(row));
+    const outcome = afterPayment(
+      readAmount(row.total),
+      readAmount(row.credited_amount),
+      readAmount(row.paid_amount),
+      open,
+    );
+    assert(outcome.ok && outcome.closes, 'Writing off what is open always closes the invoice.');
+    const at = deps.clock.now();
+    const occurredOn = today(deps.clock);
+    await store.insertPayment(tx, {
+      id: randomUUID(),
+      space_id: spaceId,
+      invoice_id: id,
+      account_id: row.account_id,
+      amount: formatAmount(open),
+      currency: row.currency,
+      via: 'write_off',
+      note: reason,
+      occurred_on: occurredOn,
+      tx_id: null,
+      entry_id: null,
+      created_at: at,
+    });
+    const announce = row.paid_event_at === null;
+    const updated = await store.updateInvoice(tx, spaceId, id, {
+      status: outcome.status,
+      paid_amount: formatAmount(outcome.paid),
+      ...(announce ? { paid_event_at: at } : {}),
+      updated_at: at,
+    });
+    if (announce) await emitPaid(tx, updated, outcome.paid, 'write_off', at);
+    return presentWithPayments(tx, updated, deps.publicUrl, occurredOn);
   });
 }

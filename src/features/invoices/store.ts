@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
 import type {
   InvoiceDeliveriesTable,
@@ -106,4 +106,52 @@ export function listDeliveries(db: Queryable, invoiceId: string, purpose: 'send'
 
 export function findByToken(db: Queryable, token: string) {
   return db.selectFrom('invoices').selectAll().where('token', '=', token).executeTakeFirst();
+}
+
+/**
+ * Open invoices with automatic reminders on whose current stage has not gone out yet. The
+ * stage boundaries come from the domain rule (reminderStage): `afterBefore` is the last due date
+ * that is a week past, `onBefore` today, `firstBefore` the last due date three days ahead.
+ */
+export async function dueForReminder(
+  db: Queryable,
+  bounds: { afterBefore: string; onBefore: string; firstBefore: string },
+  limit: number,
+) {
+  const result = await sql<{ id: string; space_id: string }>`
+    SELECT id, space_id FROM (
+      SELECT i.id, i.space_id, i.due_on,
+        CASE WHEN i.due_on <= ${bounds.afterBefore}::date THEN 'after_due'
+             WHEN i.due_on <= ${bounds.onBefore}::date THEN 'on_due'
+             ELSE 'before_due' END AS stage
+      FROM invoices i
+      WHERE i.kind = 'invoice' AND i.status IN ('sent', 'partial') AND i.auto_remind
+        AND i.reminders_paused_at IS NULL AND i.client_email <> '' AND i.due_on <= ${bounds.firstBefore}::date
+    ) due
+    WHERE NOT EXISTS (SELECT 1 FROM invoice_deliveries d WHERE d.invoice_id = due.id AND d.auto_stage = due.stage)
+    ORDER BY due.due_on, due.id
+    LIMIT ${limit}`.execute(db);
+  return result.rows;
+}
+
+/** The invoice's row, locked, or undefined when another process holds it. */
+export function lockInvoiceIfFree(db: Queryable, spaceId: string, id: string) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('id', '=', id)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
+/** Records an automatic reminder's stage once: false when it went out already. */
+export async function claimAutoStage(db: Queryable, row: Insertable<InvoiceDeliveriesTable>) {
+  const result = await db
+    .insertInto('invoice_deliveries')
+    .values(row)
+    .onConflict((conflict) => conflict.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }

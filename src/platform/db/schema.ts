@@ -487,7 +487,10 @@ export interface InvoiceDeliveriesTable {
   cc: string[];
   message: string;
   created_at: Timestamp;
+  auto_stage: ColumnType<AutoStage | null, AutoStage | null | undefined, AutoStage | null>;
 }
+
+export type AutoStage = 'before_due' | 'on_due' | 'after_due';
 
 export interface Database {
   invoices: InvoicesTable;

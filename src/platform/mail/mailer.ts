@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
+import type { Config } from '../config.ts';
 
 // Outgoing mail. With SMTP_URL it goes to that server through nodemailer; in development without
 // it, each message is written as an .eml file under DATA_DIR/mail (or the system's temporary
@@ -68,4 +69,14 @@ export function createMailer(options: MailerOptions): Mailer {
     send: () => Promise.reject(new Error('No mail transport is configured (SMTP_URL).')),
     close: () => {},
   };
+}
+
+/** The server's mailer: SMTP_URL, else .eml files under DATA_DIR/mail in development, else none. */
+export function mailerFromConfig(config: Config): Mailer {
+  const onDisk = !config.production && !config.dataDir.startsWith('memory://');
+  return createMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    fileDir: onDisk ? join(config.dataDir, 'mail') : undefined,
+  });
 }

@@ -38,7 +38,7 @@ import { parseJsonBody } from './platform/http/json-body.ts';
 import type { RateLimiter } from './platform/http/rate-limit.ts';
 import { ErrorBody, ValidationErrorBody } from './platform/http/schema-kit.ts';
 import { amountKeyword } from './platform/http/validation.ts';
-import { mailerFromConfig } from './platform/mail/mailer.ts';
+import { type Mailer, mailerFromConfig } from './platform/mail/mailer.ts';
 import type { Resolver } from './platform/net/public-address.ts';
 import { SafeSender } from './platform/net/safe-post.ts';
 
@@ -175,10 +175,8 @@ function registerMetrics(app: FastifyInstance, deps: AppDeps) {
   });
 }
 
-function registerIntegration(app: FastifyInstance, deps: AppDeps) {
+function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer) {
   const db = deps.database.db;
-  const mailer = mailerFromConfig(deps.config);
-  app.addHook('onClose', async () => mailer.close());
   const door = createKeyDoor({ db, clock: deps.clock, limiter: deps.limiter, authStamps: deps.authStamps });
   return app.register(async (scope) => {
     // Authentication runs before the body is read, so an unknown key never learns what is
@@ -203,7 +201,7 @@ function registerIntegration(app: FastifyInstance, deps: AppDeps) {
   });
 }
 
-function registerAppApi(app: FastifyInstance, deps: AppDeps) {
+function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) {
   const db = deps.database.db;
   const base = { db, clock: deps.clock };
   const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
@@ -231,7 +229,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps) {
     registerPushAppRoutes(scope, base);
     registerAccountAppRoutes(scope, base);
     registerEndpointAppRoutes(scope, base);
-    registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
+    registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl, mailer: appMailer });
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
     registerWebhookRoutes(scope, {
       ...base,
@@ -274,8 +272,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
   });
   registerMetrics(app, deps);
-  await registerIntegration(app, deps);
-  await registerAppApi(app, deps);
+  const mailer = mailerFromConfig(deps.config);
+  app.addHook('onClose', async () => mailer.close());
+  await registerIntegration(app, deps, mailer);
+  await registerAppApi(app, deps, mailer);
   // Development rail: only with a local chain, which production never has.
   if (deps.chain?.local && !deps.config.production) {
     registerDevFaucetRoutes(app, { local: deps.chain.local, production: deps.config.production });

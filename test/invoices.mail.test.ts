@@ -1,4 +1,7 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -207,5 +210,58 @@ describe('automatic reminders', () => {
     await runAt('2026-12-26');
     expect(received.filter((item) => item.envelopeTo.includes(`paid-${client}`))).toHaveLength(0);
     mailer.close();
+  });
+});
+
+describe('mail in development without SMTP_URL', () => {
+  it('writes each message as an .eml file under DATA_DIR/mail, listed in the app API', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tollbook-mail-'));
+    const dev = await createHarness({ env: { DATA_DIR: dataDir } });
+    try {
+      const { key, owner, spaceId } = await dev.world({ scopes: ['invoices'] });
+      const account = await dev.makeAccount(spaceId);
+      const created = await dev.inject({
+        method: 'POST',
+        url: '/integration/invoices',
+        key: key.key,
+        payload: {
+          account_id: account.id,
+          client_name: 'Acme',
+          client_email: 'ap@acme.test',
+          due_on: '2027-01-31',
+          line_items: [{ description: 'Work', unit_price: '10' }],
+        },
+      });
+      const id = created.json().id as string;
+      expect(
+        (
+          await dev.inject({
+            method: 'POST',
+            url: `/integration/invoices/${id}/send`,
+            key: key.key,
+            payload: {},
+          })
+        ).statusCode,
+      ).toBe(200);
+      const listed = await dev.inject({
+        method: 'GET',
+        url: `/app/api/spaces/${spaceId}/invoice-deliveries?invoice_id=${id}`,
+        session: owner.token,
+      });
+      expect(listed.statusCode, listed.body).toBe(200);
+      const [delivery] = listed.json().items;
+      expect(delivery).toMatchObject({
+        invoice_id: id,
+        purpose: 'send',
+        via: ['email'],
+        recipient: 'ap@acme.test',
+      });
+      expect(delivery.mail_file.startsWith(join(dataDir, 'mail'))).toBe(true);
+      const mail = await simpleParser(readFileSync(delivery.mail_file));
+      expect(mail.subject).toContain('Invoice');
+      expect(mail.attachments[0]?.contentType).toBe('application/pdf');
+    } finally {
+      await dev.close();
+    }
   });
 });

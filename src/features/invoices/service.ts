@@ -12,12 +12,12 @@ import {
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
-import type { Mailer } from '../../platform/mail/mailer.ts';
+import type { Mailer, SentMail } from '../../platform/mail/mailer.ts';
 import { enqueueEvent } from '../../platform/outbox/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
 import { increase, ledgerAccounts, postEntry, readAmount } from '../ledger/index.ts';
-import { requireAdministrator } from '../spaces/index.ts';
+import { requireAdministrator, requireRole } from '../spaces/index.ts';
 import { invoiceMail, invoicePdf, openAmountOf } from './document.ts';
 import {
   addDays,
@@ -325,8 +325,16 @@ export async function sendInvoice(
   const row = await ownInvoice(tx, spaceId, id, true);
   refuseMove('send', row);
   const via = body.via ?? 'email';
+  let sent: SentMail | undefined;
   if (via === 'email')
-    await mailInvoice(deps, row, body.to || row.client_email, body.cc ?? [], body.message ?? '', 'send');
+    sent = await mailInvoice(
+      deps,
+      row,
+      body.to || row.client_email,
+      body.cc ?? [],
+      body.message ?? '',
+      'send',
+    );
   if (via === 'chat')
     throw new AppError('delivery_unavailable', 'Chat delivery is not available yet; send with via "none".', {
       via,
@@ -343,6 +351,7 @@ export async function sendInvoice(
     cc: body.cc ?? [],
     message: body.message ?? '',
     created_at: now,
+    mail_file: sent?.file ?? null,
   });
   const status = afterSend(row.status as InvoiceStatus);
   const updated = await store.updateInvoice(tx, spaceId, id, {
@@ -573,7 +582,7 @@ async function mailInvoice(
     });
   const mail = invoiceMail(row, `${deps.publicUrl}/i/${row.token}`, message, purpose);
   try {
-    await deps.mailer.send({
+    return await deps.mailer.send({
       to,
       cc,
       ...mail,
@@ -609,8 +618,9 @@ export async function remindInvoice(
   refuseMove('remind', row);
   const at = deps.clock.now();
   const via: string[] = [];
+  let sent: SentMail | undefined;
   if (deps.mailer?.available && row.client_email !== '') {
-    await mailInvoice(deps, row, row.client_email, [], message, 'remind');
+    sent = await mailInvoice(deps, row, row.client_email, [], message, 'remind');
     via.push('email');
   }
   await store.insertDelivery(tx, {
@@ -623,6 +633,7 @@ export async function remindInvoice(
     cc: [],
     message,
     created_at: at,
+    mail_file: sent?.file ?? null,
   });
   return { invoice_id: id, reminded: true, via, at: at.toISOString() };
 }
@@ -845,7 +856,9 @@ export async function sendAutomaticReminders(deps: InvoicesDeps, limit = 50): Pr
           created_at: deps.clock.now(),
           auto_stage: stage,
         });
-        if (claimed) await mailInvoice(deps, row, row.client_email, [], STAGE_MESSAGES[stage], 'remind');
+        if (!claimed) return false;
+        const sent = await mailInvoice(deps, row, row.client_email, [], STAGE_MESSAGES[stage], 'remind');
+        if (sent.file) await store.setMailFile(tx, row.id, stage, sent.file);
         return claimed;
       });
       if (mailed) sent += 1;
@@ -906,4 +919,29 @@ export async function writeOffInvoice(
     if (announce) await emitPaid(tx, updated, outcome.paid, 'write_off', at);
     return presentWithPayments(tx, updated, deps.publicUrl, occurredOn);
   });
+}
+
+/** What was delivered for the space's invoices (sends and reminders), newest first; .eml files in development. */
+export async function listDeliveries(
+  deps: InvoicesDeps,
+  userId: string,
+  spaceId: string,
+  invoiceId?: string,
+) {
+  await requireRole(deps.db, spaceId, userId);
+  const rows = await store.spaceDeliveries(deps.db, spaceId, invoiceId, 200);
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      invoice_id: row.invoice_id,
+      purpose: row.purpose,
+      via: row.via,
+      recipient: row.recipient,
+      cc: row.cc,
+      message: row.message,
+      auto_stage: row.auto_stage,
+      mail_file: row.mail_file,
+      created_at: row.created_at.toISOString(),
+    })),
+  };
 }

@@ -155,3 +155,23 @@ export async function claimAutoStage(db: Queryable, row: Insertable<InvoiceDeliv
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
+
+export async function setMailFile(db: Queryable, invoiceId: string, stage: string, file: string) {
+  await db
+    .updateTable('invoice_deliveries')
+    .set({ mail_file: file })
+    .where('invoice_id', '=', invoiceId)
+    .where('auto_stage', '=', stage as never)
+    .execute();
+}
+
+export function spaceDeliveries(
+  db: Queryable,
+  spaceId: string,
+  invoiceId: string | undefined,
+  limit: number,
+) {
+  let query = db.selectFrom('invoice_deliveries').selectAll().where('space_id', '=', spaceId);
+  if (invoiceId !== undefined) query = query.where('invoice_id', '=', invoiceId);
+  return query.orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(limit).execute();
+}

@@ -488,6 +488,7 @@ export interface InvoiceDeliveriesTable {
   message: string;
   created_at: Timestamp;
   auto_stage: ColumnType<AutoStage | null, AutoStage | null | undefined, AutoStage | null>;
+  mail_file: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type AutoStage = 'before_due' | 'on_due' | 'after_due';

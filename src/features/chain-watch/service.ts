@@ -344,8 +344,9 @@ async function undoTransfer(deps: WatchDeps, network: ConfiguredNetwork, row: st
 
 /** Records the block of recent x402 settlements, so a reorganisation can undo them too. */
 async function followX402Settlements(deps: WatchDeps, network: Watched, clients: Clients) {
-  const since = new Date(deps.clock.now().getTime() - 24 * 60 * 60 * 1000);
-  for (const settled of await settledNotFollowed(deps.db, network.caip2, network.key, since, 100)) {
+  // An hour covers the reorganisation window of every supported chain many times over.
+  const since = new Date(deps.clock.now().getTime() - 60 * 60 * 1000);
+  for (const settled of await settledNotFollowed(deps.db, network.caip2, network.key, since, 20)) {
     const receipt = await clients.publicClient
       .getTransactionReceipt({ hash: settled.tx_hash as Hash })
       .catch(() => null);

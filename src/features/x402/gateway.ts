@@ -76,8 +76,7 @@ async function admit(deps: X402Deps, envelope: Envelope, caller: GatewayCaller):
   const amount = converted?.ok ? converted.value : undefined;
   if (amount === undefined || amount <= 0n)
     return refuse('invalid_amount', 'The amount must be a positive integer of base units.', payer);
-  const resourceUrl =
-    (read.facts && (envelope.paymentPayload.resource as { url?: unknown } | undefined)?.url) ?? '';
+  const resourceUrl = (envelope.paymentPayload.resource as { url?: unknown } | undefined)?.url ?? '';
   if (typeof resourceUrl !== 'string' || resourceUrl.length > RESOURCE_URL_MAX)
     return refuse(
       'invalid_payload',

@@ -145,8 +145,10 @@ export type SettledTransfer = {
 };
 
 /**
- * Settlements on `network` since `since` that the account watch does not follow yet: it records
- * their block so a reorganisation that drops the transfer undoes the booking.
+ * Settlements on `network` since `since` that the account watch does not follow yet, newest
+ * first (one whose receipt cannot be found, say from a development chain since restarted, must
+ * not hold back newer ones): the watch records their block so a reorganisation that drops the
+ * transfer undoes the booking.
  */
 export async function settledNotFollowed(
   db: Queryable,
@@ -161,7 +163,7 @@ export async function settledNotFollowed(
     JOIN payment_requests p ON p.id = s.payment_request_id
     WHERE s.network = ${network} AND s.status = 'settled' AND s.settled_at >= ${since}
       AND NOT EXISTS (SELECT 1 FROM chain_transfers t WHERE t.network = ${chainKey} AND t.tx_hash = s.tx_hash)
-    ORDER BY s.settled_at
+    ORDER BY s.settled_at DESC
     LIMIT ${limit}`.execute(db);
   return result.rows;
 }

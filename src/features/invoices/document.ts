@@ -1,4 +1,5 @@
 import PDFDocument from 'pdfkit';
+import { escapeHtml } from '../../core/html.ts';
 import { formatAmountTrimmed } from '../../core/money.ts';
 import { readAmount } from '../ledger/index.ts';
 import type { InvoiceRow } from './store.ts';
@@ -7,10 +8,6 @@ import type { InvoiceRow } from './store.ts';
 // public page's body. Every value from the seller or the client is escaped in HTML.
 
 type Line = { description: string; quantity: string; unit: string; unit_price: string; amount: string };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
 
 const money = (value: string, currency: string) => `${formatAmountTrimmed(readAmount(value))} ${currency}`;
 

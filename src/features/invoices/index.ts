@@ -1,5 +1,5 @@
 export { registerInvoiceAppRoutes } from './app-routes.ts';
-export { escapeHtml, invoiceHtml } from './document.ts';
+export { invoiceHtml } from './document.ts';
 export { CURRENCY_MINOR_UNITS, computeTotals, minorUnitsOf } from './domain.ts';
 export { registerInvoiceRoutes } from './routes.ts';
 export { InvoiceOut } from './schemas.ts';

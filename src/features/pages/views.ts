@@ -1,12 +1,9 @@
+import { escapeHtml } from '../../core/html.ts';
 import type { Rails } from './domain.ts';
 
 // Server-rendered pages: small, fast, no framework. Every value that came from a user or a
 // client is escaped; the only script is the card form's, served as a file so the CSP can forbid
 // inline scripts.
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
 
 const STYLE = `
   body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1b1d21}

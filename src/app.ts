@@ -252,7 +252,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await deps.database.db.selectFrom('spaces').select('id').limit(1).execute();
     return { ok: true };
   });
-  const facilitator = createFacilitator(deps.database.db, deps.chain);
+  const facilitator = createFacilitator(deps.database.db, deps.chain, {
+    sharedDatabase: deps.database.kind === 'postgres',
+  });
   const x402 = {
     db: deps.database.db,
     clock: deps.clock,

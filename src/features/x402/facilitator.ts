@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { type PendingSettlementStore, x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { sql } from 'kysely';
 import type { Chain } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
@@ -44,7 +46,36 @@ function pendingStore(db: Db, firstAttempts: Set<string>): PendingSettlementStor
   };
 }
 
-export function createFacilitator(db: Db, chain: Chain | undefined): Facilitator {
+/**
+ * Runs a gas-wallet send while holding a PostgreSQL advisory lock on (chain, wallet): every
+ * process sharing the database sends one at a time, so the nonce each one reads (the node's
+ * pending count) already includes the other processes' transactions. The lock is held only
+ * until the node accepted the transaction, not until it is mined.
+ */
+function oneSenderAtATime(db: Db, chainId: number, wallet: string) {
+  const digest = createHash('sha256').update(`gas-wallet:${chainId}:${wallet.toLowerCase()}`).digest();
+  const [high, low] = [digest.readInt32BE(0), digest.readInt32BE(4)];
+  return <T>(send: () => Promise<T>): Promise<T> =>
+    db.connection().execute(async (connection) => {
+      await sql`SELECT pg_advisory_lock(${high}, ${low})`.execute(connection);
+      try {
+        return await send();
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${high}, ${low})`.execute(connection);
+      }
+    });
+}
+
+export type FacilitatorOptions = {
+  /** Processes share the database (PostgreSQL): serialize gas-wallet sends across them. */
+  sharedDatabase: boolean;
+};
+
+export function createFacilitator(
+  db: Db,
+  chain: Chain | undefined,
+  options: FacilitatorOptions = { sharedDatabase: false },
+): Facilitator {
   const engine = new x402Facilitator();
   const firstAttempts = new Set<string>();
   const networks = new Map<string, ConfiguredNetwork>();
@@ -53,6 +84,10 @@ export function createFacilitator(db: Db, chain: Chain | undefined): Facilitator
     const wallet = clients?.walletClient;
     if (!clients || !wallet) continue;
     const { publicClient } = clients;
+    // Embedded PGlite is one process's: its in-process nonce manager is enough there.
+    const serialize = options.sharedDatabase
+      ? oneSenderAtATime(db, network.chainId, wallet.account.address)
+      : <T>(send: () => Promise<T>) => send();
     // The token contract's code is asked for on every payment; it is the one address whose code
     // is fixed for the life of the process, so it is read once. Payers' code is always read live
     // (a wallet may gain a delegation at any time).
@@ -73,8 +108,8 @@ export function createFacilitator(db: Db, chain: Chain | undefined): Facilitator
         address: wallet.account.address,
         readContract: (args) => publicClient.readContract(args as never),
         verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
-        writeContract: (args) => wallet.writeContract(args as never),
-        sendTransaction: (args) => wallet.sendTransaction(args as never),
+        writeContract: (args) => serialize(() => wallet.writeContract(args as never)),
+        sendTransaction: (args) => serialize(() => wallet.sendTransaction(args as never)),
         waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt(args),
         getCode: (args) => codeOf(args.address),
       },

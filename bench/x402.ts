@@ -27,6 +27,7 @@ import {
   toHex,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../src/platform/chain/token.ts';
 import {
   type BenchContext,
   type BenchReport,
@@ -100,16 +101,7 @@ async function directRound(setup: Setup): Promise<number> {
   };
   const signature = await setup.payer.signTypedData({
     domain: { ...setup.domain, chainId: 31337, verifyingContract: setup.asset },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message,
   });

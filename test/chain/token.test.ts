@@ -14,7 +14,12 @@ import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileContracts } from '../../scripts/build-contracts.ts';
 import type { Chain, LocalChain } from '../../src/platform/chain/chain.ts';
-import { EIP3009_TOKEN_ABI, loadTestUsdcArtifact, TEST_USDC_ABI } from '../../src/platform/chain/token.ts';
+import {
+  EIP3009_TOKEN_ABI,
+  loadTestUsdcArtifact,
+  TEST_USDC_ABI,
+  TRANSFER_WITH_AUTHORIZATION_TYPES,
+} from '../../src/platform/chain/token.ts';
 import { startTestChain } from './chain-setup.ts';
 
 const HALF_CURVE_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
@@ -93,16 +98,7 @@ describe('TestUSDC on anvil', () => {
     const { name, version } = local.network.token;
     return signer.signTypedData({
       domain: { name, version, chainId: 31337, verifyingContract: token },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
       message,
     });

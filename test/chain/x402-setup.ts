@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Address, type Hex, toHex } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { Chain } from '../../src/platform/chain/chain.ts';
-import { EIP3009_TOKEN_ABI } from '../../src/platform/chain/token.ts';
+import { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/platform/chain/token.ts';
 import { createHarness, type Harness } from '../harness.ts';
 import { buildChainApp, startTestChain } from './chain-setup.ts';
 
@@ -140,16 +140,7 @@ export async function startX402World(env: Record<string, string> = {}) {
         chainId: local.network.chainId,
         verifyingContract: requirement.asset as Address,
       },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
       message: {
         from: authorization.from,

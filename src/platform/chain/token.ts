@@ -38,6 +38,21 @@ export const EIP3009_TOKEN_ABI = parseAbi([
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ]);
 
+/**
+ * EIP-3009's typed data for transferWithAuthorization, as a payer signs it (tests, the benchmark
+ * and development tools sign with it; verification is the x402 facilitator's, never ours).
+ */
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
 /** Only our development token has a mint, callable by the account that deployed it. */
 export const TEST_USDC_ABI = parseAbi([
   'function mint(address to, uint256 value)',

@@ -55,6 +55,16 @@ async function crashOnCursorMove(on: boolean) {
   }
 }
 
+/** Remembers the chain as it is now, to reorganise back to. */
+const markChain = async () =>
+  (await w.local.publicClient.request({ method: 'evm_snapshot' as never })) as string;
+
+/** A reorganisation: the blocks since `snapshot` are replaced by two empty ones past the old height. */
+async function reorganiseBackTo(snapshot: string) {
+  await w.local.publicClient.request({ method: 'evm_revert' as never, params: [snapshot] as never });
+  await w.local.publicClient.request({ method: 'anvil_mine' as never, params: ['0x2'] as never });
+}
+
 const record = async (key: string, token: string) =>
   (await w.api('GET', `/integration/payment-requests/${token}`, key)).body;
 
@@ -181,7 +191,7 @@ describe('reorganisations', () => {
     const s = await w.seller();
     const request = await w.mint(s.key.key, '4', { account_id: s.account.id });
     const payer = await fundedPayer(10_000_000n);
-    const snapshot = (await w.local.publicClient.request({ method: 'evm_snapshot' as never })) as string;
+    const snapshot = await markChain();
     await transfer(payer, s.address, 4_000_000n);
     await watchOnce(deps);
     expect(await record(s.key.key, request.token)).toMatchObject({
@@ -189,8 +199,7 @@ describe('reorganisations', () => {
       amount_received: '4.00000000',
     });
     // The block with the transfer is replaced by others: revert, then mine past the old height.
-    await w.local.publicClient.request({ method: 'evm_revert' as never, params: [snapshot] as never });
-    await w.local.publicClient.request({ method: 'anvil_mine' as never, params: ['0x2'] as never });
+    await reorganiseBackTo(snapshot);
     const report = await watchOnce(deps);
     expect(report[0]!.reversed).toBe(1);
     expect(await record(s.key.key, request.token)).toMatchObject({
@@ -230,14 +239,13 @@ describe('reorganisations', () => {
     const opened = await fetch(`${w.base}/i/${token}/pay`, { method: 'POST', redirect: 'manual' });
     expect(opened.status).toBe(303);
     const payer = await fundedPayer(10_000_000n);
-    const snapshot = (await w.local.publicClient.request({ method: 'evm_snapshot' as never })) as string;
+    const snapshot = await markChain();
     await transfer(payer, s.address, 3_000_000n);
     await watchOnce(deps);
     expect((await w.api('GET', `/integration/invoices/${invoiceId}`, s.key.key)).body).toMatchObject({
       status: 'paid',
     });
-    await w.local.publicClient.request({ method: 'evm_revert' as never, params: [snapshot] as never });
-    await w.local.publicClient.request({ method: 'anvil_mine' as never, params: ['0x2'] as never });
+    await reorganiseBackTo(snapshot);
     await watchOnce(deps);
     expect((await w.api('GET', `/integration/invoices/${invoiceId}`, s.key.key)).body).toMatchObject({
       status: 'paid',

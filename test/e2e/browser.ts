@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
+import { createHarness, type HarnessOptions } from '../harness.ts';
 
 // Browser tests drive Debian's `chromium` package through playwright-core, which never downloads
 // a browser of its own. .ci/run installs the package; a developer installs it with
@@ -32,4 +34,31 @@ export async function launchChromium(): Promise<Browser> {
 /** Closes the browser if it was started; safe to call from an afterAll whose beforeAll failed. */
 export async function closeChromium(browser: Browser | undefined): Promise<void> {
   if (browser) await browser.close();
+}
+
+/**
+ * The guard every browser test runs first: in CI a missing Chromium fails the test with the
+ * reason; on a developer machine without it (outside CI) the test is skipped, the one allowed skip.
+ */
+export function requireChromium(skip: (note: string) => void): void {
+  if (chromiumInstalled) return;
+  if (inCi) throw new Error(MISSING_CHROMIUM);
+  skip(`Chromium is not installed at ${CHROMIUM_PATH} (skipped outside CI only; in CI this fails)`);
+}
+
+/** Chromium and the real app listening on a loopback port, as a person's browser meets it. */
+export async function startBrowserApp(options: HarnessOptions = {}) {
+  const browser = await launchChromium();
+  const h = await createHarness(options);
+  await h.app.listen({ host: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+  return {
+    browser,
+    h,
+    base,
+    close: async () => {
+      await closeChromium(browser);
+      await h.close();
+    },
+  };
 }

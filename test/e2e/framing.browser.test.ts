@@ -2,15 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../harness.ts';
-import {
-  CHROMIUM_PATH,
-  chromiumInstalled,
-  closeChromium,
-  inCi,
-  launchChromium,
-  MISSING_CHROMIUM,
-} from './browser.ts';
+import type { Harness } from '../harness.ts';
+import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
 
 // Framing in a real browser: a site whose control the space proved frames its payment page; a
 // site that proved nothing gets Chromium's refusal instead of the page.
@@ -35,23 +28,17 @@ async function startSite(state: { token: string; payUrl: string }): Promise<numb
 }
 
 describe('framing a payment page', () => {
+  let app: Awaited<ReturnType<typeof startBrowserApp>> | undefined;
   beforeAll(async () => {
     if (!chromiumInstalled) return;
-    browser = await launchChromium();
-    h = await createHarness({ env: { WEBHOOK_ALLOW_PRIVATE: '1' } });
-    await h.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+    app = await startBrowserApp({ env: { WEBHOOK_ALLOW_PRIVATE: '1' } });
+    ({ browser, h, base } = app);
   });
   afterAll(async () => {
-    await closeChromium(browser);
     await Promise.all(sites.map((server) => new Promise((resolve) => server.close(resolve))));
-    await h?.close();
+    await app?.close();
   });
-  beforeEach((ctx) => {
-    if (chromiumInstalled) return;
-    if (inCi) throw new Error(MISSING_CHROMIUM);
-    ctx.skip(`Chromium is not installed at ${CHROMIUM_PATH} (skipped outside CI only; in CI this fails)`);
-  });
+  beforeEach(({ skip }) => requireChromium(skip));
 
   it('shows the page inside a proven site and refuses it inside any other', async () => {
     const world = await h.world({ scopes: ['payments'] });

@@ -1,15 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../harness.ts';
-import {
-  CHROMIUM_PATH,
-  chromiumInstalled,
-  closeChromium,
-  inCi,
-  launchChromium,
-  MISSING_CHROMIUM,
-} from './browser.ts';
+import type { Harness } from '../harness.ts';
+import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
 
 // The public invoice page as the client meets it: read the invoice, press Pay, pay by card on the
 // payment page, and the invoice is paid.
@@ -19,22 +11,14 @@ let browser: Browser | undefined;
 let base: string;
 
 describe('the public invoice page in a browser', () => {
+  let app: Awaited<ReturnType<typeof startBrowserApp>> | undefined;
   beforeAll(async () => {
     if (!chromiumInstalled) return;
-    browser = await launchChromium();
-    h = await createHarness();
-    await h.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+    app = await startBrowserApp();
+    ({ browser, h, base } = app);
   });
-  afterAll(async () => {
-    await closeChromium(browser);
-    await h?.close();
-  });
-  beforeEach((ctx) => {
-    if (chromiumInstalled) return;
-    if (inCi) throw new Error(MISSING_CHROMIUM);
-    ctx.skip(`Chromium is not installed at ${CHROMIUM_PATH} (skipped outside CI only; in CI this fails)`);
-  });
+  afterAll(() => app?.close());
+  beforeEach(({ skip }) => requireChromium(skip));
 
   it('shows the invoice, opens its payment page from the Pay button, and is paid by card', async () => {
     const { key } = await h.world({ scopes: ['invoices'] });

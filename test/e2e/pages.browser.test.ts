@@ -5,15 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../harness.ts';
-import {
-  CHROMIUM_PATH,
-  chromiumInstalled,
-  closeChromium,
-  inCi,
-  launchChromium,
-  MISSING_CHROMIUM,
-} from './browser.ts';
+import type { Harness } from '../harness.ts';
+import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
 
 // The public pages as a person meets them: a real Chromium against the real app listening on a
 // loopback port. The pages are server-rendered; the only script is /assets/pay.js (the card form).
@@ -84,13 +77,12 @@ async function text(page: Page, selector: string): Promise<string> {
 }
 
 describe('public pages in a browser', () => {
+  let app: Awaited<ReturnType<typeof startBrowserApp>> | undefined;
   beforeAll(async () => {
     // Without Chromium nothing starts here; beforeEach fails (CI) or skips (elsewhere) each test.
     if (!chromiumInstalled) return;
-    browser = await launchChromium();
-    h = await createHarness();
-    await h.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+    app = await startBrowserApp();
+    ({ browser, h, base } = app);
     const world = await h.world({ scopes: ['accounts', 'payments'] });
     key = world.key.key;
     const space = await h.inject({
@@ -117,18 +109,9 @@ describe('public pages in a browser', () => {
     });
   });
 
-  afterAll(async () => {
-    await closeChromium(browser);
-    await h?.close();
-  });
+  afterAll(() => app?.close());
 
-  beforeEach(({ skip }) => {
-    if (chromiumInstalled) return;
-    // In CI (CI=true) a missing browser fails every test with the reason, never a silent skip.
-    if (inCi) throw new Error(MISSING_CHROMIUM);
-    // The one allowed skip: a developer machine without Chromium, outside CI.
-    skip(`Chromium is not installed at ${CHROMIUM_PATH} (skipped outside CI only; in CI this fails)`);
-  });
+  beforeEach(({ skip }) => requireChromium(skip));
 
   it('shows the amount, the memo as text, the seller handle and all three rails: stablecoin with address, exact amount and QR, bank with requisites and reference, card form', async () => {
     const memo = 'One API call <b>bold</b> <img src="x"> & "quotes"';

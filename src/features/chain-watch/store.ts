@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { ChainTransfersTable } from '../../platform/db/schema.ts';
 
@@ -41,23 +41,7 @@ export async function watchedAccounts(db: Queryable, network: string, now: Date)
   return result.rows;
 }
 
-export type TransferRow = {
-  id: string;
-  space_id: string;
-  account_id: string;
-  network: string;
-  tx_hash: string;
-  log_index: number;
-  block_number: string;
-  block_hash: string;
-  payer: string;
-  amount: string;
-  source: ChainTransfersTable['source'];
-  remainder_entry_id: string | null;
-  status: ChainTransfersTable['status'];
-  created_at: Date;
-  reversed_at: Date | null;
-};
+export type TransferRow = Selectable<ChainTransfersTable>;
 
 /** Records a transfer once: false when (network, tx, log index) was recorded already. */
 export async function insertTransfer(db: Queryable, row: TransferRow): Promise<boolean> {
@@ -89,7 +73,7 @@ export function recentBooked(db: Queryable, network: string, fromBlock: bigint) 
     .where('status', '=', 'booked')
     .where('block_number', '>=', fromBlock.toString())
     .orderBy('block_number')
-    .execute() as Promise<TransferRow[]>;
+    .execute();
 }
 
 /** Marks a transfer reversed, once: false when another process got there first. */

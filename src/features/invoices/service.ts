@@ -31,6 +31,7 @@ import {
   type InvoiceStatus,
   initialStatus,
   type Move,
+  type PaymentOutcome,
   REMIND_AFTER_DAYS,
   REMIND_BEFORE_DAYS,
   type ReminderStage,
@@ -452,6 +453,58 @@ async function emitMoneyIn(
   });
 }
 
+type InvoicePaymentDraft = {
+  /** The payment row's id, when a ledger entry already names it as its cause. */
+  id?: string;
+  accountId: string;
+  amount: AmountE8;
+  via: 'manual' | 'settlement' | 'card' | 'write_off';
+  note: string;
+  occurredOn: string;
+  txId: string | null;
+  entryId: string | null;
+  at: Date;
+};
+
+/**
+ * The one road every payment of an invoice takes, on its locked row: the payment row, the new
+ * status and paid amount, and invoice.paid written once, by the payment that closes it. A
+ * write-off is not money paid, so it does not move `last_paid_on`.
+ */
+async function applyPayment(
+  tx: Queryable,
+  row: store.InvoiceRow,
+  outcome: Extract<PaymentOutcome, { ok: true }>,
+  payment: InvoicePaymentDraft,
+) {
+  await store.insertPayment(tx, {
+    id: payment.id ?? randomUUID(),
+    space_id: row.space_id,
+    invoice_id: row.id,
+    account_id: payment.accountId,
+    amount: formatAmount(payment.amount),
+    currency: row.currency,
+    via: payment.via,
+    note: payment.note,
+    occurred_on: payment.occurredOn,
+    tx_id: payment.txId,
+    entry_id: payment.entryId,
+    created_at: payment.at,
+  });
+  const announce = outcome.closes && row.paid_event_at === null;
+  const moved =
+    payment.via !== 'write_off' && (row.last_paid_on === null || row.last_paid_on < payment.occurredOn);
+  const updated = await store.updateInvoice(tx, row.space_id, row.id, {
+    status: outcome.status,
+    paid_amount: formatAmount(outcome.paid),
+    ...(moved ? { last_paid_on: payment.occurredOn } : {}),
+    ...(announce ? { paid_event_at: payment.at } : {}),
+    updated_at: payment.at,
+  });
+  if (announce) await emitPaid(tx, updated, outcome.paid, payment.via, payment.at);
+  return updated;
+}
+
 /** POST .../payments: a hand-recorded payment against a sent or partial invoice. */
 export async function recordPayment(
   tx: Queryable,
@@ -499,34 +552,18 @@ export async function recordPayment(
     at,
   };
   const entryId = await bookPayment(tx, row, payment);
-  await store.insertPayment(tx, {
+  await emitMoneyIn(tx, row, entryId, account.id, amount, payment.occurredOn, at);
+  const updated = await applyPayment(tx, row, outcome, {
     id: payment.id,
-    space_id: spaceId,
-    invoice_id: id,
-    account_id: account.id,
-    amount: formatAmount(amount),
-    currency: row.currency,
+    accountId: account.id,
+    amount,
     via: 'manual',
     note: body.note ?? '',
-    occurred_on: payment.occurredOn,
-    tx_id: body.tx_id ?? null,
-    entry_id: entryId,
-    created_at: at,
+    occurredOn: payment.occurredOn,
+    txId: body.tx_id ?? null,
+    entryId,
+    at,
   });
-  const announce = outcome.closes && row.paid_event_at === null;
-  const lastPaidOn =
-    row.last_paid_on !== null && row.last_paid_on > payment.occurredOn
-      ? row.last_paid_on
-      : payment.occurredOn;
-  const updated = await store.updateInvoice(tx, spaceId, id, {
-    status: outcome.status,
-    paid_amount: formatAmount(outcome.paid),
-    last_paid_on: lastPaidOn,
-    ...(announce ? { paid_event_at: at } : {}),
-    updated_at: at,
-  });
-  await emitMoneyIn(tx, row, entryId, account.id, amount, payment.occurredOn, at);
-  if (announce) await emitPaid(tx, updated, outcome.paid, 'manual', at);
   return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
 }
 
@@ -769,30 +806,16 @@ export async function applyInvoiceSettlement(
     applied,
   );
   assert(outcome.ok, 'The applied amount is at most what is open.');
-  const occurredOn = input.at.toISOString().slice(0, 10);
-  await store.insertPayment(tx, {
-    id: randomUUID(),
-    space_id: input.spaceId,
-    invoice_id: row.id,
-    account_id: input.accountId,
-    amount: formatAmount(applied),
-    currency: row.currency,
+  await applyPayment(tx, row, outcome, {
+    accountId: input.accountId,
+    amount: applied,
     via: input.via,
     note: input.reference.slice(0, 500),
-    occurred_on: occurredOn,
-    tx_id: null,
-    entry_id: input.entryId,
-    created_at: input.at,
+    occurredOn: input.at.toISOString().slice(0, 10),
+    txId: null,
+    entryId: input.entryId,
+    at: input.at,
   });
-  const announce = outcome.closes && row.paid_event_at === null;
-  const updated = await store.updateInvoice(tx, input.spaceId, row.id, {
-    status: outcome.status,
-    paid_amount: formatAmount(outcome.paid),
-    last_paid_on: row.last_paid_on !== null && row.last_paid_on > occurredOn ? row.last_paid_on : occurredOn,
-    ...(announce ? { paid_event_at: input.at } : {}),
-    updated_at: input.at,
-  });
-  if (announce) await emitPaid(tx, updated, outcome.paid, input.via, input.at);
 }
 
 /** A reorganisation took back money that paid the invoice: it stays as it is, the gap is recorded. */
@@ -895,28 +918,16 @@ export async function writeOffInvoice(
     assert(outcome.ok && outcome.closes, 'Writing off what is open always closes the invoice.');
     const at = deps.clock.now();
     const occurredOn = today(deps.clock);
-    await store.insertPayment(tx, {
-      id: randomUUID(),
-      space_id: spaceId,
-      invoice_id: id,
-      account_id: row.account_id,
-      amount: formatAmount(open),
-      currency: row.currency,
+    const updated = await applyPayment(tx, row, outcome, {
+      accountId: row.account_id,
+      amount: open,
       via: 'write_off',
       note: reason,
-      occurred_on: occurredOn,
-      tx_id: null,
-      entry_id: null,
-      created_at: at,
+      occurredOn,
+      txId: null,
+      entryId: null,
+      at,
     });
-    const announce = row.paid_event_at === null;
-    const updated = await store.updateInvoice(tx, spaceId, id, {
-      status: outcome.status,
-      paid_amount: formatAmount(outcome.paid),
-      ...(announce ? { paid_event_at: at } : {}),
-      updated_at: at,
-    });
-    if (announce) await emitPaid(tx, updated, outcome.paid, 'write_off', at);
     return presentWithPayments(tx, updated, deps.publicUrl, occurredOn);
   });
 }

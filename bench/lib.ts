@@ -332,7 +332,9 @@ export async function startServer(options: ServerOptions & { expectKey?: boolean
   if (options.redisUrl) env.REDIS_URL = options.redisUrl;
   Object.assign(env, options.env ?? {});
 
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // BENCH_NODE_ARGS passes flags to the server's node (for instance --cpu-prof) when profiling.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

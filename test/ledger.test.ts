@@ -73,6 +73,15 @@ describe('ledger', () => {
     await expect(
       h.db.updateTable('ledger_postings').set({ amount: '1' }).where('entry_id', '=', entry.id).execute(),
     ).rejects.toThrow(/append-only/);
+    await expect(
+      h.db.deleteFrom('ledger_postings').where('entry_id', '=', entry.id).execute(),
+    ).rejects.toThrow(/append-only/);
+    await expect(h.db.deleteFrom('ledger_entries').where('id', '=', entry.id).execute()).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(
+      h.db.deleteFrom('ledger_accounts').where('space_id', '=', spaceId).execute(),
+    ).rejects.toThrow(/append-only/);
   });
 
   it('refuses, in the database itself, postings that do not balance', async () => {
@@ -116,5 +125,64 @@ describe('ledger', () => {
         .execute();
     });
     await expect(insert).rejects.toThrow(/does not balance/);
+  });
+
+  it('refuses, in the database itself, postings whose entry or account is missing or belongs elsewhere', async () => {
+    const { spaceId } = await h.world();
+    const other = await h.world();
+    const at = new Date();
+    const account = await h.makeAccount(spaceId, { currency: 'EUR' });
+    const asset = await ledgerAccounts.asset(h.db, { spaceId, currency: 'EUR', at, accountId: account.id });
+    const income = await ledgerAccounts.income(h.db, { spaceId, currency: 'EUR', at, resourceId: null });
+    const foreignIncome = await ledgerAccounts.income(h.db, {
+      spaceId: other.spaceId,
+      currency: 'EUR',
+      at,
+      resourceId: null,
+    });
+    const usdIncome = await ledgerAccounts.income(h.db, { spaceId, currency: 'USD', at, resourceId: null });
+    const entry = (space: string) => ({
+      id: randomUUID(),
+      space_id: space,
+      origin: 'manual' as const,
+      kind: 'income' as const,
+      occurred_on: '2026-05-01',
+      cause_type: 'test',
+      cause_id: null,
+      counterparty: '',
+      memo: '',
+      reverses_entry_id: null,
+      created_at: at,
+    });
+    const posting = (entryId: string, ledgerAccountId: string, amount: string) => ({
+      id: randomUUID(),
+      space_id: spaceId,
+      entry_id: entryId,
+      ledger_account_id: ledgerAccountId,
+      currency: 'EUR',
+      amount,
+      occurred_on: '2026-05-01',
+    });
+    const attempt = (entrySpace: string | null, counter: string) =>
+      h.db.transaction().execute(async (tx) => {
+        const row = entry(entrySpace ?? spaceId);
+        if (entrySpace !== null) await tx.insertInto('ledger_entries').values(row).execute();
+        await tx
+          .insertInto('ledger_postings')
+          .values([posting(row.id, asset.id, '4'), posting(row.id, counter, '-4')])
+          .execute();
+      });
+    await expect(attempt(null, income.id)).rejects.toThrow(/which its space does not have/);
+    await expect(attempt(other.spaceId, income.id)).rejects.toThrow(/which its space does not have/);
+    await expect(attempt(spaceId, foreignIncome.id)).rejects.toThrow(/does not hold in that currency/);
+    await expect(attempt(spaceId, usdIncome.id)).rejects.toThrow(/does not hold in that currency/);
+    await expect(attempt(spaceId, randomUUID())).rejects.toThrow(/does not hold in that currency/);
+    await attempt(spaceId, income.id);
+    const filed = await h.db
+      .selectFrom('ledger_postings')
+      .select('amount')
+      .where('ledger_account_id', '=', asset.id)
+      .execute();
+    expect(filed.map((row) => Number(row.amount))).toEqual([4]);
   });
 });

@@ -151,6 +151,19 @@ describe('POST /integration/transactions', () => {
     expect(await balanceOf(world)).toBe(500);
   }, 60_000);
 
+  it('files text holding a lone UTF-16 surrogate with U+FFFD in its place, as every text column does', async () => {
+    const world = await pushWorld();
+    const res = await push(world, [row('lone-1', { payee: 'Caf\ud800 bar', note: 'end \udfff' })]);
+    expect(res.json()).toMatchObject({ booked: 1, rejected: 0 });
+    const entry = await h.db
+      .selectFrom('ledger_entries')
+      .select(['counterparty', 'memo'])
+      .where('space_id', '=', world.spaceId)
+      .where('origin', '=', 'import')
+      .executeTakeFirstOrThrow();
+    expect(entry).toEqual({ counterparty: 'Caf\ufffd bar', memo: 'end \ufffd' });
+  });
+
   it('adds nothing for an external_id filed before, across batches and within one batch', async () => {
     const world = await pushWorld();
     expect((await push(world, [row('d-1'), row('d-2')])).json().booked).toBe(2);

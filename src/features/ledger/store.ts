@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { jsonRecords } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { LedgerAccountKind, LedgerAccountRef, NormalSide } from './domain.ts';
 
@@ -159,29 +160,52 @@ export type EntryRow = {
 
 /**
  * Many entries in two statements: every entry's postings go in the same INSERT. Rows travel as
- * one array per column (unnest), which PostgreSQL parses and plans far faster than a VALUES list
- * with thousands of parameters.
+ * one JSON document each (see platform/db/bulk.ts), which PostgreSQL parses and plans far faster
+ * than a VALUES list with thousands of parameters.
  */
 export async function insertEntries(db: Queryable, entries: EntryRow[]) {
   if (entries.length === 0) return;
-  const column = <T>(pick: (entry: EntryRow) => T) => entries.map(pick);
+  const entryRows = entries.map((e) => ({
+    id: e.id,
+    space_id: e.spaceId,
+    origin: e.origin,
+    kind: e.kind,
+    occurred_on: e.occurredOn,
+    cause_type: e.causeType,
+    cause_id: e.causeId,
+    counterparty: e.counterparty,
+    memo: e.memo,
+    reverses_entry_id: e.reversesEntryId,
+    created_at: e.at.toISOString(),
+  }));
+  const entryRecords = jsonRecords(
+    entryRows,
+    'e',
+    'id uuid, space_id uuid, origin text, kind text, occurred_on date, cause_type text, cause_id uuid, counterparty text, memo text, reverses_entry_id uuid, created_at timestamptz',
+  );
   await sql`
     INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at)
-    SELECT * FROM unnest(
-      ${column((e) => e.id)}::uuid[], ${column((e) => e.spaceId)}::uuid[], ${column((e) => e.origin)}::text[],
-      ${column((e) => e.kind)}::text[], ${column((e) => e.occurredOn)}::date[], ${column((e) => e.causeType)}::text[],
-      ${column((e) => e.causeId)}::uuid[], ${column((e) => e.counterparty)}::text[], ${column((e) => e.memo)}::text[],
-      ${column((e) => e.reversesEntryId)}::uuid[], ${column((e) => e.at.toISOString())}::timestamptz[])`.execute(
-    db,
+    SELECT id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at
+    FROM ${entryRecords}`.execute(db);
+  const postingRows = entries.flatMap((entry) =>
+    entry.postings.map((posting) => ({
+      id: posting.id,
+      space_id: entry.spaceId,
+      entry_id: entry.id,
+      ledger_account_id: posting.accountId,
+      currency: posting.currency,
+      amount: posting.amount,
+      occurred_on: entry.occurredOn,
+    })),
   );
-  const postings = entries.flatMap((entry) => entry.postings.map((posting) => ({ entry, posting })));
-  const list = <T>(pick: (item: (typeof postings)[number]) => T) => postings.map(pick);
+  const postingRecords = jsonRecords(
+    postingRows,
+    'p',
+    'id uuid, space_id uuid, entry_id uuid, ledger_account_id uuid, currency text, amount numeric, occurred_on date',
+  );
   await sql`
     INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
-    SELECT * FROM unnest(
-      ${list((item) => item.posting.id)}::uuid[], ${list((item) => item.entry.spaceId)}::uuid[], ${list((item) => item.entry.id)}::uuid[],
-      ${list((item) => item.posting.accountId)}::uuid[], ${list((item) => item.posting.currency)}::text[],
-      ${list((item) => item.posting.amount)}::numeric[], ${list((item) => item.entry.occurredOn)}::date[])`.execute(
+    SELECT id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on FROM ${postingRecords}`.execute(
     db,
   );
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { jsonRecords } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 
 export async function insertBatch(
@@ -47,16 +48,24 @@ export async function claimExternalIds(
   claims: { pushSourceId: string; spaceId: string; batchId: string; externalId: string; entryId: string }[],
 ): Promise<Set<string>> {
   if (claims.length === 0) return new Set();
-  const column = <T>(pick: (claim: (typeof claims)[number]) => T) => claims.map(pick);
+  const rows = claims.map((claim) => ({
+    push_source_id: claim.pushSourceId,
+    external_id: claim.externalId,
+    space_id: claim.spaceId,
+    batch_id: claim.batchId,
+    entry_id: claim.entryId,
+  }));
+  const records = jsonRecords(
+    rows,
+    'r',
+    'push_source_id uuid, external_id text, space_id uuid, batch_id uuid, entry_id uuid',
+  );
   const result = await sql<{ external_id: string }>`
     INSERT INTO push_rows (push_source_id, external_id, space_id, batch_id, entry_id)
-    SELECT * FROM unnest(
-      ${column((c) => c.pushSourceId)}::uuid[], ${column((c) => c.externalId)}::text[], ${column((c) => c.spaceId)}::uuid[],
-      ${column((c) => c.batchId)}::uuid[], ${column((c) => c.entryId)}::uuid[])
+    SELECT push_source_id, external_id, space_id, batch_id, entry_id FROM ${records}
     ON CONFLICT (push_source_id, external_id) DO NOTHING
     RETURNING external_id`.execute(db);
-  const rows = result.rows;
-  return new Set(rows.map((row) => row.external_id));
+  return new Set(result.rows.map((row) => row.external_id));
 }
 
 export async function releaseExternalIds(db: Queryable, pushSourceId: string, externalIds: string[]) {

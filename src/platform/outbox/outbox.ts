@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { uuidv7 } from '../crypto.ts';
+import { jsonRecords } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
 
 // Side effects happen after commit: a change that should tell the world writes an event row in
@@ -36,21 +37,29 @@ export type OutboxEvent =
   | { channel: 'book'; spaceId: string; event: BookChannelEvent; fields: Record<string, unknown>; at: Date };
 
 /**
- * Records an event inside the caller's transaction. `data` (key channel) and `fields` (book
- * channel) must already be spelled for the wire: amounts as decimal strings, ids as UUIDs.
+ * Records events inside the caller's transaction, many in one statement (a pushed batch writes
+ * hundreds). `data` (key channel) and `fields` (book channel) must already be spelled for the
+ * wire: amounts as decimal strings, ids as UUIDs.
  */
-/** Many events in one statement (a pushed batch writes hundreds), one array per column. */
 export async function enqueueEvents(tx: Queryable, events: OutboxEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const column = <T>(pick: (event: OutboxEvent) => T) => events.map(pick);
+  const rows = events.map((e) => ({
+    id: uuidv7(),
+    space_id: e.spaceId,
+    channel: e.channel,
+    key_id: e.channel === 'key' ? e.keyId : null,
+    event: e.event,
+    payload: e.channel === 'key' ? e.data : e.fields,
+    at: e.at.toISOString(),
+  }));
+  const records = jsonRecords(
+    rows,
+    't',
+    'id uuid, space_id uuid, channel text, key_id uuid, event text, payload jsonb, at timestamptz',
+  );
   await sql`
     INSERT INTO outbox_events (id, space_id, channel, key_id, event, payload, occurred_at, created_at)
-    SELECT id, space_id, channel, key_id, event, payload, at, at FROM unnest(
-      ${column(() => uuidv7())}::uuid[], ${column((e) => e.spaceId)}::uuid[], ${column((e) => e.channel)}::text[],
-      ${column((e) => (e.channel === 'key' ? e.keyId : null))}::uuid[], ${column((e) => e.event)}::text[],
-      ${column((e) => JSON.stringify(e.channel === 'key' ? e.data : e.fields))}::jsonb[],
-      ${column((e) => e.at.toISOString())}::timestamptz[]
-    ) AS t(id, space_id, channel, key_id, event, payload, at)`.execute(tx);
+    SELECT id, space_id, channel, key_id, event, payload, at, at FROM ${records}`.execute(tx);
 }
 
 export async function enqueueEvent(tx: Queryable, event: OutboxEvent): Promise<string> {

@@ -185,4 +185,48 @@ describe('ledger', () => {
       .execute();
     expect(filed.map((row) => Number(row.amount))).toEqual([4]);
   });
+
+  it('refuses entries and events naming a space that does not exist, a reversal of another space, and deleting a space', async () => {
+    const { spaceId } = await h.world();
+    const other = await h.world();
+    const at = new Date();
+    const entry = (space: string, reverses: string | null = null) => ({
+      id: randomUUID(),
+      space_id: space,
+      origin: 'manual' as const,
+      kind: 'income' as const,
+      occurred_on: '2026-05-01',
+      cause_type: 'test',
+      cause_id: null,
+      counterparty: '',
+      memo: '',
+      reverses_entry_id: reverses,
+      created_at: at,
+    });
+    await expect(h.db.insertInto('ledger_entries').values(entry(randomUUID())).execute()).rejects.toThrow(
+      /names space .* which does not exist/,
+    );
+    const theirs = entry(other.spaceId);
+    await h.db.insertInto('ledger_entries').values(theirs).execute();
+    await expect(
+      h.db.insertInto('ledger_entries').values(entry(spaceId, theirs.id)).execute(),
+    ).rejects.toThrow(/reversal names entry/);
+    await h.db.insertInto('ledger_entries').values(entry(other.spaceId, theirs.id)).execute();
+    const event = (space: string) => ({
+      id: randomUUID(),
+      space_id: space,
+      channel: 'book' as const,
+      key_id: null,
+      event: 'money.in',
+      payload: '{}',
+      occurred_at: at,
+      created_at: at,
+    });
+    await expect(h.db.insertInto('outbox_events').values(event(randomUUID())).execute()).rejects.toThrow(
+      /names space .* which does not exist/,
+    );
+    await expect(h.db.deleteFrom('spaces').where('id', '=', spaceId).execute()).rejects.toThrow(
+      /never deleted/,
+    );
+  });
 });

@@ -164,6 +164,32 @@ describe('POST /integration/transactions', () => {
     expect(entry).toEqual({ counterparty: 'Caf\ufffd bar', memo: 'end \ufffd' });
   });
 
+  it('keeps every claimed row inside its batch: the database refuses a row naming another source, and deleting a batch', async () => {
+    const world = await pushWorld();
+    const res = await push(world, [row('scope-1')]);
+    const batchId = res.json().batch_id as string;
+    const claimed = await h.db
+      .selectFrom('push_rows')
+      .selectAll()
+      .where('batch_id', '=', batchId)
+      .executeTakeFirstOrThrow();
+    const stranger = await pushWorld({ push_source: 'crm' });
+    const strangerSource = await h.db
+      .selectFrom('integration_keys')
+      .select('push_source_id')
+      .where('id', '=', stranger.key.id)
+      .executeTakeFirstOrThrow();
+    await expect(
+      h.db
+        .insertInto('push_rows')
+        .values({ ...claimed, external_id: 'scope-2', push_source_id: strangerSource.push_source_id! })
+        .execute(),
+    ).rejects.toThrow(/not of its space and source/);
+    await expect(h.db.deleteFrom('push_batches').where('id', '=', batchId).execute()).rejects.toThrow(
+      /undo marks it undone/,
+    );
+  });
+
   it('adds nothing for an external_id filed before, across batches and within one batch', async () => {
     const world = await pushWorld();
     expect((await push(world, [row('d-1'), row('d-2')])).json().booked).toBe(2);

@@ -55,7 +55,7 @@ export async function enqueueEvents(tx: Queryable, events: OutboxEvent[]): Promi
   const records = jsonRecords(
     rows,
     't',
-    'id uuid, space_id uuid, channel text, key_id uuid, event text, payload jsonb, at timestamptz',
+    'id uuid, space_id uuid, channel text, key_id uuid, event text, payload json, at timestamptz',
   );
   await sql`
     INSERT INTO outbox_events (id, space_id, channel, key_id, event, payload, occurred_at, created_at)

@@ -6,7 +6,7 @@ import { type BenchContext, type BenchReport, fmt, percentile, postJson, withFre
 
 const BENCH = 'push';
 const ROWS = 500;
-const SEQUENTIAL_BATCHES = 30;
+const SEQUENTIAL_BATCHES = 60;
 const PUSHERS = 4;
 
 let nextId = 0;

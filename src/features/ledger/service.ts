@@ -108,9 +108,15 @@ export async function reverseEntry(
 /**
  * Many entries at once, for imports: every entry is checked, tracked balances move once per
  * account (in the global order), and entries and postings go in one statement each. Guarded
- * accounts are not allowed here: a refusal would have to be per entry.
+ * accounts are not allowed here: a refusal would have to be per entry. `meanwhile` runs while
+ * the database files the postings (the caller's next document, say).
  */
-export async function postEntries(tx: Queryable, drafts: EntryDraft[], at: Date): Promise<string[]> {
+export async function postEntries(
+  tx: Queryable,
+  drafts: EntryDraft[],
+  at: Date,
+  meanwhile?: () => void,
+): Promise<string[]> {
   for (const draft of drafts) assert(isWellFormed(draft.postings), 'Unbalanced ledger entry in a bulk post');
   const all = drafts.flatMap((draft) => draft.postings);
   const updates = balanceUpdates(all);
@@ -138,7 +144,7 @@ export async function postEntries(tx: Queryable, drafts: EntryDraft[], at: Date)
       amount: formatAmount(posting.amount),
     })),
   }));
-  await store.insertEntries(tx, rows);
+  await store.insertEntries(tx, rows, meanwhile);
   return rows.map((row) => row.id);
 }
 

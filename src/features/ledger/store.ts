@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { jsonRecords } from '../../platform/db/bulk.ts';
+import { alongside, jsonRecords } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { LedgerAccountKind, LedgerAccountRef, NormalSide } from './domain.ts';
 
@@ -161,10 +161,14 @@ export type EntryRow = {
 /**
  * Many entries in two statements: every entry's postings go in the same INSERT. Rows travel as
  * one JSON document each (see platform/db/bulk.ts), which PostgreSQL parses and plans far faster
- * than a VALUES list with thousands of parameters.
+ * than a VALUES list with thousands of parameters. Each next document is written while the
+ * database takes the previous one; `meanwhile` runs while it takes the postings.
  */
-export async function insertEntries(db: Queryable, entries: EntryRow[]) {
-  if (entries.length === 0) return;
+export async function insertEntries(db: Queryable, entries: EntryRow[], meanwhile?: () => void) {
+  if (entries.length === 0) {
+    meanwhile?.();
+    return;
+  }
   const entryRows = entries.map((e) => ({
     id: e.id,
     space_id: e.spaceId,
@@ -183,30 +187,37 @@ export async function insertEntries(db: Queryable, entries: EntryRow[]) {
     'e',
     'id uuid, space_id uuid, origin text, kind text, occurred_on date, cause_type text, cause_id uuid, counterparty text, memo text, reverses_entry_id uuid, created_at timestamptz',
   );
-  await sql`
-    INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at)
-    SELECT id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at
-    FROM ${entryRecords}`.execute(db);
-  const postingRows = entries.flatMap((entry) =>
-    entry.postings.map((posting) => ({
-      id: posting.id,
-      space_id: entry.spaceId,
-      entry_id: entry.id,
-      ledger_account_id: posting.accountId,
-      currency: posting.currency,
-      amount: posting.amount,
-      occurred_on: entry.occurredOn,
-    })),
+  const postingRows = () =>
+    entries.flatMap((entry) =>
+      entry.postings.map((posting) => ({
+        id: posting.id,
+        space_id: entry.spaceId,
+        entry_id: entry.id,
+        ledger_account_id: posting.accountId,
+        currency: posting.currency,
+        amount: posting.amount,
+        occurred_on: entry.occurredOn,
+      })),
+    );
+  const [, postingRecords] = await alongside(
+    sql`
+      INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at)
+      SELECT id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at
+      FROM ${entryRecords}`.execute(db),
+    () =>
+      jsonRecords(
+        postingRows(),
+        'p',
+        'id uuid, space_id uuid, entry_id uuid, ledger_account_id uuid, currency text, amount numeric, occurred_on date',
+      ),
   );
-  const postingRecords = jsonRecords(
-    postingRows,
-    'p',
-    'id uuid, space_id uuid, entry_id uuid, ledger_account_id uuid, currency text, amount numeric, occurred_on date',
-  );
-  await sql`
-    INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
-    SELECT id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on FROM ${postingRecords}`.execute(
-    db,
+  await alongside(
+    sql`
+      INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
+      SELECT id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on FROM ${postingRecords}`.execute(
+      db,
+    ),
+    () => meanwhile?.(),
   );
 }
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inClosedPeriod, monthOf, rowsLeft, splitRepeats, validateRow } from './domain.ts';
 
@@ -70,5 +71,41 @@ describe('push rows', () => {
     expect(rowsLeft(1000, 1200)).toBe(0);
     expect(rowsLeft(null, 10 ** 9)).toBe(Number.POSITIVE_INFINITY);
     expect(monthOf(new Date('2026-11-22T03:00:00Z'))).toBe('2026-11-01');
+  });
+
+  it('takes exactly the real calendar dates, leap days included (checked against Date)', () => {
+    const padded = (value: number, width: number) => String(value).padStart(width, '0');
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        (year, month, day) => {
+          const text = `${padded(year, 4)}-${padded(month, 2)}-${padded(day, 2)}`;
+          const date = new Date(`${text}T00:00:00Z`);
+          const real = year >= 1 && !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
+          const verdict = validateRow({ ...good, occurred_on: text }, 0);
+          expect(verdict.ok).toBe(real);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('counts text in code points, a surrogate pair as one and a lone surrogate as one', () => {
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom('a', '\u00e9', '\u{1f600}', '\ud800', '\udc00'),
+          minLength: 150,
+          maxLength: 260,
+        }),
+        (payee) => {
+          const verdict = validateRow({ ...good, payee }, 0);
+          expect(verdict.ok).toBe([...payee].length <= 200);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

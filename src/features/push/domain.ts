@@ -21,11 +21,31 @@ export type RowError = { index: number; external_id: string | null; error: strin
 const DATE_SHAPE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const CURRENCY_SHAPE = /^[A-Za-z0-9]{2,12}$/;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function isCalendarDate(text: string): boolean {
   const match = DATE_SHAPE.exec(text);
   if (!match) return false;
-  const date = new Date(`${text}T00:00:00Z`);
-  return Number(match[1]) >= 1 && !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
+}
+
+/** Characters as a person counts them (code points): a surrogate pair is one. */
+function codePoints(value: string): number {
+  let count = value.length;
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code >= 0xd800 && code <= 0xdbff && index + 1 < value.length) {
+      const next = value.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        index++;
+      }
+    }
+  }
+  return count;
 }
 
 function text(
@@ -38,7 +58,7 @@ function text(
   const value = raw[field] ?? fallback;
   if (typeof value !== 'string')
     return { problem: value === undefined ? `${field} is required.` : `${field} must be a string.` };
-  const length = [...value].length;
+  const length = codePoints(value);
   if (length < min || length > max) return { problem: `${field} must be ${min} to ${max} characters.` };
   if (value.includes('\u0000')) return { problem: `${field} may not contain the NUL character.` };
   return value;

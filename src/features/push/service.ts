@@ -5,7 +5,12 @@ import { asAmount, formatAmount } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
-import { enqueueEvents, type OutboxEvent } from '../../platform/outbox/outbox.ts';
+import {
+  enqueueEvents,
+  eventDocument,
+  insertEventDocument,
+  type OutboxEvent,
+} from '../../platform/outbox/outbox.ts';
 import { type PushAccount, resolvePushAccounts } from '../accounts/index.ts';
 import {
   decrease,
@@ -268,12 +273,16 @@ async function finishBatch(
 ) {
   const { caller, booked, at } = batch;
   const drafts = await draftsFor(tx, caller.spaceId, batch.sourceId, booked, at);
-  await postEntries(tx, drafts, at);
-  await enqueueEvents(
-    tx,
-    drafts.map((draft, index) => moneyEvent(caller.spaceId, booked[index]!.account.id, draft.id!, draft, at)),
-  );
-  await store.addUsage(tx, caller.spaceId, batch.month, booked.length);
+  // The events' document is written while the database files the postings.
+  let events = '[]';
+  await postEntries(tx, drafts, at, () => {
+    events = eventDocument(
+      drafts.map((draft, index) =>
+        moneyEvent(caller.spaceId, booked[index]!.account.id, draft.id!, draft, at),
+      ),
+    );
+  });
+  await insertEventDocument(tx, events);
   const usedKeys = new Set(booked.map((item) => item.account.key));
   const created = [...batch.accounts.values()]
     .filter((account) => account.created && usedKeys.has(account.key))
@@ -285,7 +294,12 @@ async function finishBatch(
     rejected: batch.errors.length,
     accounts_created: created,
   };
-  await store.recordCounts(tx, batch.batchId, result);
+  await store.recordBatch(tx, {
+    id: batch.batchId,
+    spaceId: caller.spaceId,
+    month: batch.month,
+    counts: result,
+  });
   return { batch_id: batch.batchId, ...result, errors: [...batch.errors].sort((a, b) => a.index - b.index) };
 }
 

@@ -25,20 +25,6 @@ export async function insertBatch(
     .execute();
 }
 
-export async function recordCounts(
-  db: Queryable,
-  batchId: string,
-  counts: {
-    booked: number;
-    duplicates: number;
-    skipped_closed: number;
-    rejected: number;
-    accounts_created: string[];
-  },
-) {
-  await db.updateTable('push_batches').set(counts).where('id', '=', batchId).execute();
-}
-
 /**
  * Claims external_ids for a batch in one statement. An id the source already filed (also by a
  * concurrent batch, which makes this wait for it) is not returned: it is a duplicate.
@@ -77,27 +63,44 @@ export async function releaseExternalIds(db: Queryable, pushSourceId: string, ex
     .execute();
 }
 
-/** This month's usage, locked for the rest of the transaction so concurrent batches queue. */
+/**
+ * This month's usage, locked for the rest of the transaction so concurrent batches queue: one
+ * statement creates the month's row or locks the one there (the no-op update takes the lock).
+ */
 export async function lockUsage(db: Queryable, spaceId: string, month: string): Promise<number> {
-  await db
-    .insertInto('push_usage')
-    .values({ space_id: spaceId, month, rows_booked: 0 })
-    .onConflict((conflict) => conflict.columns(['space_id', 'month']).doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('push_usage')
-    .select('rows_booked')
-    .where('space_id', '=', spaceId)
-    .where('month', '=', month)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
-  return row.rows_booked;
+  const result = await sql<{ rows_booked: number }>`
+    INSERT INTO push_usage (space_id, month, rows_booked) VALUES (${spaceId}, ${month}, 0)
+    ON CONFLICT (space_id, month) DO UPDATE SET rows_booked = push_usage.rows_booked
+    RETURNING rows_booked`.execute(db);
+  return result.rows[0]!.rows_booked;
 }
 
-export async function addUsage(db: Queryable, spaceId: string, month: string, rows: number) {
-  await sql`UPDATE push_usage SET rows_booked = rows_booked + ${rows} WHERE space_id = ${spaceId} AND month = ${month}`.execute(
-    db,
-  );
+/** Adds the batch's booked rows to the month's usage and records the batch's counts, in one statement. */
+export async function recordBatch(
+  db: Queryable,
+  batch: {
+    id: string;
+    spaceId: string;
+    month: string;
+    counts: {
+      booked: number;
+      duplicates: number;
+      skipped_closed: number;
+      rejected: number;
+      accounts_created: string[];
+    };
+  },
+) {
+  const { counts } = batch;
+  await sql`
+    WITH usage AS (
+      UPDATE push_usage SET rows_booked = rows_booked + ${counts.booked}
+      WHERE space_id = ${batch.spaceId} AND month = ${batch.month}
+    )
+    UPDATE push_batches SET booked = ${counts.booked}, duplicates = ${counts.duplicates},
+      skipped_closed = ${counts.skipped_closed}, rejected = ${counts.rejected},
+      accounts_created = ${counts.accounts_created}::text[]
+    WHERE id = ${batch.id}`.execute(db);
 }
 
 export function lockBatch(db: Queryable, spaceId: string, batchId: string) {

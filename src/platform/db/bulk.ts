@@ -28,3 +28,21 @@ export function recordsJson(rows: readonly object[]): string {
     typeof value === 'string' ? value.replace(LONE_SURROGATE, '\ufffd') : value,
   );
 }
+
+/**
+ * Runs `work` while `statement` executes in the database, then waits for both. The driver only
+ * sends the statement once the event loop turns, so the turn comes first; on embedded PGlite
+ * (same thread) the two simply run one after the other. For bulk filings: the next statement's
+ * document is written while the database inserts the previous one's rows.
+ */
+export async function alongside<T, U>(statement: Promise<T>, work: () => U): Promise<[T, U]> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  let done: U;
+  try {
+    done = work();
+  } catch (error) {
+    await statement.catch(() => {});
+    throw error;
+  }
+  return [await statement, done];
+}

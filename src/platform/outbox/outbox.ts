@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { uuidv7 } from '../crypto.ts';
-import { jsonRecords } from '../db/bulk.ts';
+import { recordsJson } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
 
 // Side effects happen after commit: a change that should tell the world writes an event row in
@@ -42,24 +42,33 @@ export type OutboxEvent =
  * wire: amounts as decimal strings, ids as UUIDs.
  */
 export async function enqueueEvents(tx: Queryable, events: OutboxEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  const rows = events.map((e) => ({
-    id: uuidv7(),
-    space_id: e.spaceId,
-    channel: e.channel,
-    key_id: e.channel === 'key' ? e.keyId : null,
-    event: e.event,
-    payload: e.channel === 'key' ? e.data : e.fields,
-    at: e.at.toISOString(),
-  }));
-  const records = jsonRecords(
-    rows,
-    't',
-    'id uuid, space_id uuid, channel text, key_id uuid, event text, payload json, at timestamptz',
+  await insertEventDocument(tx, eventDocument(events));
+}
+
+/** Events spelled as the one JSON document `insertEventDocument` files, for building ahead. */
+export function eventDocument(events: OutboxEvent[]): string {
+  return recordsJson(
+    events.map((e) => ({
+      id: uuidv7(),
+      space_id: e.spaceId,
+      channel: e.channel,
+      key_id: e.channel === 'key' ? e.keyId : null,
+      event: e.event,
+      payload: e.channel === 'key' ? e.data : e.fields,
+      at: e.at.toISOString(),
+    })),
   );
+}
+
+export async function insertEventDocument(tx: Queryable, document: string): Promise<void> {
+  if (document === '[]') return;
   await sql`
     INSERT INTO outbox_events (id, space_id, channel, key_id, event, payload, occurred_at, created_at)
-    SELECT id, space_id, channel, key_id, event, payload, at, at FROM ${records}`.execute(tx);
+    SELECT id, space_id, channel, key_id, event, payload, at, at
+    FROM json_to_recordset(${document}::json)
+      AS t(id uuid, space_id uuid, channel text, key_id uuid, event text, payload json, at timestamptz)`.execute(
+    tx,
+  );
 }
 
 export async function enqueueEvent(tx: Queryable, event: OutboxEvent): Promise<string> {

@@ -10,7 +10,9 @@ export {
 } from './domain.ts';
 export {
   checkLedger,
+  ensureLedgerAccounts,
   type LedgerReport,
+  ledgerAccountSpecs,
   ledgerAccounts,
   naturalBalanceOf,
   postEntries,

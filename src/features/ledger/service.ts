@@ -184,75 +184,88 @@ export async function reverseEntries(
 
 type Where = { spaceId: string; currency: string; at: Date };
 
-export const ledgerAccounts = {
+/** What each kind of ledger account is: the rules a ledger account is created with. */
+export const ledgerAccountSpecs = {
   /** A user account's money: can go negative (a bank overdraft is a fact to record, not refuse). */
-  asset: (db: Queryable, where: Where & { accountId: string }) =>
-    store.ensureLedgerAccount(db, {
-      ...where,
-      kind: 'asset',
-      ref: where.accountId,
-      normalSide: 'debit',
-      tracksBalance: true,
-      noOverdraft: false,
-    }),
+  asset: (where: Where & { accountId: string }): store.LedgerAccountSpec => ({
+    ...where,
+    kind: 'asset',
+    ref: where.accountId,
+    normalSide: 'debit',
+    tracksBalance: true,
+    noOverdraft: false,
+  }),
   /** Income of one endpoint (or "general"). Not tracked: its rows are summed when read. */
-  income: (db: Queryable, where: Where & { resourceId: string | null }) =>
-    store.ensureLedgerAccount(db, {
-      ...where,
-      kind: 'income',
-      ref: where.resourceId ?? 'general',
-      normalSide: 'credit',
-      tracksBalance: false,
-      noOverdraft: false,
-    }),
+  income: (where: Where & { resourceId: string | null }): store.LedgerAccountSpec => ({
+    ...where,
+    kind: 'income',
+    ref: where.resourceId ?? 'general',
+    normalSide: 'credit',
+    tracksBalance: false,
+    noOverdraft: false,
+  }),
   /** What the seller owes one client in prepaid credit: never below zero. */
-  clientCredit: (db: Queryable, where: Where & { clientRef: string }) =>
-    store.ensureLedgerAccount(db, {
-      ...where,
-      kind: 'client_credit',
-      ref: where.clientRef,
-      normalSide: 'credit',
-      tracksBalance: true,
-      noOverdraft: true,
-    }),
+  clientCredit: (where: Where & { clientRef: string }): store.LedgerAccountSpec => ({
+    ...where,
+    kind: 'client_credit',
+    ref: where.clientRef,
+    normalSide: 'credit',
+    tracksBalance: true,
+    noOverdraft: true,
+  }),
   /** Money spent, by what it was spent on ("import:<source>" for pushed rows). Not tracked. */
-  expense: (db: Queryable, where: Where & { ref: string }) =>
-    store.ensureLedgerAccount(db, {
-      ...where,
-      kind: 'expense',
-      normalSide: 'debit',
-      tracksBalance: false,
-      noOverdraft: false,
-    }),
+  expense: (where: Where & { ref: string }): store.LedgerAccountSpec => ({
+    ...where,
+    kind: 'expense',
+    normalSide: 'debit',
+    tracksBalance: false,
+    noOverdraft: false,
+  }),
   /** Income that belongs to no endpoint (pushed rows: "import:<source>"). */
-  otherIncome: (db: Queryable, where: Where & { ref: string }) =>
-    store.ensureLedgerAccount(db, {
-      ...where,
-      kind: 'income',
-      normalSide: 'credit',
-      tracksBalance: false,
-      noOverdraft: false,
-    }),
-  openingEquity: (db: Queryable, where: Where) =>
-    store.ensureLedgerAccount(db, {
-      ...where,
-      kind: 'equity',
-      ref: 'opening',
-      normalSide: 'credit',
-      tracksBalance: false,
-      noOverdraft: false,
-    }),
+  otherIncome: (where: Where & { ref: string }): store.LedgerAccountSpec => ({
+    ...where,
+    kind: 'income',
+    normalSide: 'credit',
+    tracksBalance: false,
+    noOverdraft: false,
+  }),
+  openingEquity: (where: Where): store.LedgerAccountSpec => ({
+    ...where,
+    kind: 'equity',
+    ref: 'opening',
+    normalSide: 'credit',
+    tracksBalance: false,
+    noOverdraft: false,
+  }),
   /** The bridge between pegged currencies (USDC received, USD owed), one per currency. */
-  peg: (db: Queryable, where: Where & { pair: string }) =>
-    store.ensureLedgerAccount(db, {
-      ...where,
-      kind: 'clearing',
-      ref: `peg:${where.pair}`,
-      normalSide: 'debit',
-      tracksBalance: false,
-      noOverdraft: false,
-    }),
+  peg: (where: Where & { pair: string }): store.LedgerAccountSpec => ({
+    ...where,
+    kind: 'clearing',
+    ref: `peg:${where.pair}`,
+    normalSide: 'debit',
+    tracksBalance: false,
+    noOverdraft: false,
+  }),
 };
+
+type Specs = typeof ledgerAccountSpecs;
+
+/** The ledger account of each kind for a place, created on first use. */
+export const ledgerAccounts = Object.fromEntries(
+  Object.entries(ledgerAccountSpecs).map(([kind, make]) => [
+    kind,
+    (db: Queryable, where: never) =>
+      store.ensureLedgerAccount(db, (make as (w: never) => store.LedgerAccountSpec)(where)),
+  ]),
+) as { [K in keyof Specs]: (db: Queryable, where: Parameters<Specs[K]>[0]) => Promise<LedgerAccountRef> };
+
+/** Many ledger accounts at once (a pushed batch names a handful): answers them in the order asked. */
+export function ensureLedgerAccounts(
+  db: Queryable,
+  specs: store.LedgerAccountSpec[],
+): Promise<LedgerAccountRef[]> {
+  return store.ensureLedgerAccounts(db, specs);
+}
 
 export async function naturalBalanceOf(db: Queryable, ledgerAccountId: string): Promise<AmountE8> {
   const account = await store.findLedgerAccount(db, ledgerAccountId);

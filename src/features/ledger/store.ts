@@ -62,6 +62,59 @@ export async function ensureLedgerAccount(db: Queryable, spec: LedgerAccountSpec
   return toRef((await find())!);
 }
 
+const specKey = (spec: { spaceId: string; kind: string; ref: string; currency: string }) =>
+  `${spec.spaceId}|${spec.kind}|${spec.currency}|${spec.ref}`;
+
+/** Many ledger accounts, created on first use: one lookup, and one insert when some are new. */
+export async function ensureLedgerAccounts(
+  db: Queryable,
+  specs: LedgerAccountSpec[],
+): Promise<LedgerAccountRef[]> {
+  const wanted = [...new Map(specs.map((spec) => [specKey(spec), spec])).values()];
+  const lookup = () =>
+    sql<Row & { space_id: string; kind: string; ref: string }>`
+      SELECT a.id, a.space_id, a.kind, a.ref, a.currency, a.normal_side, a.tracks_balance, a.no_overdraft
+      FROM ${jsonRecords(
+        wanted.map((spec) => ({
+          space_id: spec.spaceId,
+          kind: spec.kind,
+          ref: spec.ref,
+          currency: spec.currency,
+        })),
+        'w',
+        'space_id uuid, kind text, ref text, currency text',
+      )}
+      JOIN ledger_accounts a ON a.space_id = w.space_id AND a.kind = w.kind AND a.ref = w.ref AND a.currency = w.currency`
+      .execute(db)
+      .then(
+        (result) =>
+          new Map(result.rows.map((row) => [specKey({ ...row, spaceId: row.space_id }), toRef(row)])),
+      );
+  let found = await lookup();
+  const missing = wanted.filter((spec) => !found.has(specKey(spec)));
+  if (missing.length > 0) {
+    await db
+      .insertInto('ledger_accounts')
+      .values(
+        missing.map((spec) => ({
+          id: randomUUID(),
+          space_id: spec.spaceId,
+          kind: spec.kind,
+          ref: spec.ref,
+          currency: spec.currency,
+          normal_side: spec.normalSide,
+          tracks_balance: spec.tracksBalance,
+          no_overdraft: spec.noOverdraft,
+          created_at: spec.at,
+        })),
+      )
+      .onConflict((conflict) => conflict.columns(['space_id', 'kind', 'ref', 'currency']).doNothing())
+      .execute();
+    found = await lookup();
+  }
+  return specs.map((spec) => found.get(specKey(spec))!);
+}
+
 export async function findLedgerAccount(
   db: Queryable,
   id: string,

@@ -15,9 +15,9 @@ import { type PushAccount, resolvePushAccounts } from '../accounts/index.ts';
 import {
   decrease,
   type EntryDraft,
+  ensureLedgerAccounts,
   increase,
-  type LedgerAccountRef,
-  ledgerAccounts,
+  ledgerAccountSpecs,
   postEntries,
   reverseEntries,
 } from '../ledger/index.ts';
@@ -45,27 +45,23 @@ async function draftsFor(
   rows: Booked[],
   at: Date,
 ): Promise<EntryDraft[]> {
-  const cache = new Map<string, Promise<LedgerAccountRef>>();
-  const once = (key: string, make: () => Promise<LedgerAccountRef>) => {
-    if (!cache.has(key)) cache.set(key, make());
-    return cache.get(key)!;
-  };
-  const drafts: EntryDraft[] = [];
-  for (const { row, account, entryId } of rows) {
-    const where = { spaceId, currency: account.currency, at };
-    const asset = await once(`asset:${account.id}`, () =>
-      ledgerAccounts.asset(tx, { ...where, accountId: account.id }),
-    );
+  const ref = `import:${sourceId}`;
+  const assetSpec = (account: PushAccount) =>
+    ledgerAccountSpecs.asset({ spaceId, currency: account.currency, at, accountId: account.id });
+  const counterSpec = (moneyIn: boolean, currency: string) =>
+    moneyIn
+      ? ledgerAccountSpecs.otherIncome({ spaceId, currency, at, ref })
+      : ledgerAccountSpecs.expense({ spaceId, currency, at, ref });
+  const specs = rows.flatMap(({ row, account }) => [
+    assetSpec(account),
+    counterSpec(row.amount > 0n, account.currency),
+  ]);
+  const refs = await ensureLedgerAccounts(tx, specs);
+  return rows.map(({ row, entryId }, index) => {
+    const [asset, counter] = [refs[2 * index]!, refs[2 * index + 1]!];
     const moneyIn = row.amount > 0n;
     const magnitude = asAmount(moneyIn ? row.amount : -row.amount);
-    const counter = moneyIn
-      ? await once(`in:${account.currency}`, () =>
-          ledgerAccounts.otherIncome(tx, { ...where, ref: `import:${sourceId}` }),
-        )
-      : await once(`out:${account.currency}`, () =>
-          ledgerAccounts.expense(tx, { ...where, ref: `import:${sourceId}` }),
-        );
-    drafts.push({
+    return {
       id: entryId,
       spaceId,
       origin: 'import',
@@ -78,9 +74,8 @@ async function draftsFor(
       postings: moneyIn
         ? [increase(asset, magnitude), increase(counter, magnitude)]
         : [decrease(asset, magnitude), increase(counter, magnitude)],
-    });
-  }
-  return drafts;
+    };
+  });
 }
 
 function moneyEvent(

@@ -1,5 +1,4 @@
 import { parse as parseLossless } from 'lossless-json';
-import secureJson from 'secure-json-parse';
 import { expandExponent } from '../../core/money.ts';
 
 // JSON.parse turns 12345678901234.12345678 into a nearby binary float: money silently rounded.
@@ -43,26 +42,6 @@ export class InvalidJsonError extends Error {
   }
 }
 
-// PostgreSQL text cannot hold the NUL character, and no field of ours has a use for it, so it
-// is refused where it stands instead of failing deep in a query.
-function findNul(value: unknown, path: (string | number)[], depth = 0): (string | number)[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object' || depth > 64) return null;
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) {
-      const found = findNul(value[index], [...path, index], depth + 1);
-      if (found) return found;
-    }
-    return null;
-  }
-  for (const [key, child] of Object.entries(value)) {
-    if (key.includes('\u0000')) return [...path, key];
-    const found = findNul(child, [...path, key], depth + 1);
-    if (found) return found;
-  }
-  return null;
-}
-
 /** No body of ours nests this deep; deeper ones would only exhaust recursive walkers. */
 export const NESTING_MAX = 64;
 
@@ -84,25 +63,69 @@ function nestingDepth(text: string): number {
   return deepest;
 }
 
+type Flaw = { kind: 'deep' | 'reserved' } | { kind: 'nul'; loc: (string | number)[] };
+
+/**
+ * One walk over a parsed body for what JSON allows and we refuse: nesting deeper than
+ * NESTING_MAX, the prototype-poisoning keys (`__proto__`, `constructor.prototype`) and, when the
+ * text has one, the NUL character, which PostgreSQL text cannot hold (found with where it stands).
+ */
+function flawOf(value: unknown, path: (string | number)[], findNul: boolean): Flaw | null {
+  if (typeof value === 'string')
+    return findNul && value.includes('\u0000') ? { kind: 'nul', loc: [...path] } : null;
+  if (value === null || typeof value !== 'object') return null;
+  if (path.length >= NESTING_MAX) return { kind: 'deep' };
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      path.push(index);
+      const flaw = flawOf(value[index], path, findNul);
+      path.pop();
+      if (flaw) return flaw;
+    }
+    return null;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (key === '__proto__') return { kind: 'reserved' };
+    const child = record[key];
+    if (
+      key === 'constructor' &&
+      child !== null &&
+      typeof child === 'object' &&
+      Object.hasOwn(child, 'prototype')
+    )
+      return { kind: 'reserved' };
+    path.push(key);
+    const flaw =
+      findNul && key.includes('\u0000')
+        ? { kind: 'nul' as const, loc: [...path] }
+        : flawOf(child, path, findNul);
+    path.pop();
+    if (flaw) return flaw;
+  }
+  return null;
+}
+
+const deepError = () =>
+  new InvalidJsonError(`The body nests arrays and objects deeper than ${NESTING_MAX} levels.`);
+
 /** Parses a request body exactly, refusing prototype-poisoning keys and absurd nesting. */
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') throw new InvalidJsonError('The body is empty; send a JSON object.');
-  if (nestingDepth(text) > NESTING_MAX) {
-    throw new InvalidJsonError(`The body nests arrays and objects deeper than ${NESTING_MAX} levels.`);
-  }
+  const inexact = MAYBE_INEXACT.test(text);
+  // The exact parser recurses, so deep text is refused before it starts; JSON.parse does not.
+  if (inexact && nestingDepth(text) > NESTING_MAX) throw deepError();
   let value: unknown;
   try {
-    value = MAYBE_INEXACT.test(text) ? parseLossless(text, null, numberFromSource) : JSON.parse(text);
+    value = inexact ? parseLossless(text, null, numberFromSource) : JSON.parse(text);
   } catch (error) {
     throw new InvalidJsonError(`The body is not valid JSON: ${(error as Error).message}`);
   }
-  try {
-    if (value !== null && typeof value === 'object')
-      secureJson.scan(value as Record<string, unknown>, { protoAction: 'error', constructorAction: 'error' });
-  } catch {
+  const flaw = flawOf(value, [], text.includes('\\u0000'));
+  if (flaw?.kind === 'deep') throw deepError();
+  if (flaw?.kind === 'reserved')
     throw new InvalidJsonError('The body uses a reserved key (__proto__ or constructor.prototype).');
-  }
-  const nulAt = text.includes('\\u0000') ? findNul(value, []) : null;
-  if (nulAt) throw new InvalidJsonError('Text may not contain the NUL character (\\u0000).', nulAt);
+  if (flaw?.kind === 'nul')
+    throw new InvalidJsonError('Text may not contain the NUL character (\\u0000).', flaw.loc);
   return value;
 }

@@ -5,6 +5,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { sql } from 'kysely';
 import type { Chain } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
+import { type ContractCall, createSendPlanner } from '../../platform/chain/send-plan.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
 import * as store from './store.ts';
@@ -66,6 +67,41 @@ function oneSenderAtATime(db: Db, chainId: number, wallet: string) {
     });
 }
 
+/** How long a wallet's code, once read, answers again (the two reads one settlement makes). */
+const PAYER_CODE_TTL_MS = 1_000;
+
+/**
+ * Reads contract code for the scheme. The token's code is fixed for the life of the process, so
+ * it is read once. A payer's code is read live, but one settlement asks twice within
+ * milliseconds (to classify the signature, then to verify it): an answer serves for a second.
+ */
+function codeReader(
+  publicClient: { getCode(args: { address: `0x${string}` }): Promise<`0x${string}` | undefined> },
+  tokenAddress: string,
+) {
+  const token = tokenAddress.toLowerCase();
+  let tokenCode: Promise<`0x${string}` | undefined> | undefined;
+  const recent = new Map<string, { at: number; code: Promise<`0x${string}` | undefined> }>();
+  return (address: `0x${string}`) => {
+    const key = address.toLowerCase();
+    if (key === token) {
+      tokenCode ??= publicClient.getCode({ address }).catch((error) => {
+        tokenCode = undefined;
+        throw error;
+      });
+      return tokenCode;
+    }
+    const now = Date.now();
+    const known = recent.get(key);
+    if (known && now - known.at <= PAYER_CODE_TTL_MS) return known.code;
+    if (recent.size > 1_000) recent.clear();
+    const code = publicClient.getCode({ address });
+    recent.set(key, { at: now, code });
+    code.catch(() => recent.delete(key));
+    return code;
+  };
+}
+
 export type FacilitatorOptions = {
   /** Processes share the database (PostgreSQL): serialize gas-wallet sends across them. */
   sharedDatabase: boolean;
@@ -88,19 +124,8 @@ export function createFacilitator(
     const serialize = options.sharedDatabase
       ? oneSenderAtATime(db, network.chainId, wallet.account.address)
       : <T>(send: () => Promise<T>) => send();
-    // The token contract's code is asked for on every payment; it is the one address whose code
-    // is fixed for the life of the process, so it is read once. Payers' code is always read live
-    // (a wallet may gain a delegation at any time).
-    const token = network.token.address.toLowerCase();
-    let tokenCode: Promise<`0x${string}` | undefined> | undefined;
-    const codeOf = (address: `0x${string}`) => {
-      if (address.toLowerCase() !== token) return publicClient.getCode({ address });
-      tokenCode ??= publicClient.getCode({ address }).catch((error) => {
-        tokenCode = undefined;
-        throw error;
-      });
-      return tokenCode;
-    };
+    const codeOf = codeReader(publicClient, network.token.address);
+    const planner = createSendPlanner(publicClient as never, network.chainId);
     // viem's clients have every method the scheme needs; their argument types are stricter than
     // the scheme's structural ones, hence the casts at this one seam.
     const signer = toFacilitatorEvmSigner(
@@ -108,9 +133,19 @@ export function createFacilitator(
         address: wallet.account.address,
         readContract: (args) => publicClient.readContract(args as never),
         verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
-        writeContract: (args) => serialize(() => wallet.writeContract(args as never)),
+        writeContract: async (args) => {
+          // Gas and fee caps known beforehand spare the node a fill request per payment.
+          const plan = await planner
+            .plan(args as ContractCall, wallet.account.address)
+            .catch(() => undefined);
+          return serialize(() => wallet.writeContract({ ...(args as object), ...plan } as never));
+        },
         sendTransaction: (args) => serialize(() => wallet.sendTransaction(args as never)),
-        waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt(args),
+        waitForTransactionReceipt: async (args) => {
+          const receipt = await publicClient.waitForTransactionReceipt(args);
+          if (receipt.status !== 'success') planner.forget();
+          return receipt;
+        },
         getCode: (args) => codeOf(args.address),
       },
       { confirmationTimeoutMs: CONFIRMATION_TIMEOUT_MS },

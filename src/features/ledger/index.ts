@@ -21,3 +21,4 @@ export {
   reverseEntries,
   reverseEntry,
 } from './service.ts';
+export type { LedgerAccountSpec } from './store.ts';

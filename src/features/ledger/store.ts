@@ -164,23 +164,23 @@ export async function insertEntry(
   },
   postings: { accountId: string; currency: string; amount: string }[],
 ) {
+  // One statement: the entry and its postings; the postings' checks run when it ends.
   await db
-    .insertInto('ledger_entries')
-    .values({
-      id: entry.id,
-      space_id: entry.spaceId,
-      origin: entry.origin as 'rail',
-      kind: entry.kind as 'income',
-      occurred_on: entry.occurredOn,
-      cause_type: entry.causeType,
-      cause_id: entry.causeId,
-      counterparty: entry.counterparty,
-      memo: entry.memo,
-      reverses_entry_id: entry.reversesEntryId,
-      created_at: entry.at,
-    })
-    .execute();
-  await db
+    .with('entry', (q) =>
+      q.insertInto('ledger_entries').values({
+        id: entry.id,
+        space_id: entry.spaceId,
+        origin: entry.origin as 'rail',
+        kind: entry.kind as 'income',
+        occurred_on: entry.occurredOn,
+        cause_type: entry.causeType,
+        cause_id: entry.causeId,
+        counterparty: entry.counterparty,
+        memo: entry.memo,
+        reverses_entry_id: entry.reversesEntryId,
+        created_at: entry.at,
+      }),
+    )
     .insertInto('ledger_postings')
     .values(
       postings.map((posting) => ({

@@ -12,9 +12,10 @@ import { findClientCredit } from '../client-credits/index.ts';
 import { applyInvoiceSettlement, recordInvoiceShortfall } from '../invoices/index.ts';
 import {
   decrease,
+  ensureLedgerAccounts,
   increase,
-  type LedgerAccountRef,
-  ledgerAccounts,
+  type LedgerAccountSpec,
+  ledgerAccountSpecs,
   type Posting,
   postEntry,
   readAmount,
@@ -153,36 +154,41 @@ async function postingsFor(
   at: Date,
 ): Promise<Posting[]> {
   const where = { spaceId: request.space_id, at };
-  const asset = await ledgerAccounts.asset(tx, {
-    ...where,
-    currency: account.currency,
-    accountId: account.id,
-  });
-  let counter: LedgerAccountRef;
+  let counter: LedgerAccountSpec;
   if (request.purpose === 'top_up') {
     const credit = await findClientCredit(tx, request.space_id, request.client_credit_id!);
     assert(credit, 'A top-up request always names its client credit.');
-    counter = await ledgerAccounts.clientCredit(tx, {
+    counter = ledgerAccountSpecs.clientCredit({
       ...where,
       currency: request.currency,
       clientRef: credit.client_ref,
     });
   } else {
-    counter = await ledgerAccounts.income(tx, {
+    counter = ledgerAccountSpecs.income({
       ...where,
       currency: request.currency,
       resourceId: request.resource_id,
     });
   }
-  const postings = [increase(asset, amount), increase(counter, amount)];
-  if (account.currency === request.currency) return postings;
+  const specs = [
+    ledgerAccountSpecs.asset({ ...where, currency: account.currency, accountId: account.id }),
+    counter,
+  ];
+  const pegged = account.currency !== request.currency;
   // USDC received for a USD price: the peg clearing accounts bridge the two currencies 1:1,
   // so the entry balances in each currency on its own.
-  assert(pegOf(account.currency) === request.currency, 'Minting refuses currencies that do not fit.');
-  const pair = `${account.currency}/${request.currency}`;
-  const pegHeld = await ledgerAccounts.peg(tx, { ...where, currency: account.currency, pair });
-  const pegOwed = await ledgerAccounts.peg(tx, { ...where, currency: request.currency, pair });
-  return [postings[0]!, decrease(pegHeld, amount), increase(pegOwed, amount), postings[1]!];
+  if (pegged) {
+    assert(pegOf(account.currency) === request.currency, 'Minting refuses currencies that do not fit.');
+    const pair = `${account.currency}/${request.currency}`;
+    specs.push(
+      ledgerAccountSpecs.peg({ ...where, currency: account.currency, pair }),
+      ledgerAccountSpecs.peg({ ...where, currency: request.currency, pair }),
+    );
+  }
+  const [asset, income, pegHeld, pegOwed] = await ensureLedgerAccounts(tx, specs);
+  const postings = [increase(asset!, amount), increase(income!, amount)];
+  if (!pegged) return postings;
+  return [postings[0]!, decrease(pegHeld!, amount), increase(pegOwed!, amount), postings[1]!];
 }
 
 async function emitEvents(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { uuidv7 } from '../crypto.ts';
-import { recordsJson } from '../db/bulk.ts';
+import { documentRows, rowsDocument } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
 
 // Side effects happen after commit: a change that should tell the world writes an event row in
@@ -45,9 +45,12 @@ export async function enqueueEvents(tx: Queryable, events: OutboxEvent[]): Promi
   await insertEventDocument(tx, eventDocument(events));
 }
 
+const EVENT_COLUMNS =
+  'id uuid, space_id uuid, channel text, key_id uuid, event text, payload json, at timestamptz';
+
 /** Events spelled as the one JSON document `insertEventDocument` files, for building ahead. */
 export function eventDocument(events: OutboxEvent[]): string {
-  return recordsJson(
+  return rowsDocument(
     events.map((e) => ({
       id: uuidv7(),
       space_id: e.spaceId,
@@ -57,6 +60,7 @@ export function eventDocument(events: OutboxEvent[]): string {
       payload: e.channel === 'key' ? e.data : e.fields,
       at: e.at.toISOString(),
     })),
+    EVENT_COLUMNS,
   );
 }
 
@@ -64,9 +68,7 @@ export async function insertEventDocument(tx: Queryable, document: string): Prom
   if (document === '[]') return;
   await sql`
     INSERT INTO outbox_events (id, space_id, channel, key_id, event, payload, occurred_at, created_at)
-    SELECT id, space_id, channel, key_id, event, payload, at, at
-    FROM json_to_recordset(${document}::json)
-      AS t(id uuid, space_id uuid, channel text, key_id uuid, event text, payload json, at timestamptz)`.execute(
+    SELECT id, space_id, channel, key_id, event, payload, at, at FROM ${documentRows(document, 't', EVENT_COLUMNS)}`.execute(
     tx,
   );
 }

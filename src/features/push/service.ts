@@ -17,6 +17,7 @@ import {
   type EntryDraft,
   ensureLedgerAccounts,
   increase,
+  type LedgerAccountSpec,
   ledgerAccountSpecs,
   postEntries,
   reverseEntries,
@@ -46,19 +47,26 @@ async function draftsFor(
   at: Date,
 ): Promise<EntryDraft[]> {
   const ref = `import:${sourceId}`;
-  const assetSpec = (account: PushAccount) =>
-    ledgerAccountSpecs.asset({ spaceId, currency: account.currency, at, accountId: account.id });
-  const counterSpec = (moneyIn: boolean, currency: string) =>
-    moneyIn
-      ? ledgerAccountSpecs.otherIncome({ spaceId, currency, at, ref })
-      : ledgerAccountSpecs.expense({ spaceId, currency, at, ref });
-  const specs = rows.flatMap(({ row, account }) => [
-    assetSpec(account),
-    counterSpec(row.amount > 0n, account.currency),
-  ]);
-  const refs = await ensureLedgerAccounts(tx, specs);
-  return rows.map(({ row, entryId }, index) => {
-    const [asset, counter] = [refs[2 * index]!, refs[2 * index + 1]!];
+  // A batch names a handful of ledger accounts however many rows it has: each asked for once.
+  const specs = new Map<string, LedgerAccountSpec>();
+  for (const { row, account } of rows) {
+    const where = { spaceId, currency: account.currency, at };
+    if (!specs.has(account.id))
+      specs.set(account.id, ledgerAccountSpecs.asset({ ...where, accountId: account.id }));
+    const side = row.amount > 0n ? `in:${account.currency}` : `out:${account.currency}`;
+    if (!specs.has(side))
+      specs.set(
+        side,
+        row.amount > 0n
+          ? ledgerAccountSpecs.otherIncome({ ...where, ref })
+          : ledgerAccountSpecs.expense({ ...where, ref }),
+      );
+  }
+  const refs = await ensureLedgerAccounts(tx, [...specs.values()]);
+  const byKey = new Map([...specs.keys()].map((key, index) => [key, refs[index]!]));
+  return rows.map(({ row, account, entryId }) => {
+    const asset = byKey.get(account.id)!;
+    const counter = byKey.get(`${row.amount > 0n ? 'in' : 'out'}:${account.currency}`)!;
     const moneyIn = row.amount > 0n;
     const magnitude = asAmount(moneyIn ? row.amount : -row.amount);
     return {

@@ -124,7 +124,10 @@ export async function postEntries(
     updates.every((update) => !update.account.noOverdraft),
     'postEntries takes no guarded accounts',
   );
-  for (const { account, delta } of updates) await store.applyDelta(tx, account, formatAmount(delta), false);
+  await store.applyDeltas(
+    tx,
+    updates.map(({ account, delta }) => ({ id: account.id, delta: formatAmount(delta) })),
+  );
   const rows = drafts.map((draft) => ({
     id: draft.id ?? uuidv7(),
     spaceId: draft.spaceId,

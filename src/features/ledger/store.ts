@@ -147,6 +147,21 @@ export async function applyDelta(
   return result.rows[0]?.balance;
 }
 
+/**
+ * Adds many unguarded deltas: the rows are locked in id order first (the order balanceUpdates
+ * gives unguarded accounts one by one, so bulk and single filings queue rather than deadlock),
+ * then moved in one statement.
+ */
+export async function applyDeltas(db: Queryable, deltas: { id: string; delta: string }[]) {
+  if (deltas.length === 0) return;
+  const ids = deltas.map((item) => item.id);
+  await sql`SELECT id FROM ledger_accounts WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`.execute(db);
+  await sql`
+    UPDATE ledger_accounts a SET balance = a.balance + d.delta
+    FROM ${jsonRecords(deltas, 'd', 'id uuid, delta numeric')}
+    WHERE a.id = d.id`.execute(db);
+}
+
 export async function insertEntry(
   db: Queryable,
   entry: {

@@ -106,6 +106,43 @@ describe('POST /integration/transactions', () => {
     expect((await checkLedger(h.db, world.spaceId)).sound).toBe(true);
   });
 
+  it('books a steady sync (every account known, every id new) exactly like a first push, and falls back when one row is not', async () => {
+    const world = await pushWorld();
+    await push(world, [row('s-0'), row('s-usd', { account_key: 'bank-usd', currency: 'USD', amount: '1' })]);
+    const steady = await push(world, [
+      row('s-1', { amount: '-1.5' }),
+      row('s-2', { amount: '2' }),
+      row('s-3', { account_key: 'bank-usd', currency: 'USD', amount: '3' }),
+    ]);
+    expect(steady.json()).toMatchObject({ booked: 3, duplicates: 0, rejected: 0, accounts_created: [], errors: [] });
+    expect(await balanceOf(world)).toBe(10.75);
+    expect(await balanceOf(world, 'bank-usd')).toBe(4);
+    // A repeat, a row in another currency and a new account all turn the batch the long way.
+    const mixed = await push(world, [
+      row('s-1'),
+      row('s-4', { currency: 'USD' }),
+      row('s-5', { account_key: 'bank-new' }),
+      row('s-6', { amount: '1' }),
+    ]);
+    expect(mixed.json()).toMatchObject({ booked: 2, duplicates: 1, rejected: 1, accounts_created: ['bank-new'] });
+    expect(mixed.json().errors).toMatchObject([{ external_id: 's-4', error: 'currency_mismatch' }]);
+    expect(await balanceOf(world)).toBe(11.75);
+    const entries = await h.db
+      .selectFrom('ledger_entries')
+      .select(['origin'])
+      .where('space_id', '=', world.spaceId)
+      .execute();
+    expect(entries).toHaveLength(7);
+    expect(entries.every((entry) => entry.origin === 'import')).toBe(true);
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .select('event')
+      .where('space_id', '=', world.spaceId)
+      .execute();
+    expect(events).toHaveLength(7);
+    expect((await checkLedger(h.db, world.spaceId)).sound).toBe(true);
+  });
+
   it('rejects each bad row with its reason and still books the good ones', async () => {
     const world = await pushWorld();
     const rows = [

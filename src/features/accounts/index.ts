@@ -5,6 +5,7 @@ export { registerAccountRoutes } from './routes.ts';
 export {
   createAccount,
   findProvenAccounts,
+  knownPushAccounts,
   listSpaceAccounts,
   type PushAccount,
   presentAccount,

@@ -158,6 +158,22 @@ export function listSpaceAccounts(db: Queryable, spaceId: string) {
 
 export type PushAccount = { id: string; currency: string; key: string; created: boolean };
 
+/** The accounts a push source already made for these keys (none is created). */
+export async function knownPushAccounts(
+  tx: Queryable,
+  spaceId: string,
+  pushSourceId: string,
+  keys: string[],
+): Promise<Map<string, PushAccount>> {
+  const found = await store.findPushAccounts(tx, spaceId, pushSourceId, keys);
+  return new Map(
+    found.map((row) => [
+      row.push_account_key!,
+      { id: row.id, currency: row.currency, key: row.push_account_key!, created: false },
+    ]),
+  );
+}
+
 /**
  * The account behind each account key of a push source, creating the missing ones (a bank
  * account named after the key, in the currency of the first row that names it).
@@ -170,13 +186,7 @@ export async function resolvePushAccounts(
   wanted: { key: string; currency: string }[],
 ): Promise<Map<string, PushAccount>> {
   const keys = [...new Set(wanted.map((item) => item.key))];
-  const found = await store.findPushAccounts(tx, spaceId, pushSourceId, keys);
-  const accounts = new Map<string, PushAccount>(
-    found.map((row) => [
-      row.push_account_key!,
-      { id: row.id, currency: row.currency, key: row.push_account_key!, created: false },
-    ]),
-  );
+  const accounts = await knownPushAccounts(tx, spaceId, pushSourceId, keys);
   for (const item of wanted) {
     if (accounts.has(item.key)) continue;
     const caller = { spaceId, keyId: '', issuerUserId: '', scopes: [], pushSourceId };

@@ -105,28 +105,21 @@ export async function reverseEntry(
   );
 }
 
+/** Entries checked and spelled for filing, with the balance moves they make: no I/O yet. */
+export type PreparedEntries = { rows: store.EntryRow[]; deltas: { id: string; delta: string }[] };
+
 /**
- * Many entries at once, for imports: every entry is checked, tracked balances move once per
- * account (in the global order), and entries and postings go in one statement each. Guarded
- * accounts are not allowed here: a refusal would have to be per entry. `meanwhile` runs while
- * the database files the postings (the caller's next document, say).
+ * Checks and spells many entries for `fileEntries` (pure, so a caller can do it while the
+ * database is busy with something else): every entry must balance, tracked balances move once
+ * per account (in the global order), and guarded accounts are not allowed (a refusal would have
+ * to be per entry).
  */
-export async function postEntries(
-  tx: Queryable,
-  drafts: EntryDraft[],
-  at: Date,
-  meanwhile?: () => void,
-): Promise<string[]> {
+export function prepareEntries(drafts: EntryDraft[], at: Date): PreparedEntries {
   for (const draft of drafts) assert(isWellFormed(draft.postings), 'Unbalanced ledger entry in a bulk post');
-  const all = drafts.flatMap((draft) => draft.postings);
-  const updates = balanceUpdates(all);
+  const updates = balanceUpdates(drafts.flatMap((draft) => draft.postings));
   assert(
     updates.every((update) => !update.account.noOverdraft),
     'postEntries takes no guarded accounts',
-  );
-  await store.applyDeltas(
-    tx,
-    updates.map(({ account, delta }) => ({ id: account.id, delta: formatAmount(delta) })),
   );
   const rows = drafts.map((draft) => ({
     id: draft.id ?? uuidv7(),
@@ -147,8 +140,34 @@ export async function postEntries(
       amount: formatAmount(posting.amount),
     })),
   }));
-  await store.insertEntries(tx, rows, meanwhile);
-  return rows.map((row) => row.id);
+  return {
+    rows,
+    deltas: updates.map(({ account, delta }) => ({ id: account.id, delta: formatAmount(delta) })),
+  };
+}
+
+/**
+ * Files prepared entries: balances first, then entries and postings in one statement each.
+ * `meanwhile` runs while the database files the postings (the caller's next document, say).
+ */
+export async function fileEntries(
+  tx: Queryable,
+  prepared: PreparedEntries,
+  meanwhile?: () => void,
+): Promise<string[]> {
+  await store.applyDeltas(tx, prepared.deltas);
+  await store.insertEntries(tx, prepared.rows, meanwhile);
+  return prepared.rows.map((row) => row.id);
+}
+
+/** Many entries at once, for imports: `prepareEntries` then `fileEntries`. */
+export function postEntries(
+  tx: Queryable,
+  drafts: EntryDraft[],
+  at: Date,
+  meanwhile?: () => void,
+): Promise<string[]> {
+  return fileEntries(tx, prepareEntries(drafts, at), meanwhile);
 }
 
 /** Reverses many entries at once (an undone import); answers the new entries, in order. */

@@ -3,6 +3,7 @@ import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { asAmount, formatAmount } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
+import { alongside } from '../../platform/db/bulk.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import {
@@ -11,15 +12,18 @@ import {
   insertEventDocument,
   type OutboxEvent,
 } from '../../platform/outbox/outbox.ts';
-import { type PushAccount, resolvePushAccounts } from '../accounts/index.ts';
+import { knownPushAccounts, type PushAccount, resolvePushAccounts } from '../accounts/index.ts';
 import {
   decrease,
   type EntryDraft,
   ensureLedgerAccounts,
+  fileEntries,
   increase,
+  type LedgerAccountRef,
   type LedgerAccountSpec,
   ledgerAccountSpecs,
-  postEntries,
+  type PreparedEntries,
+  prepareEntries,
   reverseEntries,
 } from '../ledger/index.ts';
 import { closedThrough, planOf, requireAdministrator, syncedRowsAllowance } from '../spaces/index.ts';
@@ -38,22 +42,25 @@ export type PushDeps = { db: Db; clock: Clock };
 
 type Booked = { row: PushRow; account: PushAccount; entryId: string };
 
-/** Ledger postings for pushed rows: money in against import income, money out against import expense. */
-async function draftsFor(
+type LedgerRefs = Map<string, LedgerAccountRef>;
+const counterKey = (row: PushRow, account: PushAccount) =>
+  `${row.amount > 0n ? 'in' : 'out'}:${account.currency}`;
+
+/** The ledger accounts the rows post to: a batch names a handful, each asked for once. */
+async function ledgerRefsFor(
   tx: Queryable,
   spaceId: string,
   sourceId: string,
   rows: Booked[],
   at: Date,
-): Promise<EntryDraft[]> {
+): Promise<LedgerRefs> {
   const ref = `import:${sourceId}`;
-  // A batch names a handful of ledger accounts however many rows it has: each asked for once.
   const specs = new Map<string, LedgerAccountSpec>();
   for (const { row, account } of rows) {
     const where = { spaceId, currency: account.currency, at };
     if (!specs.has(account.id))
       specs.set(account.id, ledgerAccountSpecs.asset({ ...where, accountId: account.id }));
-    const side = row.amount > 0n ? `in:${account.currency}` : `out:${account.currency}`;
+    const side = counterKey(row, account);
     if (!specs.has(side))
       specs.set(
         side,
@@ -63,10 +70,14 @@ async function draftsFor(
       );
   }
   const refs = await ensureLedgerAccounts(tx, [...specs.values()]);
-  const byKey = new Map([...specs.keys()].map((key, index) => [key, refs[index]!]));
+  return new Map([...specs.keys()].map((key, index) => [key, refs[index]!]));
+}
+
+/** Ledger entries for pushed rows: money in against import income, money out against import expense. */
+function draftsWith(refs: LedgerRefs, spaceId: string, rows: Booked[]): EntryDraft[] {
   return rows.map(({ row, account, entryId }) => {
-    const asset = byKey.get(account.id)!;
-    const counter = byKey.get(`${row.amount > 0n ? 'in' : 'out'}:${account.currency}`)!;
+    const asset = refs.get(account.id)!;
+    const counter = refs.get(counterKey(row, account))!;
     const moneyIn = row.amount > 0n;
     const magnitude = asAmount(moneyIn ? row.amount : -row.amount);
     return {
@@ -84,6 +95,48 @@ async function draftsFor(
         : [decrease(asset, magnitude), increase(counter, magnitude)],
     };
   });
+}
+
+/** A batch's filing, checked and spelled: what finishBatch writes. */
+type Filing = { booked: Booked[]; drafts: EntryDraft[]; prepared: PreparedEntries };
+
+function filingWith(refs: LedgerRefs, spaceId: string, booked: Booked[], at: Date): Filing {
+  const drafts = draftsWith(refs, spaceId, booked);
+  return { booked, drafts, prepared: prepareEntries(drafts, at) };
+}
+
+async function filingOf(
+  tx: Queryable,
+  spaceId: string,
+  sourceId: string,
+  booked: Booked[],
+  at: Date,
+): Promise<Filing> {
+  return filingWith(await ledgerRefsFor(tx, spaceId, sourceId, booked, at), spaceId, booked, at);
+}
+
+/**
+ * The filing of every open row as if each books, for the database to take while it claims the
+ * ids (the usual steady sync: nothing filed before, within the allowance, every account known in
+ * its currency). Undefined when an account is missing or of another currency: then, as when a
+ * claim or the allowance turns a row away, the rows go the long way (admitRows).
+ */
+async function speculativeFiling(
+  tx: Queryable,
+  batch: { spaceId: string; sourceId: string; at: Date; entryIds: Map<string, string> },
+  open: PushRow[],
+): Promise<(() => Filing) | undefined> {
+  if (open.length === 0) return undefined;
+  const keys = [...new Set(open.map((row) => row.accountKey))];
+  const known = await knownPushAccounts(tx, batch.spaceId, batch.sourceId, keys);
+  const booked: Booked[] = [];
+  for (const row of open) {
+    const account = known.get(row.accountKey);
+    if (!account || account.currency !== row.currency) return undefined;
+    booked.push({ row, account, entryId: batch.entryIds.get(row.externalId)! });
+  }
+  const refs = await ledgerRefsFor(tx, batch.spaceId, batch.sourceId, booked, batch.at);
+  return () => filingWith(refs, batch.spaceId, booked, batch.at);
 }
 
 function moneyEvent(
@@ -114,10 +167,14 @@ function moneyEvent(
   };
 }
 
-/** Sorts claimed rows into those the month's allowance admits and those beyond it. */
-async function applyAllowance(tx: Queryable, spaceId: string, rows: PushRow[], month: string) {
+/** How many rows the month still allows; the month's usage stays locked for the transaction. */
+async function allowanceLeft(tx: Queryable, spaceId: string, month: string): Promise<number> {
   const used = await store.lockUsage(tx, spaceId, month);
-  const left = rowsLeft(syncedRowsAllowance(await planOf(tx, spaceId)), used);
+  return rowsLeft(syncedRowsAllowance(await planOf(tx, spaceId)), used);
+}
+
+/** Sorts claimed rows into those the month's allowance admits and those beyond it. */
+function applyAllowance(rows: PushRow[], left: number) {
   const inOrder = [...rows].sort((a, b) => a.index - b.index);
   return { admitted: inOrder.slice(0, left), beyond: inOrder.slice(left) };
 }
@@ -149,11 +206,11 @@ async function claimRows(
   tx: Queryable,
   claim: { spaceId: string; sourceId: string; batchId: string },
   rows: PushRow[],
-) {
+  entryIds: Map<string, string>,
+): Promise<PushRow[]> {
   const sorted = [...rows].sort((a, b) =>
     a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0,
   );
-  const entryIds = new Map(sorted.map((row) => [row.externalId, uuidv7()]));
   const claimed = await store.claimExternalIds(
     tx,
     sorted.map((row) => ({
@@ -163,7 +220,7 @@ async function claimRows(
       entryId: entryIds.get(row.externalId)!,
     })),
   );
-  return { fresh: sorted.filter((row) => claimed.has(row.externalId)), entryIds };
+  return sorted.filter((row) => claimed.has(row.externalId));
 }
 
 /** Keeps the rows the allowance admits and whose account holds their currency; frees the others' ids. */
@@ -173,13 +230,13 @@ async function admitRows(
   batch: {
     spaceId: string;
     sourceId: string;
-    month: string;
+    left: number;
     errors: RowError[];
     entryIds: Map<string, string>;
   },
   fresh: PushRow[],
 ) {
-  const { admitted, beyond } = await applyAllowance(tx, batch.spaceId, fresh, batch.month);
+  const { admitted, beyond } = applyAllowance(fresh, batch.left);
   for (const row of beyond) {
     batch.errors.push({
       index: row.index,
@@ -235,29 +292,36 @@ export async function pushRows(tx: Queryable, deps: PushDeps, caller: Integratio
     rowsTotal: input.rows.length,
     at,
   });
-  const { fresh, entryIds } = await claimRows(tx, { spaceId, sourceId, batchId }, sorted.open);
   const month = monthOf(at);
-  const { booked, accounts } = await admitRows(
-    tx,
-    deps,
-    { spaceId, sourceId, month, errors: sorted.errors, entryIds },
-    fresh,
+  // Usage is locked before the claims: two batches of one space queue here.
+  const left = await allowanceLeft(tx, spaceId, month);
+  const entryIds = new Map(sorted.open.map((row) => [row.externalId, uuidv7()]));
+  const speculative = await speculativeFiling(tx, { spaceId, sourceId, at, entryIds }, sorted.open);
+  const [fresh, early] = await alongside(
+    claimRows(tx, { spaceId, sourceId, batchId }, sorted.open, entryIds),
+    () => speculative?.(),
   );
-  const counts = {
-    duplicates: sorted.repeats + sorted.open.length - fresh.length,
-    skippedClosed: sorted.skippedClosed,
-  };
-  return finishBatch(tx, {
+  const batch = {
     caller,
     sourceId,
     batchId,
     at,
     month,
-    booked,
-    accounts,
     errors: sorted.errors,
-    counts,
-  });
+    counts: {
+      duplicates: sorted.repeats + sorted.open.length - fresh.length,
+      skippedClosed: sorted.skippedClosed,
+    },
+  };
+  if (early && fresh.length === sorted.open.length && fresh.length <= left)
+    return finishBatch(tx, { ...batch, filing: early, accounts: new Map() });
+  const { booked, accounts } = await admitRows(
+    tx,
+    deps,
+    { spaceId, sourceId, left, errors: sorted.errors, entryIds },
+    fresh,
+  );
+  return finishBatch(tx, { ...batch, filing: await filingOf(tx, spaceId, sourceId, booked, at), accounts });
 }
 
 async function finishBatch(
@@ -268,17 +332,17 @@ async function finishBatch(
     batchId: string;
     at: Date;
     month: string;
-    booked: Booked[];
+    filing: Filing;
     accounts: Map<string, PushAccount>;
     errors: RowError[];
     counts: { duplicates: number; skippedClosed: number };
   },
 ) {
-  const { caller, booked, at } = batch;
-  const drafts = await draftsFor(tx, caller.spaceId, batch.sourceId, booked, at);
+  const { caller, at } = batch;
+  const { booked, drafts } = batch.filing;
   // The events' document is written while the database files the postings.
   let events = '[]';
-  await postEntries(tx, drafts, at, () => {
+  await fileEntries(tx, batch.filing.prepared, () => {
     events = eventDocument(
       drafts.map((draft, index) =>
         moneyEvent(caller.spaceId, booked[index]!.account.id, draft.id!, draft, at),

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/features/ledger/index.ts';
+import { expandEventGroups } from '../src/platform/outbox/outbox.ts';
 import { describeAuthContract } from './auth-contract.ts';
 import { createHarness, type Harness, type Key, type User } from './harness.ts';
 
@@ -87,6 +89,8 @@ describe('POST /integration/transactions', () => {
     expect(entries).toHaveLength(2);
     expect(entries.every((entry) => entry.origin === 'import')).toBe(true);
     expect(entries.map((entry) => entry.kind).sort()).toEqual(['expense', 'income']);
+    // A batch's events travel as one group, which the webhooks fan-out turns into events.
+    await expandEventGroups(h.db, { limit: 10, spaceIds: [world.spaceId] });
     const events = await h.db
       .selectFrom('outbox_events')
       .select(['event', 'payload'])
@@ -106,7 +110,7 @@ describe('POST /integration/transactions', () => {
     expect((await checkLedger(h.db, world.spaceId)).sound).toBe(true);
   });
 
-  it('books a steady sync (every account known, every id new) exactly like a first push, and falls back when one row is not', async () => {
+  it('books a steady sync (every account known, every id new) and a mixed batch (a repeat, another currency, a new account) by the same rules', async () => {
     const world = await pushWorld();
     await push(world, [row('s-0'), row('s-usd', { account_key: 'bank-usd', currency: 'USD', amount: '1' })]);
     const steady = await push(world, [
@@ -114,7 +118,13 @@ describe('POST /integration/transactions', () => {
       row('s-2', { amount: '2' }),
       row('s-3', { account_key: 'bank-usd', currency: 'USD', amount: '3' }),
     ]);
-    expect(steady.json()).toMatchObject({ booked: 3, duplicates: 0, rejected: 0, accounts_created: [], errors: [] });
+    expect(steady.json()).toMatchObject({
+      booked: 3,
+      duplicates: 0,
+      rejected: 0,
+      accounts_created: [],
+      errors: [],
+    });
     expect(await balanceOf(world)).toBe(10.75);
     expect(await balanceOf(world, 'bank-usd')).toBe(4);
     // A repeat, a row in another currency and a new account all turn the batch the long way.
@@ -124,7 +134,12 @@ describe('POST /integration/transactions', () => {
       row('s-5', { account_key: 'bank-new' }),
       row('s-6', { amount: '1' }),
     ]);
-    expect(mixed.json()).toMatchObject({ booked: 2, duplicates: 1, rejected: 1, accounts_created: ['bank-new'] });
+    expect(mixed.json()).toMatchObject({
+      booked: 2,
+      duplicates: 1,
+      rejected: 1,
+      accounts_created: ['bank-new'],
+    });
     expect(mixed.json().errors).toMatchObject([{ external_id: 's-4', error: 'currency_mismatch' }]);
     expect(await balanceOf(world)).toBe(11.75);
     const entries = await h.db
@@ -134,6 +149,7 @@ describe('POST /integration/transactions', () => {
       .execute();
     expect(entries).toHaveLength(7);
     expect(entries.every((entry) => entry.origin === 'import')).toBe(true);
+    await expandEventGroups(h.db, { limit: 10, spaceIds: [world.spaceId] });
     const events = await h.db
       .selectFrom('outbox_events')
       .select('event')
@@ -201,7 +217,7 @@ describe('POST /integration/transactions', () => {
     expect(entry).toEqual({ counterparty: 'Caf\ufffd bar', memo: 'end \ufffd' });
   });
 
-  it('keeps every claimed row inside its batch: the database refuses a row naming another source, and deleting a batch', async () => {
+  it('keeps every pushed row inside its batch and on its entry: the database refuses a row naming another source or an entry its space lacks, and deleting a batch', async () => {
     const world = await pushWorld();
     const res = await push(world, [row('scope-1')]);
     const batchId = res.json().batch_id as string;
@@ -222,6 +238,25 @@ describe('POST /integration/transactions', () => {
         .values({ ...claimed, external_id: 'scope-2', push_source_id: strangerSource.push_source_id! })
         .execute(),
     ).rejects.toThrow(/not of its space and source/);
+    // Its entry is filed already, in its own space: neither an unknown entry nor another space's.
+    await expect(
+      h.db
+        .insertInto('push_rows')
+        .values({ ...claimed, external_id: 'scope-3', entry_id: randomUUID() })
+        .execute(),
+    ).rejects.toThrow(/names entry .* which its space does not have/);
+    await push(stranger, [row('theirs-1')]);
+    const theirs = await h.db
+      .selectFrom('push_rows')
+      .select('entry_id')
+      .where('space_id', '=', stranger.spaceId)
+      .executeTakeFirstOrThrow();
+    await expect(
+      h.db
+        .insertInto('push_rows')
+        .values({ ...claimed, external_id: 'scope-4', entry_id: theirs.entry_id })
+        .execute(),
+    ).rejects.toThrow(/names entry .* which its space does not have/);
     await expect(h.db.deleteFrom('push_batches').where('id', '=', batchId).execute()).rejects.toThrow(
       /undo marks it undone/,
     );

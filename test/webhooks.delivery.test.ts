@@ -8,7 +8,7 @@ import {
   WebhookWorker,
   type WorkerOptions,
 } from '../src/features/webhooks/index.ts';
-import { enqueueEvent } from '../src/platform/outbox/outbox.ts';
+import { enqueueEvent, eventGroup, insertEventGroup } from '../src/platform/outbox/outbox.ts';
 import { createHarness, type Harness, type User } from './harness.ts';
 import { type Receiver, type ReceiverOptions, startReceiver } from './webhook-receiver.ts';
 
@@ -270,6 +270,51 @@ describe('book channel (§6.2)', () => {
     expect(
       signatureMatches(subscription.secret, arrival!.body, arrival!.headers['x-service-signature']),
     ).toBe(true);
+  });
+
+  it('delivers every event of a group (a pushed batch writes one) once each, signed, in its own delivery', async () => {
+    const target = await receiver();
+    const { owner, spaceId } = await h.world();
+    const subscription = await subscribe(owner, spaceId, target.url);
+    const at = clock.now();
+    const fields = (n: number) => ({
+      transaction_id: `0b7a3f7e-8a3c-4a49-9a51-9f1c2f0d7c1${n}`,
+      amount: `${n}.00000000`,
+    });
+    await insertEventGroup(
+      h.db,
+      eventGroup([
+        { channel: 'book', spaceId, event: 'money.in', fields: fields(1), at },
+        { channel: 'book', spaceId, event: 'money.out', fields: fields(2), at },
+        { channel: 'book', spaceId, event: 'money.in', fields: fields(3), at },
+      ]),
+    );
+    await workerFor(spaceId).drain();
+    expect(target.arrivals).toHaveLength(3);
+    const bodies = target.arrivals.map((arrival) => JSON.parse(arrival.body.toString('utf8')));
+    expect(bodies.map((body) => body.amount).sort()).toEqual(['1.00000000', '2.00000000', '3.00000000']);
+    expect(bodies.find((body) => body.amount === '2.00000000')).toEqual({
+      event: 'money.out',
+      version: 1,
+      at: at.toISOString(),
+      ...fields(2),
+    });
+    const eventIds = new Set(target.arrivals.map((arrival) => arrival.headers['x-service-event-id']));
+    expect(eventIds.size).toBe(3);
+    for (const arrival of target.arrivals) {
+      expect(
+        signatureMatches(subscription.secret, arrival.body, arrival.headers['x-service-signature']),
+      ).toBe(true);
+    }
+    // The group became its events once: nothing is left to expand, and another round sends nothing.
+    const groups = await h.db
+      .selectFrom('outbox_event_groups')
+      .select('id')
+      .where('space_id', '=', spaceId)
+      .execute();
+    expect(groups).toHaveLength(0);
+    await workerFor(spaceId).drain();
+    expect(target.arrivals).toHaveLength(3);
   });
 
   it('sends each subscription only its events; an empty list takes every event, the unproduced ones too', async () => {

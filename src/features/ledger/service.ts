@@ -134,7 +134,6 @@ export function prepareEntries(drafts: EntryDraft[], at: Date): PreparedEntries 
     reversesEntryId: draft.reversesEntryId ?? null,
     at,
     postings: draft.postings.map((posting) => ({
-      id: uuidv7(),
       accountId: posting.account.id,
       currency: posting.account.currency,
       amount: formatAmount(posting.amount),
@@ -147,7 +146,7 @@ export function prepareEntries(drafts: EntryDraft[], at: Date): PreparedEntries 
 }
 
 /**
- * Files prepared entries: balances first, then entries and postings in one statement each.
+ * Files prepared entries: balances first, then the entries and their postings in one statement.
  * `meanwhile` runs while the database files the postings (the caller's next document, say).
  */
 export async function fileEntries(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { alongside, jsonRecords } from '../../platform/db/bulk.ts';
+import { alongside, jsonRecords, recordsJson } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { LedgerAccountKind, LedgerAccountRef, NormalSide } from './domain.ts';
 
@@ -223,68 +223,48 @@ export type EntryRow = {
   memo: string;
   reversesEntryId: string | null;
   at: Date;
-  postings: { id: string; accountId: string; currency: string; amount: string }[];
+  postings: { accountId: string; currency: string; amount: string }[];
 };
 
 /**
- * Many entries in two statements: every entry's postings go in the same INSERT. Rows travel as
- * one JSON document each (see platform/db/bulk.ts), which PostgreSQL parses and plans far faster
- * than a VALUES list with thousands of parameters. Each next document is written while the
- * database takes the previous one; `meanwhile` runs while it takes the postings.
+ * Many entries and all their postings in one statement, from one JSON document (see
+ * platform/db/bulk.ts): each entry a row array whose last element holds its postings as
+ * [ledger account, currency, amount] triples. The postings take the entry's id, space and date
+ * in the database, and their own ids there too, so nothing is spelled twice. `meanwhile` runs
+ * while the database files them (the caller's next document, say).
  */
 export async function insertEntries(db: Queryable, entries: EntryRow[], meanwhile?: () => void) {
   if (entries.length === 0) {
     meanwhile?.();
     return;
   }
-  const entryRows = entries.map((e) => ({
-    id: e.id,
-    space_id: e.spaceId,
-    origin: e.origin,
-    kind: e.kind,
-    occurred_on: e.occurredOn,
-    cause_type: e.causeType,
-    cause_id: e.causeId,
-    counterparty: e.counterparty,
-    memo: e.memo,
-    reverses_entry_id: e.reversesEntryId,
-    created_at: e.at.toISOString(),
-  }));
-  const entryRecords = jsonRecords(
-    entryRows,
-    'e',
-    'id uuid, space_id uuid, origin text, kind text, occurred_on date, cause_type text, cause_id uuid, counterparty text, memo text, reverses_entry_id uuid, created_at timestamptz',
-  );
-  const postingRows = () =>
-    entries.flatMap((entry) =>
-      entry.postings.map((posting) => ({
-        id: posting.id,
-        space_id: entry.spaceId,
-        entry_id: entry.id,
-        ledger_account_id: posting.accountId,
-        currency: posting.currency,
-        amount: posting.amount,
-        occurred_on: entry.occurredOn,
-      })),
-    );
-  const [, postingRecords] = await alongside(
-    sql`
-      INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at)
-      SELECT id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at
-      FROM ${entryRecords}`.execute(db),
-    () =>
-      jsonRecords(
-        postingRows(),
-        'p',
-        'id uuid, space_id uuid, entry_id uuid, ledger_account_id uuid, currency text, amount numeric, occurred_on date',
-      ),
+  const document = recordsJson(
+    entries.map((e) => [
+      e.id,
+      e.spaceId,
+      e.origin,
+      e.kind,
+      e.occurredOn,
+      e.causeType,
+      e.causeId,
+      e.counterparty,
+      e.memo,
+      e.reversesEntryId,
+      e.at.toISOString(),
+      e.postings.map((posting) => [posting.accountId, posting.currency, posting.amount]),
+    ]),
   );
   await alongside(
     sql`
+      WITH doc AS MATERIALIZED (SELECT t FROM jsonb_array_elements(${document}::jsonb) AS t),
+      entries AS (
+        INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at)
+        SELECT (t->>0)::uuid, (t->>1)::uuid, t->>2, t->>3, (t->>4)::date, t->>5, (t->>6)::uuid, t->>7, t->>8, (t->>9)::uuid, (t->>10)::timestamptz
+        FROM doc
+      )
       INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
-      SELECT id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on FROM ${postingRecords}`.execute(
-      db,
-    ),
+      SELECT gen_random_uuid(), (t->>1)::uuid, (t->>0)::uuid, (p->>0)::uuid, p->>1, (p->>2)::numeric, (t->>4)::date
+      FROM doc, jsonb_array_elements(t->11) AS p`.execute(db),
     () => meanwhile?.(),
   );
 }

@@ -8,8 +8,8 @@ import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import {
   enqueueEvents,
-  eventDocument,
-  insertEventDocument,
+  eventGroup,
+  insertEventGroup,
   type OutboxEvent,
 } from '../../platform/outbox/outbox.ts';
 import { knownPushAccounts, type PushAccount, resolvePushAccounts } from '../accounts/index.ts';
@@ -100,11 +100,6 @@ function draftsWith(refs: LedgerRefs, spaceId: string, rows: Booked[]): EntryDra
 /** A batch's filing, checked and spelled: what finishBatch writes. */
 type Filing = { booked: Booked[]; drafts: EntryDraft[]; prepared: PreparedEntries };
 
-function filingWith(refs: LedgerRefs, spaceId: string, booked: Booked[], at: Date): Filing {
-  const drafts = draftsWith(refs, spaceId, booked);
-  return { booked, drafts, prepared: prepareEntries(drafts, at) };
-}
-
 async function filingOf(
   tx: Queryable,
   spaceId: string,
@@ -112,31 +107,8 @@ async function filingOf(
   booked: Booked[],
   at: Date,
 ): Promise<Filing> {
-  return filingWith(await ledgerRefsFor(tx, spaceId, sourceId, booked, at), spaceId, booked, at);
-}
-
-/**
- * The filing of every open row as if each books, for the database to take while it claims the
- * ids (the usual steady sync: nothing filed before, within the allowance, every account known in
- * its currency). Undefined when an account is missing or of another currency: then, as when a
- * claim or the allowance turns a row away, the rows go the long way (admitRows).
- */
-async function speculativeFiling(
-  tx: Queryable,
-  batch: { spaceId: string; sourceId: string; at: Date; entryIds: Map<string, string> },
-  open: PushRow[],
-): Promise<(() => Filing) | undefined> {
-  if (open.length === 0) return undefined;
-  const keys = [...new Set(open.map((row) => row.accountKey))];
-  const known = await knownPushAccounts(tx, batch.spaceId, batch.sourceId, keys);
-  const booked: Booked[] = [];
-  for (const row of open) {
-    const account = known.get(row.accountKey);
-    if (!account || account.currency !== row.currency) return undefined;
-    booked.push({ row, account, entryId: batch.entryIds.get(row.externalId)! });
-  }
-  const refs = await ledgerRefsFor(tx, batch.spaceId, batch.sourceId, booked, batch.at);
-  return () => filingWith(refs, batch.spaceId, booked, batch.at);
+  const drafts = draftsWith(await ledgerRefsFor(tx, spaceId, sourceId, booked, at), spaceId, booked);
+  return { booked, drafts, prepared: prepareEntries(drafts, at) };
 }
 
 function moneyEvent(
@@ -198,42 +170,11 @@ async function sortRows(tx: Queryable, spaceId: string, input: PushInput): Promi
   return { errors, repeats: repeats.length, skippedClosed: first.length - open.length, open };
 }
 
-/**
- * Claims the rows' external_ids for this batch, in external_id order so two batches with the
- * same rows lock them in the same order; answers the rows no earlier batch filed.
- */
-async function claimRows(
-  tx: Queryable,
-  claim: { spaceId: string; sourceId: string; batchId: string },
-  rows: PushRow[],
-  entryIds: Map<string, string>,
-): Promise<PushRow[]> {
-  const sorted = [...rows].sort((a, b) =>
-    a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0,
-  );
-  const claimed = await store.claimExternalIds(
-    tx,
-    sorted.map((row) => ({
-      ...claim,
-      pushSourceId: claim.sourceId,
-      externalId: row.externalId,
-      entryId: entryIds.get(row.externalId)!,
-    })),
-  );
-  return sorted.filter((row) => claimed.has(row.externalId));
-}
-
-/** Keeps the rows the allowance admits and whose account holds their currency; frees the others' ids. */
+/** Keeps the rows the allowance admits and whose account holds their currency. */
 async function admitRows(
   tx: Queryable,
   deps: PushDeps,
-  batch: {
-    spaceId: string;
-    sourceId: string;
-    left: number;
-    errors: RowError[];
-    entryIds: Map<string, string>;
-  },
+  batch: { spaceId: string; sourceId: string; left: number; errors: RowError[] },
   fresh: PushRow[],
 ) {
   const { admitted, beyond } = applyAllowance(fresh, batch.left);
@@ -248,22 +189,15 @@ async function admitRows(
   const wanted = admitted.map((row) => ({ key: row.accountKey, currency: row.currency }));
   const accounts = await resolvePushAccounts(tx, deps.clock, batch.spaceId, batch.sourceId, wanted);
   const booked: Booked[] = [];
-  const refused: PushRow[] = [...beyond];
   for (const row of admitted) {
     const account = accounts.get(row.accountKey)!;
     if (account.currency === row.currency) {
-      booked.push({ row, account, entryId: batch.entryIds.get(row.externalId)! });
+      booked.push({ row, account, entryId: uuidv7() });
       continue;
     }
-    refused.push(row);
     const detail = `The account ${row.accountKey} holds ${account.currency}, not ${row.currency}.`;
     batch.errors.push({ index: row.index, external_id: row.externalId, error: 'currency_mismatch', detail });
   }
-  await store.releaseExternalIds(
-    tx,
-    batch.sourceId,
-    refused.map((row) => row.externalId),
-  );
   return { booked, accounts };
 }
 
@@ -293,35 +227,32 @@ export async function pushRows(tx: Queryable, deps: PushDeps, caller: Integratio
     at,
   });
   const month = monthOf(at);
-  // Usage is locked before the claims: two batches of one space queue here.
+  // This source's batches queue here; then what it filed before is known before anything is written.
+  await store.lockSource(tx, sourceId);
   const left = await allowanceLeft(tx, spaceId, month);
-  const entryIds = new Map(sorted.open.map((row) => [row.externalId, uuidv7()]));
-  const speculative = await speculativeFiling(tx, { spaceId, sourceId, at, entryIds }, sorted.open);
-  const [fresh, early] = await alongside(
-    claimRows(tx, { spaceId, sourceId, batchId }, sorted.open, entryIds),
-    () => speculative?.(),
+  const filed = await store.filedExternalIds(
+    tx,
+    sourceId,
+    sorted.open.map((row) => row.externalId),
   );
-  const batch = {
+  const fresh = sorted.open.filter((row) => !filed.has(row.externalId));
+  const { booked, accounts } = await admitRows(
+    tx,
+    deps,
+    { spaceId, sourceId, left, errors: sorted.errors },
+    fresh,
+  );
+  return finishBatch(tx, {
     caller,
     sourceId,
     batchId,
     at,
     month,
     errors: sorted.errors,
-    counts: {
-      duplicates: sorted.repeats + sorted.open.length - fresh.length,
-      skippedClosed: sorted.skippedClosed,
-    },
-  };
-  if (early && fresh.length === sorted.open.length && fresh.length <= left)
-    return finishBatch(tx, { ...batch, filing: early, accounts: new Map() });
-  const { booked, accounts } = await admitRows(
-    tx,
-    deps,
-    { spaceId, sourceId, left, errors: sorted.errors, entryIds },
-    fresh,
-  );
-  return finishBatch(tx, { ...batch, filing: await filingOf(tx, spaceId, sourceId, booked, at), accounts });
+    counts: { duplicates: sorted.repeats + filed.size, skippedClosed: sorted.skippedClosed },
+    filing: await filingOf(tx, spaceId, sourceId, booked, at),
+    accounts,
+  });
 }
 
 async function finishBatch(
@@ -340,16 +271,22 @@ async function finishBatch(
 ) {
   const { caller, at } = batch;
   const { booked, drafts } = batch.filing;
-  // The events' document is written while the database files the postings.
-  let events = '[]';
+  // Each next document is written while the database takes the previous one.
+  let pushRows = '[]';
   await fileEntries(tx, batch.filing.prepared, () => {
-    events = eventDocument(
+    pushRows = store.pushRowsDocument(
+      booked.map(({ row, entryId }) => ({ externalId: row.externalId, entryId })),
+    );
+  });
+  const scope = { pushSourceId: batch.sourceId, spaceId: caller.spaceId, batchId: batch.batchId };
+  const [, events] = await alongside(store.insertPushRows(tx, scope, pushRows), () =>
+    eventGroup(
       drafts.map((draft, index) =>
         moneyEvent(caller.spaceId, booked[index]!.account.id, draft.id!, draft, at),
       ),
-    );
-  });
-  await insertEventDocument(tx, events);
+    ),
+  );
+  await insertEventGroup(tx, events);
   const usedKeys = new Set(booked.map((item) => item.account.key));
   const created = [...batch.accounts.values()]
     .filter((account) => account.created && usedKeys.has(account.key))

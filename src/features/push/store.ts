@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { jsonRecords } from '../../platform/db/bulk.ts';
+import { recordsJson } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 
 export async function insertBatch(
@@ -26,32 +26,50 @@ export async function insertBatch(
 }
 
 /**
- * Claims external_ids for a batch in one statement. An id the source already filed (also by a
- * concurrent batch, which makes this wait for it) is not returned: it is a duplicate.
+ * Makes the caller's transaction the only one filing for this source until it ends: the batches
+ * of one source queue here, so what `filedExternalIds` reads next is every earlier batch's work.
  */
-export async function claimExternalIds(
+export async function lockSource(db: Queryable, pushSourceId: string) {
+  await sql`SELECT 1 FROM push_sources WHERE id = ${pushSourceId} FOR NO KEY UPDATE`.execute(db);
+}
+
+/**
+ * Of these external_ids, the ones the source has filed already (call after `lockSource`). The ids
+ * go in as one array so each is looked up by key: joined as a set, the planner may read every row
+ * the source ever filed instead.
+ */
+export async function filedExternalIds(
   db: Queryable,
-  claims: { pushSourceId: string; spaceId: string; batchId: string; externalId: string; entryId: string }[],
+  pushSourceId: string,
+  externalIds: string[],
 ): Promise<Set<string>> {
-  if (claims.length === 0) return new Set();
-  const rows = claims.map((claim) => ({
-    push_source_id: claim.pushSourceId,
-    external_id: claim.externalId,
-    space_id: claim.spaceId,
-    batch_id: claim.batchId,
-    entry_id: claim.entryId,
-  }));
-  const records = jsonRecords(
-    rows,
-    'r',
-    'push_source_id uuid, external_id text, space_id uuid, batch_id uuid, entry_id uuid',
-  );
+  if (externalIds.length === 0) return new Set();
   const result = await sql<{ external_id: string }>`
-    INSERT INTO push_rows (push_source_id, external_id, space_id, batch_id, entry_id)
-    SELECT push_source_id, external_id, space_id, batch_id, entry_id FROM ${records}
-    ON CONFLICT (push_source_id, external_id) DO NOTHING
-    RETURNING external_id`.execute(db);
+    SELECT external_id FROM push_rows
+    WHERE push_source_id = ${pushSourceId}
+      AND external_id = ANY (ARRAY(SELECT jsonb_array_elements_text(${recordsJson(externalIds)}::jsonb)))`.execute(db);
   return new Set(result.rows.map((row) => row.external_id));
+}
+
+/** The document `insertPushRows` takes: each booked row's external_id and ledger entry. */
+export function pushRowsDocument(rows: { externalId: string; entryId: string }[]): string {
+  return recordsJson(rows.map((row) => [row.externalId, row.entryId]));
+}
+
+/**
+ * Records a batch's booked rows, after their entries (the database checks each names an entry of
+ * its space). The source is locked, so an id already filed here is a bug, and the unique key says so.
+ */
+export async function insertPushRows(
+  db: Queryable,
+  batch: { pushSourceId: string; spaceId: string; batchId: string },
+  document: string,
+) {
+  if (document === '[]') return;
+  await sql`
+    INSERT INTO push_rows (push_source_id, external_id, space_id, batch_id, entry_id)
+    SELECT ${batch.pushSourceId}::uuid, t->>0, ${batch.spaceId}::uuid, ${batch.batchId}::uuid, (t->>1)::uuid
+    FROM jsonb_array_elements(${document}::jsonb) AS t`.execute(db);
 }
 
 export async function releaseExternalIds(db: Queryable, pushSourceId: string, externalIds: string[]) {

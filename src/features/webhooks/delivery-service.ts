@@ -5,6 +5,7 @@ import type { SecretBox } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { Resolver } from '../../platform/net/public-address.ts';
 import { type PostResult, SafeSender } from '../../platform/net/safe-post.ts';
+import { expandEventGroups } from '../../platform/outbox/outbox.ts';
 import { insertNotification } from '../notifications/index.ts';
 import { listOwnerIds } from '../spaces/index.ts';
 import {
@@ -64,6 +65,9 @@ export type Lease = { limit: number; leaseMs: number; spaceIds?: string[] | unde
 
 const unique = (values: string[]) => [...new Set(values)];
 
+/** Event groups (a pushed batch's hundreds of events) turned into events per fan-out round. */
+const EVENT_GROUPS_PER_ROUND = 4;
+
 /**
  * Turns up to `limit` new events into deliveries in one transaction, claimed by this worker so it
  * can attempt them at once. A crash before commit leaves the events for another worker; a crash
@@ -76,6 +80,7 @@ export async function fanOut(
   const now = deps.clock.now();
   const token = randomUUID();
   return deps.db.transaction().execute(async (tx) => {
+    await expandEventGroups(tx, { limit: EVENT_GROUPS_PER_ROUND, spaceIds: lease.spaceIds });
     const events = await store.claimUndispatched(tx, {
       limit: lease.limit,
       at: now,

@@ -56,7 +56,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * to turn into text. A parameter sent as text would carry U+FFFD in its place instead, so the
  * rare document with such an escape is written again with the same replacement.
  */
-export function recordsJson(rows: readonly object[]): string {
+export function recordsJson(rows: readonly unknown[]): string {
   const json = JSON.stringify(rows);
   // JSON.stringify spells such escapes in lower case; a cheap substring test rules most documents out.
   if (!json.includes('\\ud')) return json;

@@ -175,6 +175,17 @@ export interface OutboxEventsTable {
   dispatched_at: Timestamp | null;
 }
 
+/** Many events written at once; the webhooks fan-out turns each into outbox_events rows. */
+export interface OutboxEventGroupsTable {
+  id: string;
+  space_id: string;
+  channel: 'key' | 'book';
+  key_id: string | null;
+  events: ColumnType<[string, Record<string, unknown>][], string, string>;
+  occurred_at: Timestamp;
+  created_at: Timestamp;
+}
+
 type DateText = ColumnType<string, string, string>;
 
 export interface LedgerAccountsTable {
@@ -364,6 +375,7 @@ export interface Database {
   contacts: ContactsTable;
   contact_addresses: ContactAddressesTable;
   outbox_events: OutboxEventsTable;
+  outbox_event_groups: OutboxEventGroupsTable;
   ledger_accounts: LedgerAccountsTable;
   ledger_entries: LedgerEntriesTable;
   ledger_postings: LedgerPostingsTable;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { assert } from '../../core/assert.ts';
 import { uuidv7 } from '../crypto.ts';
-import { documentRows, rowsDocument } from '../db/bulk.ts';
+import { documentRows, recordsJson, rowsDocument } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
 
 // Side effects happen after commit: a change that should tell the world writes an event row in
@@ -89,4 +90,83 @@ export async function enqueueEvent(tx: Queryable, event: OutboxEvent): Promise<s
     })
     .execute();
   return id;
+}
+
+/**
+ * Many events of one space and channel (a pushed batch writes one per row), spelled as one group:
+ * a single row for the producer's transaction to write. Pure, so a producer can build it while the
+ * database is busy with something else.
+ */
+export type EventGroup = {
+  spaceId: string;
+  channel: 'key' | 'book';
+  keyId: string | null;
+  at: Date;
+  document: string;
+};
+
+export function eventGroup(events: OutboxEvent[]): EventGroup | undefined {
+  const first = events[0];
+  if (first === undefined) return undefined;
+  const keyId = first.channel === 'key' ? first.keyId : null;
+  for (const e of events) {
+    assert(
+      e.spaceId === first.spaceId &&
+        e.channel === first.channel &&
+        (e.channel === 'key' ? e.keyId : null) === keyId &&
+        e.at.getTime() === first.at.getTime(),
+      'An event group holds events of one space, channel, key and moment',
+    );
+  }
+  const pairs = events.map((e) => [e.event, e.channel === 'key' ? e.data : e.fields]);
+  return {
+    spaceId: first.spaceId,
+    channel: first.channel,
+    keyId,
+    at: first.at,
+    document: recordsJson(pairs),
+  };
+}
+
+export async function insertEventGroup(tx: Queryable, group: EventGroup | undefined): Promise<void> {
+  if (group === undefined) return;
+  await tx
+    .insertInto('outbox_event_groups')
+    .values({
+      id: uuidv7(),
+      space_id: group.spaceId,
+      channel: group.channel,
+      key_id: group.keyId,
+      events: group.document,
+      occurred_at: group.at,
+      created_at: group.at,
+    })
+    .execute();
+}
+
+/**
+ * Turns up to `limit` event groups, oldest first, into ordinary outbox_events rows in the caller's
+ * transaction (the webhooks fan-out, just before it claims events). Groups another worker is
+ * expanding are skipped; a group is gone once its events are rows, so each event is written once.
+ */
+export async function expandEventGroups(
+  tx: Queryable,
+  claim: { limit: number; spaceIds?: string[] | undefined },
+): Promise<number> {
+  const spaceIds = claim.spaceIds ?? null;
+  const result = await sql`
+    WITH taken AS (
+      DELETE FROM outbox_event_groups WHERE id IN (
+        SELECT id FROM outbox_event_groups
+        WHERE ${spaceIds}::uuid[] IS NULL OR space_id = ANY(${spaceIds}::uuid[])
+        ORDER BY created_at
+        LIMIT ${claim.limit}
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING space_id, channel, key_id, events, occurred_at, created_at
+    )
+    INSERT INTO outbox_events (id, space_id, channel, key_id, event, payload, occurred_at, created_at)
+    SELECT gen_random_uuid(), g.space_id, g.channel, g.key_id, e.pair->>0, e.pair->1, g.occurred_at, g.created_at
+    FROM taken g, json_array_elements(g.events) AS e (pair)`.execute(tx);
+  return Number(result.numAffectedRows ?? 0n);
 }

@@ -64,3 +64,13 @@ CREATE INDEX outbox_event_groups_created_idx ON outbox_event_groups (created_at)
 CREATE TRIGGER outbox_event_groups_parents
   AFTER INSERT ON outbox_event_groups REFERENCING NEW TABLE AS new_events
   FOR EACH STATEMENT EXECUTE FUNCTION outbox_events_parents();
+
+-- A group is a large JSON value (about 120 kB for 500 events) that PostgreSQL compresses out of
+-- line. lz4 does that in well under half the time of the default pglz; a server built without
+-- lz4 (embedded PGlite is) keeps the default.
+DO $$
+BEGIN
+  ALTER TABLE outbox_event_groups ALTER COLUMN events SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+  NULL;
+END $$;

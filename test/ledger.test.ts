@@ -3,9 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asAmount } from '../src/core/money.ts';
 import {
   checkLedger,
+  decrease,
   increase,
   ledgerAccounts,
   naturalBalanceOf,
+  postEntries,
   postEntry,
   reverseEntry,
 } from '../src/features/ledger/index.ts';
@@ -57,6 +59,89 @@ describe('ledger', () => {
       h.db.transaction().execute((tx) => reverseEntry(tx, spaceId, posted.entryId, at, '2026-05-02')),
     ).rejects.toThrow();
     expect((await checkLedger(h.db, spaceId)).sound).toBe(true);
+  });
+
+  it('files many entries of several spaces, accounts and currencies at once exactly as drafted', async () => {
+    const at = new Date('2026-06-01T10:00:00.123Z');
+    const spaces = [await h.world(), await h.world()];
+    const drafts = [];
+    const expected: { space: string; entry: number; account: string; currency: string; amount: string }[] =
+      [];
+    for (const [index, { spaceId }] of spaces.entries()) {
+      for (const currency of ['EUR', 'USDC']) {
+        const account = await h.makeAccount(spaceId, { currency });
+        const where = { spaceId, currency, at };
+        const asset = await ledgerAccounts.asset(h.db, { ...where, accountId: account.id });
+        const income = await ledgerAccounts.income(h.db, { ...where, resourceId: null });
+        const expense = await ledgerAccounts.expense(h.db, { ...where, ref: 'test' });
+        const amount = asAmount(BigInt(index + 1) * 123_456_789n);
+        const moneyIn = drafts.length % 2 === 0;
+        drafts.push({
+          spaceId,
+          origin: 'import' as const,
+          kind: moneyIn ? ('income' as const) : ('expense' as const),
+          occurredOn: `2026-05-0${drafts.length + 1}`,
+          causeType: 'test',
+          causeId: null,
+          counterparty: `Payee "${index}" \\ ${currency}`,
+          memo: `note ${drafts.length}`,
+          postings: moneyIn
+            ? [increase(asset, amount), increase(income, amount)]
+            : [decrease(asset, amount), increase(expense, amount)],
+        });
+        const signed = moneyIn ? '1.23456789' : '-1.23456789';
+        const counter = moneyIn ? income : expense;
+        const scaled = (text: string) => (index === 0 ? text : text.replace('1.23456789', '2.46913578'));
+        expected.push(
+          { space: spaceId, entry: drafts.length - 1, account: asset.id, currency, amount: scaled(signed) },
+          {
+            space: spaceId,
+            entry: drafts.length - 1,
+            account: counter.id,
+            currency,
+            amount: scaled(moneyIn ? '-1.23456789' : '1.23456789'),
+          },
+        );
+      }
+    }
+    const ids = await h.db.transaction().execute((tx) => postEntries(tx, drafts, at));
+    const entries = await h.db.selectFrom('ledger_entries').selectAll().where('id', 'in', ids).execute();
+    for (const [index, id] of ids.entries()) {
+      const entry = entries.find((row) => row.id === id)!;
+      const draft = drafts[index]!;
+      expect(entry).toMatchObject({
+        space_id: draft.spaceId,
+        origin: 'import',
+        kind: draft.kind,
+        cause_type: 'test',
+        cause_id: null,
+        counterparty: draft.counterparty,
+        memo: draft.memo,
+        reverses_entry_id: null,
+      });
+      expect(new Date(entry.created_at).toISOString()).toBe(at.toISOString());
+    }
+    const postings = await h.db
+      .selectFrom('ledger_postings')
+      .select(['space_id', 'entry_id', 'ledger_account_id', 'currency', 'amount', 'occurred_on'])
+      .where('entry_id', 'in', ids)
+      .execute();
+    expect(postings).toHaveLength(expected.length);
+    for (const want of expected) {
+      const found = postings.filter(
+        (row) => row.entry_id === ids[want.entry] && row.ledger_account_id === want.account,
+      );
+      expect(found).toHaveLength(1);
+      expect(found[0]).toEqual({
+        space_id: want.space,
+        entry_id: ids[want.entry],
+        ledger_account_id: want.account,
+        currency: want.currency,
+        amount: want.amount,
+        occurred_on: drafts[want.entry]!.occurredOn,
+      });
+    }
+    for (const { spaceId } of spaces) expect((await checkLedger(h.db, spaceId)).sound).toBe(true);
   });
 
   it('refuses to edit a posting or an entry: the ledger is append-only', async () => {

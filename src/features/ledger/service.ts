@@ -106,7 +106,11 @@ export async function reverseEntry(
 }
 
 /** Entries checked and spelled for filing, with the balance moves they make: no I/O yet. */
-export type PreparedEntries = { rows: store.EntryRow[]; deltas: { id: string; delta: string }[] };
+export type PreparedEntries = {
+  rows: store.EntryRow[];
+  at: Date;
+  deltas: { id: string; delta: string }[];
+};
 
 /**
  * Checks and spells many entries for `fileEntries` (pure, so a caller can do it while the
@@ -132,7 +136,6 @@ export function prepareEntries(drafts: EntryDraft[], at: Date): PreparedEntries 
     counterparty: draft.counterparty ?? '',
     memo: draft.memo ?? '',
     reversesEntryId: draft.reversesEntryId ?? null,
-    at,
     postings: draft.postings.map((posting) => ({
       accountId: posting.account.id,
       currency: posting.account.currency,
@@ -141,6 +144,7 @@ export function prepareEntries(drafts: EntryDraft[], at: Date): PreparedEntries 
   }));
   return {
     rows,
+    at,
     deltas: updates.map(({ account, delta }) => ({ id: account.id, delta: formatAmount(delta) })),
   };
 }
@@ -155,7 +159,7 @@ export async function fileEntries(
   meanwhile?: () => void,
 ): Promise<string[]> {
   await store.applyDeltas(tx, prepared.deltas);
-  await store.insertEntries(tx, prepared.rows, meanwhile);
+  await store.insertEntries(tx, prepared.rows, prepared.at, meanwhile);
   return prepared.rows.map((row) => row.id);
 }
 

@@ -47,7 +47,9 @@ export async function filedExternalIds(
   const result = await sql<{ external_id: string }>`
     SELECT external_id FROM push_rows
     WHERE push_source_id = ${pushSourceId}
-      AND external_id = ANY (ARRAY(SELECT jsonb_array_elements_text(${recordsJson(externalIds)}::jsonb)))`.execute(db);
+      AND external_id = ANY (ARRAY(SELECT jsonb_array_elements_text(${recordsJson(externalIds)}::jsonb)))`.execute(
+    db,
+  );
   return new Set(result.rows.map((row) => row.external_id));
 }
 

@@ -4,6 +4,7 @@ import { asAmount } from '../src/core/money.ts';
 import {
   checkLedger,
   decrease,
+  type EntryDraft,
   increase,
   ledgerAccounts,
   naturalBalanceOf,
@@ -64,7 +65,7 @@ describe('ledger', () => {
   it('files many entries of several spaces, accounts and currencies at once exactly as drafted', async () => {
     const at = new Date('2026-06-01T10:00:00.123Z');
     const spaces = [await h.world(), await h.world()];
-    const drafts = [];
+    const drafts: EntryDraft[] = [];
     const expected: { space: string; entry: number; account: string; currency: string; amount: string }[] =
       [];
     for (const [index, { spaceId }] of spaces.entries()) {
@@ -75,11 +76,11 @@ describe('ledger', () => {
         const income = await ledgerAccounts.income(h.db, { ...where, resourceId: null });
         const expense = await ledgerAccounts.expense(h.db, { ...where, ref: 'test' });
         const amount = asAmount(BigInt(index + 1) * 123_456_789n);
-        const moneyIn = drafts.length % 2 === 0;
+        const moneyIn: boolean = drafts.length % 2 === 0;
         drafts.push({
           spaceId,
-          origin: 'import' as const,
-          kind: moneyIn ? ('income' as const) : ('expense' as const),
+          origin: 'import',
+          kind: moneyIn ? 'income' : 'expense',
           occurredOn: `2026-05-0${drafts.length + 1}`,
           causeType: 'test',
           causeId: null,

@@ -356,6 +356,23 @@ describe('push batches in the app', () => {
       .where('cause_type', '=', 'reversal')
       .execute();
     expect(reversals).toHaveLength(2);
+    // The undo tells the book channel: each reversal moves money the other way, origin import.
+    await expandEventGroups(h.db, { limit: 10, spaceIds: [world.spaceId] });
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .select(['event', 'payload'])
+      .where('space_id', '=', world.spaceId)
+      .execute();
+    const moves = events.map((event) => {
+      const payload = event.payload as Record<string, unknown>;
+      return `${event.event} ${payload.direction} ${payload.amount} ${payload.kind} ${payload.origin}`;
+    });
+    expect(moves.sort()).toEqual([
+      'money.in in 10.25000000 income import',
+      'money.in in 3.00000000 expense import',
+      'money.out out 10.25000000 income import',
+      'money.out out 3.00000000 expense import',
+    ]);
     expect((await undo(world, first.batch_id)).statusCode).toBe(409);
     expect((await push(world, [row('u-1'), row('u-2', { amount: '-3' })])).json().booked).toBe(2);
     expect(await balanceOf(world)).toBe(7.25);

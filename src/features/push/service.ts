@@ -339,9 +339,11 @@ export async function undoBatch(deps: PushDeps, userId: string, spaceId: string,
       tx,
       reversed.map((item) => item.draft),
     );
-    await enqueueEvents(
+    await insertEventGroup(
       tx,
-      reversed.map((item, index) => moneyEvent(spaceId, accountIds[index]!, item.entryId, item.draft, at)),
+      eventGroup(
+        reversed.map((item, index) => moneyEvent(spaceId, accountIds[index]!, item.entryId, item.draft, at)),
+      ),
     );
     await store.releaseExternalIds(
       tx,

@@ -42,6 +42,18 @@ const row = (externalId: string, extra: Record<string, unknown> = {}) => ({
   note: 'pushed',
   ...extra,
 });
+/**
+ * The space's events as the webhooks fan-out sees them: a batch's events travel as one group,
+ * which the fan-out turns into events first, as here.
+ */
+async function bookEvents(world: World) {
+  await expandEventGroups(h.db, { limit: 10, spaceIds: [world.spaceId] });
+  return h.db
+    .selectFrom('outbox_events')
+    .select(['event', 'payload'])
+    .where('space_id', '=', world.spaceId)
+    .execute();
+}
 const push = (world: World, rows: unknown[], headers: Record<string, string> = {}) =>
   h.inject({
     method: 'POST',
@@ -89,13 +101,7 @@ describe('POST /integration/transactions', () => {
     expect(entries).toHaveLength(2);
     expect(entries.every((entry) => entry.origin === 'import')).toBe(true);
     expect(entries.map((entry) => entry.kind).sort()).toEqual(['expense', 'income']);
-    // A batch's events travel as one group, which the webhooks fan-out turns into events.
-    await expandEventGroups(h.db, { limit: 10, spaceIds: [world.spaceId] });
-    const events = await h.db
-      .selectFrom('outbox_events')
-      .select(['event', 'payload'])
-      .where('space_id', '=', world.spaceId)
-      .execute();
+    const events = await bookEvents(world);
     expect(events.map((event) => event.event).sort()).toEqual(['money.in', 'money.out']);
     const out = events.find((event) => event.event === 'money.out')!;
     expect(out.payload).toMatchObject({
@@ -149,12 +155,7 @@ describe('POST /integration/transactions', () => {
       .execute();
     expect(entries).toHaveLength(7);
     expect(entries.every((entry) => entry.origin === 'import')).toBe(true);
-    await expandEventGroups(h.db, { limit: 10, spaceIds: [world.spaceId] });
-    const events = await h.db
-      .selectFrom('outbox_events')
-      .select('event')
-      .where('space_id', '=', world.spaceId)
-      .execute();
+    const events = await bookEvents(world);
     expect(events).toHaveLength(7);
     expect((await checkLedger(h.db, world.spaceId)).sound).toBe(true);
   });
@@ -357,12 +358,7 @@ describe('push batches in the app', () => {
       .execute();
     expect(reversals).toHaveLength(2);
     // The undo tells the book channel: each reversal moves money the other way, origin import.
-    await expandEventGroups(h.db, { limit: 10, spaceIds: [world.spaceId] });
-    const events = await h.db
-      .selectFrom('outbox_events')
-      .select(['event', 'payload'])
-      .where('space_id', '=', world.spaceId)
-      .execute();
+    const events = await bookEvents(world);
     const moves = events.map((event) => {
       const payload = event.payload as Record<string, unknown>;
       return `${event.event} ${payload.direction} ${payload.amount} ${payload.kind} ${payload.origin}`;

@@ -5,7 +5,6 @@ export { registerAccountRoutes } from './routes.ts';
 export {
   createAccount,
   findProvenAccounts,
-  knownPushAccounts,
   listSpaceAccounts,
   type PushAccount,
   presentAccount,

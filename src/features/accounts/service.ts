@@ -159,7 +159,7 @@ export function listSpaceAccounts(db: Queryable, spaceId: string) {
 export type PushAccount = { id: string; currency: string; key: string; created: boolean };
 
 /** The accounts a push source already made for these keys (none is created). */
-export async function knownPushAccounts(
+async function knownPushAccounts(
   tx: Queryable,
   spaceId: string,
   pushSourceId: string,

@@ -6,13 +6,8 @@ import { uuidv7 } from '../../platform/crypto.ts';
 import { alongside } from '../../platform/db/bulk.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
-import {
-  enqueueEvents,
-  eventGroup,
-  insertEventGroup,
-  type OutboxEvent,
-} from '../../platform/outbox/outbox.ts';
-import { knownPushAccounts, type PushAccount, resolvePushAccounts } from '../accounts/index.ts';
+import { eventGroup, insertEventGroup, type OutboxEvent } from '../../platform/outbox/outbox.ts';
+import { type PushAccount, resolvePushAccounts } from '../accounts/index.ts';
 import {
   decrease,
   type EntryDraft,

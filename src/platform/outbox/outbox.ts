@@ -37,21 +37,17 @@ export type OutboxEvent =
     }
   | { channel: 'book'; spaceId: string; event: BookChannelEvent; fields: Record<string, unknown>; at: Date };
 
-/**
- * Records events inside the caller's transaction, many in one statement (a pushed batch writes
- * hundreds). `data` (key channel) and `fields` (book channel) must already be spelled for the
- * wire: amounts as decimal strings, ids as UUIDs.
- */
-export async function enqueueEvents(tx: Queryable, events: OutboxEvent[]): Promise<void> {
-  await insertEventDocument(tx, eventDocument(events));
-}
-
 const EVENT_COLUMNS =
   'id uuid, space_id uuid, channel text, key_id uuid, event text, payload json, at timestamptz';
 
-/** Events spelled as the one JSON document `insertEventDocument` files, for building ahead. */
-export function eventDocument(events: OutboxEvent[]): string {
-  return rowsDocument(
+/**
+ * Records events inside the caller's transaction, one row each, in one statement. `data` (key
+ * channel) and `fields` (book channel) must already be spelled for the wire: amounts as decimal
+ * strings, ids as UUIDs. A producer of hundreds of events at once writes an event group instead.
+ */
+export async function enqueueEvents(tx: Queryable, events: OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const document = rowsDocument(
     events.map((e) => ({
       id: uuidv7(),
       space_id: e.spaceId,
@@ -63,10 +59,6 @@ export function eventDocument(events: OutboxEvent[]): string {
     })),
     EVENT_COLUMNS,
   );
-}
-
-export async function insertEventDocument(tx: Queryable, document: string): Promise<void> {
-  if (document === '[]') return;
   await sql`
     INSERT INTO outbox_events (id, space_id, channel, key_id, event, payload, occurred_at, created_at)
     SELECT id, space_id, channel, key_id, event, payload, at, at FROM ${documentRows(document, 't', EVENT_COLUMNS)}`.execute(

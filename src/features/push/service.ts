@@ -5,6 +5,7 @@ import { asAmount, formatAmount } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
 import { alongside } from '../../platform/db/bulk.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
+import type { Plan } from '../../platform/db/schema.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { eventGroup, insertEventGroup, type OutboxEvent } from '../../platform/outbox/outbox.ts';
 import { type PushAccount, resolvePushAccounts } from '../accounts/index.ts';
@@ -21,7 +22,7 @@ import {
   prepareEntries,
   reverseEntries,
 } from '../ledger/index.ts';
-import { closedThrough, planOf, requireAdministrator, syncedRowsAllowance } from '../spaces/index.ts';
+import { closedThrough, filingTerms, requireAdministrator, syncedRowsAllowance } from '../spaces/index.ts';
 import {
   inClosedPeriod,
   monthOf,
@@ -135,9 +136,8 @@ function moneyEvent(
 }
 
 /** How many rows the month still allows; the month's usage stays locked for the transaction. */
-async function allowanceLeft(tx: Queryable, spaceId: string, month: string): Promise<number> {
-  const used = await store.lockUsage(tx, spaceId, month);
-  return rowsLeft(syncedRowsAllowance(await planOf(tx, spaceId)), used);
+async function allowanceLeft(tx: Queryable, spaceId: string, month: string, plan: Plan): Promise<number> {
+  return rowsLeft(syncedRowsAllowance(plan), await store.lockUsage(tx, spaceId, month));
 }
 
 /** Sorts claimed rows into those the month's allowance admits and those beyond it. */
@@ -148,10 +148,11 @@ function applyAllowance(rows: PushRow[], left: number) {
 
 export type PushInput = { rows: unknown[] };
 
+type Judged = { errors: RowError[]; repeats: number; first: PushRow[] };
 type Sorted = { errors: RowError[]; repeats: number; skippedClosed: number; open: PushRow[] };
 
-/** Judges every row and sets aside repeats within the batch and rows in the closed books. */
-async function sortRows(tx: Queryable, spaceId: string, input: PushInput): Promise<Sorted> {
+/** Judges every row and sets aside repeats within the batch (pure). */
+function judgeRows(input: PushInput): Judged {
   const errors: RowError[] = [];
   const valid: PushRow[] = [];
   input.rows.forEach((raw, index) => {
@@ -160,9 +161,14 @@ async function sortRows(tx: Queryable, spaceId: string, input: PushInput): Promi
     else errors.push(result.error);
   });
   const { first, repeats } = splitRepeats(valid);
-  const closed = await closedThrough(tx, spaceId);
-  const open = first.filter((row) => !inClosedPeriod(row, closed));
-  return { errors, repeats: repeats.length, skippedClosed: first.length - open.length, open };
+  return { errors, repeats: repeats.length, first };
+}
+
+/** Sets aside the rows dated inside the closed books. */
+function sortRows(judged: Judged, closed: string | null): Sorted {
+  const open = judged.first.filter((row) => !inClosedPeriod(row, closed));
+  const skippedClosed = judged.first.length - open.length;
+  return { errors: judged.errors, repeats: judged.repeats, skippedClosed, open };
 }
 
 /** Keeps the rows the allowance admits and whose account holds their currency. */
@@ -212,19 +218,17 @@ export async function pushRows(tx: Queryable, deps: PushDeps, caller: Integratio
   const at = deps.clock.now();
   const batchId = randomUUID();
   const spaceId = caller.spaceId;
-  const sorted = await sortRows(tx, spaceId, input);
-  await store.insertBatch(tx, {
-    id: batchId,
-    spaceId,
-    pushSourceId: sourceId,
-    keyId: caller.keyId,
-    rowsTotal: input.rows.length,
-    at,
-  });
+  // The rows are judged while the database writes the batch and reads the space's terms.
+  const batchRow = { id: batchId, spaceId, pushSourceId: sourceId, keyId: caller.keyId, at };
+  const [terms, judged] = await alongside(
+    store.insertBatch(tx, { ...batchRow, rowsTotal: input.rows.length }).then(() => filingTerms(tx, spaceId)),
+    () => judgeRows(input),
+  );
+  const sorted = sortRows(judged, terms.closedThrough);
   const month = monthOf(at);
   // This source's batches queue here; then what it filed before is known before anything is written.
   await store.lockSource(tx, sourceId);
-  const left = await allowanceLeft(tx, spaceId, month);
+  const left = await allowanceLeft(tx, spaceId, month, terms.plan);
   const filed = await store.filedExternalIds(
     tx,
     sourceId,
@@ -273,15 +277,6 @@ async function finishBatch(
       booked.map(({ row, entryId }) => ({ externalId: row.externalId, entryId })),
     );
   });
-  const scope = { pushSourceId: batch.sourceId, spaceId: caller.spaceId, batchId: batch.batchId };
-  const [, events] = await alongside(store.insertPushRows(tx, scope, pushRows), () =>
-    eventGroup(
-      drafts.map((draft, index) =>
-        moneyEvent(caller.spaceId, booked[index]!.account.id, draft.id!, draft, at),
-      ),
-    ),
-  );
-  await insertEventGroup(tx, events);
   const usedKeys = new Set(booked.map((item) => item.account.key));
   const created = [...batch.accounts.values()]
     .filter((account) => account.created && usedKeys.has(account.key))
@@ -293,12 +288,20 @@ async function finishBatch(
     rejected: batch.errors.length,
     accounts_created: created,
   };
-  await store.recordBatch(tx, {
+  const record = {
     id: batch.batchId,
+    pushSourceId: batch.sourceId,
     spaceId: caller.spaceId,
     month: batch.month,
-    counts: result,
-  });
+  };
+  const [, events] = await alongside(store.recordBatch(tx, { ...record, counts: result }, pushRows), () =>
+    eventGroup(
+      drafts.map((draft, index) =>
+        moneyEvent(caller.spaceId, booked[index]!.account.id, draft.id!, draft, at),
+      ),
+    ),
+  );
+  await insertEventGroup(tx, events);
   return { batch_id: batch.batchId, ...result, errors: [...batch.errors].sort((a, b) => a.index - b.index) };
 }
 

@@ -58,22 +58,6 @@ export function pushRowsDocument(rows: { externalId: string; entryId: string }[]
   return recordsJson(rows.map((row) => [row.externalId, row.entryId]));
 }
 
-/**
- * Records a batch's booked rows, after their entries (the database checks each names an entry of
- * its space). The source is locked, so an id already filed here is a bug, and the unique key says so.
- */
-export async function insertPushRows(
-  db: Queryable,
-  batch: { pushSourceId: string; spaceId: string; batchId: string },
-  document: string,
-) {
-  if (document === '[]') return;
-  await sql`
-    INSERT INTO push_rows (push_source_id, external_id, space_id, batch_id, entry_id)
-    SELECT ${batch.pushSourceId}::uuid, t->>0, ${batch.spaceId}::uuid, ${batch.batchId}::uuid, (t->>1)::uuid
-    FROM jsonb_array_elements(${document}::jsonb) AS t`.execute(db);
-}
-
 export async function releaseExternalIds(db: Queryable, pushSourceId: string, externalIds: string[]) {
   if (externalIds.length === 0) return;
   await db
@@ -95,11 +79,17 @@ export async function lockUsage(db: Queryable, spaceId: string, month: string): 
   return result.rows[0]!.rows_booked;
 }
 
-/** Adds the batch's booked rows to the month's usage and records the batch's counts, in one statement. */
+/**
+ * Records a batch, after its entries, in one statement: its booked rows (`document`, see
+ * `pushRowsDocument`; the database checks each names an entry of its space), the month's usage,
+ * and the batch's counts. The source is locked, so an id already filed here would be a bug, and
+ * the primary key says so.
+ */
 export async function recordBatch(
   db: Queryable,
   batch: {
     id: string;
+    pushSourceId: string;
     spaceId: string;
     month: string;
     counts: {
@@ -110,10 +100,16 @@ export async function recordBatch(
       accounts_created: string[];
     };
   },
+  document: string,
 ) {
   const { counts } = batch;
   await sql`
-    WITH usage AS (
+    WITH pushed AS (
+      INSERT INTO push_rows (push_source_id, external_id, space_id, batch_id, entry_id)
+      SELECT ${batch.pushSourceId}::uuid, t->>0, ${batch.spaceId}::uuid, ${batch.id}::uuid, (t->>1)::uuid
+      FROM jsonb_array_elements(${document}::jsonb) AS t
+    ),
+    usage AS (
       UPDATE push_usage SET rows_booked = rows_booked + ${counts.booked}
       WHERE space_id = ${batch.spaceId} AND month = ${batch.month}
     )

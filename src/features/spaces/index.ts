@@ -10,6 +10,7 @@ export {
   closedThrough,
   closePeriod,
   createSpace,
+  filingTerms,
   invalidateKeys,
   listOwnerIds,
   lockSpacePlan,

@@ -240,6 +240,16 @@ export async function closePeriod(deps: SpacesDeps, userId: string, spaceId: str
 }
 
 /** The space's plan, read without a lock (for allowances checked under their own locks). */
+/** A space's plan and the day its books are closed through, in one read (a pushed batch needs both). */
+export async function filingTerms(
+  db: Queryable,
+  spaceId: string,
+): Promise<{ plan: Plan; closedThrough: string | null }> {
+  const terms = await store.findFilingTerms(db, spaceId);
+  if (!terms) throw new AppError('not_found', 'No such space.');
+  return { plan: terms.plan, closedThrough: terms.closed_through };
+}
+
 export async function planOf(db: Queryable, spaceId: string): Promise<Plan> {
   const space = await store.findSpace(db, spaceId);
   if (!space) throw new AppError('not_found', 'No such space.');

@@ -161,6 +161,15 @@ export async function findClosedThrough(db: Queryable, spaceId: string): Promise
   return row?.closed_through ?? null;
 }
 
+/** What a filing needs of its space: the plan (for allowances) and where the books are closed. */
+export function findFilingTerms(db: Queryable, spaceId: string) {
+  return db
+    .selectFrom('spaces')
+    .select(['plan', 'closed_through'])
+    .where('id', '=', spaceId)
+    .executeTakeFirst();
+}
+
 export async function setClosedThrough(db: Queryable, spaceId: string, through: string) {
   await db.updateTable('spaces').set({ closed_through: through }).where('id', '=', spaceId).execute();
 }

@@ -14,7 +14,6 @@ export {
   invalidateKeys,
   listOwnerIds,
   lockSpacePlan,
-  planOf,
   publicFace,
   requireAdministrator,
   requireRole,

@@ -250,8 +250,3 @@ export async function filingTerms(
   return { plan: terms.plan, closedThrough: terms.closed_through };
 }
 
-export async function planOf(db: Queryable, spaceId: string): Promise<Plan> {
-  const space = await store.findSpace(db, spaceId);
-  if (!space) throw new AppError('not_found', 'No such space.');
-  return space.plan;
-}

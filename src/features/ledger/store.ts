@@ -248,8 +248,8 @@ function dictionary() {
  * document (see platform/db/bulk.ts). A batch names a handful of spaces and ledger accounts
  * hundreds of times, so those go in once, as arrays, and each row names them by position:
  * PostgreSQL then parses a few ids instead of thousands, and the document is about half the
- * size. An entry's row ends with its postings as [account position, amount] pairs; a posting's
- * currency is its account's. Posting ids are made in the database. `meanwhile` runs while the
+ * size. An entry's row ends with its postings as [position, amount] pairs, the position naming a
+ * (ledger account, currency) pair as the posting gave it. Posting ids are made in the database. `meanwhile` runs while the
  * database files the rows (the caller's next document, say).
  */
 export async function insertEntries(db: Queryable, entries: EntryRow[], at: Date, meanwhile?: () => void) {

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { assert } from '../../core/assert.ts';
 import { type AmountE8, formatAmount, parseDecimalText } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
+import { alongside } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import {
   balanceUpdates,
@@ -150,16 +151,19 @@ export function prepareEntries(drafts: EntryDraft[], at: Date): PreparedEntries 
 }
 
 /**
- * Files prepared entries: balances first, then the entries and their postings in one statement.
- * `meanwhile` runs while the database files the postings (the caller's next document, say).
+ * Files prepared entries: balances first (while the entries' document is written), then the
+ * entries with their postings in one statement. `meanwhile` runs while the database files the
+ * postings (the caller's next document, say).
  */
 export async function fileEntries(
   tx: Queryable,
   prepared: PreparedEntries,
   meanwhile?: () => void,
 ): Promise<string[]> {
-  await store.applyDeltas(tx, prepared.deltas);
-  await store.insertEntries(tx, prepared.rows, prepared.at, meanwhile);
+  const [, document] = await alongside(store.applyDeltas(tx, prepared.deltas), () =>
+    store.entriesDocument(prepared.rows),
+  );
+  await alongside(store.insertEntriesDocument(tx, document, prepared.at), () => meanwhile?.());
   return prepared.rows.map((row) => row.id);
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { alongside, jsonRecords, recordsJson } from '../../platform/db/bulk.ts';
+import { jsonRecords, recordsJson } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { LedgerAccountKind, LedgerAccountRef, NormalSide } from './domain.ts';
 
@@ -148,18 +148,21 @@ export async function applyDelta(
 }
 
 /**
- * Adds many unguarded deltas: the rows are locked in id order first (the order balanceUpdates
- * gives unguarded accounts one by one, so bulk and single filings queue rather than deadlock),
- * then moved in one statement.
+ * Adds many unguarded deltas in one statement. The rows are locked in id order (the order
+ * balanceUpdates gives unguarded accounts one by one, so bulk and single filings queue rather
+ * than deadlock), and the update moves only rows the lock has already taken: whatever order the
+ * join runs in, no lock is ever taken out of that order.
  */
 export async function applyDeltas(db: Queryable, deltas: { id: string; delta: string }[]) {
   if (deltas.length === 0) return;
   const ids = deltas.map((item) => item.id);
-  await sql`SELECT id FROM ledger_accounts WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`.execute(db);
   await sql`
+    WITH locked AS MATERIALIZED (
+      SELECT id FROM ledger_accounts WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE
+    )
     UPDATE ledger_accounts a SET balance = a.balance + d.delta
-    FROM ${jsonRecords(deltas, 'd', 'id uuid, delta numeric')}
-    WHERE a.id = d.id`.execute(db);
+    FROM locked l, ${jsonRecords(deltas, 'd', 'id uuid, delta numeric')}
+    WHERE l.id = d.id AND a.id = l.id`.execute(db);
 }
 
 export async function insertEntry(
@@ -244,19 +247,14 @@ function dictionary() {
 }
 
 /**
- * Many entries and all their postings, filed at one moment, in one statement from one JSON
- * document (see platform/db/bulk.ts). A batch names a handful of spaces and ledger accounts
- * hundreds of times, so those go in once, as arrays, and each row names them by position:
- * PostgreSQL then parses a few ids instead of thousands, and the document is about half the
- * size. An entry's row ends with its postings as [position, amount] pairs, the position naming a
- * (ledger account, currency) pair as the posting gave it. Posting ids are made in the database. `meanwhile` runs while the
- * database files the rows (the caller's next document, say).
+ * Many entries and all their postings as one JSON document (see platform/db/bulk.ts), for
+ * `insertEntriesDocument`. A batch names a handful of spaces and ledger accounts hundreds of
+ * times, so those go in once, as arrays, and each row names them by position: PostgreSQL then
+ * parses a few ids instead of thousands, and the document is about half the size. An entry's row
+ * ends with its postings as [position, amount] pairs, the position naming a (ledger account,
+ * currency) pair as the posting gave it. Pure, so it can be written while the database works.
  */
-export async function insertEntries(db: Queryable, entries: EntryRow[], at: Date, meanwhile?: () => void) {
-  if (entries.length === 0) {
-    meanwhile?.();
-    return;
-  }
+export function entriesDocument(entries: EntryRow[]): EntriesDocument {
   const spaces = dictionary();
   // Keyed by account and currency together, so a posting's currency reaches the database as given.
   const accounts = dictionary();
@@ -282,22 +280,34 @@ export async function insertEntries(db: Queryable, entries: EntryRow[], at: Date
       }),
     ]),
   );
-  await alongside(
-    sql`
-      WITH doc AS MATERIALIZED (SELECT t FROM jsonb_array_elements(${document}::jsonb) AS t),
-      entries AS (
-        INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at)
-        SELECT (t->>0)::uuid, (${spaces.values}::uuid[])[(t->>1)::int], t->>2, t->>3, (t->>4)::date, t->>5,
-          (t->>6)::uuid, t->>7, t->>8, (t->>9)::uuid, ${at}::timestamptz
-        FROM doc
-      )
-      INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
-      SELECT gen_random_uuid(), (${spaces.values}::uuid[])[(t->>1)::int], (t->>0)::uuid,
-        (${accountIds}::uuid[])[(t->10->>(2 * k))::int], (${currencies}::text[])[(t->10->>(2 * k))::int],
-        (t->10->>(2 * k + 1))::numeric, (t->>4)::date
-      FROM doc, generate_series(0, jsonb_array_length(t->10) / 2 - 1) AS k`.execute(db),
-    () => meanwhile?.(),
-  );
+  return { count: entries.length, document, spaceIds: spaces.values, accountIds, currencies };
+}
+
+export type EntriesDocument = {
+  count: number;
+  document: string;
+  spaceIds: string[];
+  accountIds: string[];
+  currencies: string[];
+};
+
+/** Files the entries of an `entriesDocument` and all their postings, at one moment, in one statement. Posting ids are made in the database. */
+export async function insertEntriesDocument(db: Queryable, entries: EntriesDocument, at: Date) {
+  if (entries.count === 0) return;
+  const { document, spaceIds, accountIds, currencies } = entries;
+  await sql`
+    WITH doc AS MATERIALIZED (SELECT t FROM jsonb_array_elements(${document}::jsonb) AS t),
+    entries AS (
+      INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, memo, reverses_entry_id, created_at)
+      SELECT (t->>0)::uuid, (${spaceIds}::uuid[])[(t->>1)::int], t->>2, t->>3, (t->>4)::date, t->>5,
+        (t->>6)::uuid, t->>7, t->>8, (t->>9)::uuid, ${at}::timestamptz
+      FROM doc
+    )
+    INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
+    SELECT gen_random_uuid(), (${spaceIds}::uuid[])[(t->>1)::int], (t->>0)::uuid,
+      (${accountIds}::uuid[])[(t->10->>(2 * k))::int], (${currencies}::text[])[(t->10->>(2 * k))::int],
+      (t->10->>(2 * k + 1))::numeric, (t->>4)::date
+    FROM doc, generate_series(0, jsonb_array_length(t->10) / 2 - 1) AS k`.execute(db);
 }
 
 /** The postings of many entries, with their accounts, for reversing them. */

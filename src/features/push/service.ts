@@ -5,9 +5,14 @@ import { asAmount, formatAmount } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
 import { alongside } from '../../platform/db/bulk.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
-import type { Plan } from '../../platform/db/schema.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
-import { eventGroup, insertEventGroup, type OutboxEvent } from '../../platform/outbox/outbox.ts';
+import {
+  type EventGroup,
+  eventGroup,
+  eventGroupInsert,
+  insertEventGroup,
+  type OutboxEvent,
+} from '../../platform/outbox/outbox.ts';
 import { type PushAccount, resolvePushAccounts } from '../accounts/index.ts';
 import {
   decrease,
@@ -22,7 +27,12 @@ import {
   prepareEntries,
   reverseEntries,
 } from '../ledger/index.ts';
-import { closedThrough, filingTerms, requireAdministrator, syncedRowsAllowance } from '../spaces/index.ts';
+import {
+  closedThrough,
+  filingTermsQuery,
+  requireAdministrator,
+  syncedRowsAllowance,
+} from '../spaces/index.ts';
 import {
   inClosedPeriod,
   monthOf,
@@ -135,11 +145,6 @@ function moneyEvent(
   };
 }
 
-/** How many rows the month still allows; the month's usage stays locked for the transaction. */
-async function allowanceLeft(tx: Queryable, spaceId: string, month: string, plan: Plan): Promise<number> {
-  return rowsLeft(syncedRowsAllowance(plan), await store.lockUsage(tx, spaceId, month));
-}
-
 /** Sorts claimed rows into those the month's allowance admits and those beyond it. */
 function applyAllowance(rows: PushRow[], left: number) {
   const inOrder = [...rows].sort((a, b) => a.index - b.index);
@@ -218,17 +223,18 @@ export async function pushRows(tx: Queryable, deps: PushDeps, caller: Integratio
   const at = deps.clock.now();
   const batchId = randomUUID();
   const spaceId = caller.spaceId;
-  // The rows are judged while the database writes the batch and reads the space's terms.
-  const batchRow = { id: batchId, spaceId, pushSourceId: sourceId, keyId: caller.keyId, at };
-  const [terms, judged] = await alongside(
-    store.insertBatch(tx, { ...batchRow, rowsTotal: input.rows.length }).then(() => filingTerms(tx, spaceId)),
+  const month = monthOf(at);
+  // The rows are judged while the database opens the batch: the source's and the month's locks,
+  // the batch's row, and the space's plan and closed date, in one statement.
+  const batchRow = { id: batchId, spaceId, pushSourceId: sourceId, keyId: caller.keyId, at, month };
+  const [opened, judged] = await alongside(
+    store.openBatch(tx, { ...batchRow, rowsTotal: input.rows.length }, filingTermsQuery(tx, spaceId)),
     () => judgeRows(input),
   );
-  const sorted = sortRows(judged, terms.closedThrough);
-  const month = monthOf(at);
-  // This source's batches queue here; then what it filed before is known before anything is written.
-  await store.lockSource(tx, sourceId);
-  const left = await allowanceLeft(tx, spaceId, month, terms.plan);
+  if (opened === undefined) throw new AppError('not_found', 'No such space.');
+  const sorted = sortRows(judged, opened.closed_through);
+  const left = rowsLeft(syncedRowsAllowance(opened.plan), opened.rows_booked);
+  // After the source's lock, what it filed before is known before anything is written.
   const filed = await store.filedExternalIds(
     tx,
     sourceId,
@@ -270,11 +276,17 @@ async function finishBatch(
 ) {
   const { caller, at } = batch;
   const { booked, drafts } = batch.filing;
-  // Each next document is written while the database takes the previous one.
+  // The pushed rows' document and the events are written while the database files the entries.
   let pushRows = '[]';
+  let events: EventGroup | undefined;
   await fileEntries(tx, batch.filing.prepared, () => {
     pushRows = store.pushRowsDocument(
       booked.map(({ row, entryId }) => ({ externalId: row.externalId, entryId })),
+    );
+    events = eventGroup(
+      drafts.map((draft, index) =>
+        moneyEvent(caller.spaceId, booked[index]!.account.id, draft.id!, draft, at),
+      ),
     );
   });
   const usedKeys = new Set(booked.map((item) => item.account.key));
@@ -294,14 +306,12 @@ async function finishBatch(
     spaceId: caller.spaceId,
     month: batch.month,
   };
-  const [, events] = await alongside(store.recordBatch(tx, { ...record, counts: result }, pushRows), () =>
-    eventGroup(
-      drafts.map((draft, index) =>
-        moneyEvent(caller.spaceId, booked[index]!.account.id, draft.id!, draft, at),
-      ),
-    ),
+  await store.recordBatch(
+    tx,
+    { ...record, counts: result },
+    pushRows,
+    events && eventGroupInsert(tx, events),
   );
-  await insertEventGroup(tx, events);
   return { batch_id: batch.batchId, ...result, errors: [...batch.errors].sort((a, b) => a.index - b.index) };
 }
 

@@ -1,42 +1,57 @@
-import { sql } from 'kysely';
+import { type Expression, type OperationNodeSource, sql } from 'kysely';
+import { assert } from '../../core/assert.ts';
 import { recordsJson } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 
-export async function insertBatch(
-  db: Queryable,
-  batch: { id: string; spaceId: string; pushSourceId: string; keyId: string; rowsTotal: number; at: Date },
-) {
-  await db
-    .insertInto('push_batches')
-    .values({
-      id: batch.id,
-      space_id: batch.spaceId,
-      push_source_id: batch.pushSourceId,
-      key_id: batch.keyId,
-      status: 'booked',
-      rows_total: batch.rowsTotal,
-      booked: 0,
-      duplicates: 0,
-      skipped_closed: 0,
-      rejected: 0,
-      accounts_created: [],
-      created_at: batch.at,
-    })
-    .execute();
-}
-
 /**
- * Makes the caller's transaction the only one filing for this source until it ends: the batches
- * of one source queue here, so what `filedExternalIds` reads next is every earlier batch's work.
+ * Opens a batch in one statement and answers the month's usage with what `terms` selects (the
+ * space's filing terms, say), or nothing when `terms` finds no row. In order: the source's row
+ * is locked, so this source's batches queue here and what `filedExternalIds` reads next is every
+ * earlier batch's work; then the month's usage row is created or locked (the no-op update takes
+ * the lock). The usage row is reached only through the source's lock, so the two locks are
+ * always taken in that order. The batch's row is written alongside.
  */
-export async function lockSource(db: Queryable, pushSourceId: string) {
-  await sql`SELECT 1 FROM push_sources WHERE id = ${pushSourceId} FOR NO KEY UPDATE`.execute(db);
+export async function openBatch<Terms extends object>(
+  db: Queryable,
+  batch: {
+    id: string;
+    spaceId: string;
+    pushSourceId: string;
+    keyId: string;
+    rowsTotal: number;
+    month: string;
+    at: Date;
+  },
+  terms: Expression<Terms>,
+): Promise<(Terms & { rows_booked: number }) | undefined> {
+  const result = await sql<Terms & { rows_booked: number }>`
+    WITH source AS (
+      SELECT id FROM push_sources WHERE id = ${batch.pushSourceId} FOR NO KEY UPDATE
+    ),
+    usage AS (
+      INSERT INTO push_usage (space_id, month, rows_booked)
+      SELECT ${batch.spaceId}, ${batch.month}, 0 FROM source
+      ON CONFLICT (space_id, month) DO UPDATE SET rows_booked = push_usage.rows_booked
+      RETURNING rows_booked
+    ),
+    opened AS (
+      INSERT INTO push_batches (id, space_id, push_source_id, key_id, status, rows_total, booked,
+        duplicates, skipped_closed, rejected, accounts_created, created_at)
+      VALUES (${batch.id}, ${batch.spaceId}, ${batch.pushSourceId}, ${batch.keyId}, 'booked',
+        ${batch.rowsTotal}, 0, 0, 0, 0, '{}', ${batch.at})
+    )
+    SELECT terms.*, (SELECT rows_booked FROM usage) AS rows_booked FROM ${terms} AS terms`.execute(db);
+  const opened = result.rows[0];
+  if (opened !== undefined) assert(opened.rows_booked !== null, 'A batch opened on a source that is gone');
+  return opened;
 }
 
 /**
- * Of these external_ids, the ones the source has filed already (call after `lockSource`). The ids
- * go in as one array so each is looked up by key: joined as a set, the planner may read every row
- * the source ever filed instead.
+ * Of these external_ids, the ones the source has filed already (call after `openBatch`). Each id
+ * is looked up by key on its own (the LIMIT keeps the lookup a nested probe), whatever the
+ * planner believes of the source's size: matched as a set, it read every row a large source had
+ * filed, and matched against one array, every id of a young source's batch was compared with
+ * every row it had filed.
  */
 export async function filedExternalIds(
   db: Queryable,
@@ -45,11 +60,13 @@ export async function filedExternalIds(
 ): Promise<Set<string>> {
   if (externalIds.length === 0) return new Set();
   const result = await sql<{ external_id: string }>`
-    SELECT external_id FROM push_rows
-    WHERE push_source_id = ${pushSourceId}
-      AND external_id = ANY (ARRAY(SELECT jsonb_array_elements_text(${recordsJson(externalIds)}::jsonb)))`.execute(
-    db,
-  );
+    SELECT wanted.id AS external_id
+    FROM jsonb_array_elements_text(${recordsJson(externalIds)}::jsonb) AS wanted(id),
+    LATERAL (
+      SELECT 1 FROM push_rows
+      WHERE push_source_id = ${pushSourceId} AND external_id = wanted.id
+      LIMIT 1
+    ) AS filed`.execute(db);
   return new Set(result.rows.map((row) => row.external_id));
 }
 
@@ -68,21 +85,9 @@ export async function releaseExternalIds(db: Queryable, pushSourceId: string, ex
 }
 
 /**
- * This month's usage, locked for the rest of the transaction so concurrent batches queue: one
- * statement creates the month's row or locks the one there (the no-op update takes the lock).
- */
-export async function lockUsage(db: Queryable, spaceId: string, month: string): Promise<number> {
-  const result = await sql<{ rows_booked: number }>`
-    INSERT INTO push_usage (space_id, month, rows_booked) VALUES (${spaceId}, ${month}, 0)
-    ON CONFLICT (space_id, month) DO UPDATE SET rows_booked = push_usage.rows_booked
-    RETURNING rows_booked`.execute(db);
-  return result.rows[0]!.rows_booked;
-}
-
-/**
  * Records a batch, after its entries, in one statement: its booked rows (`document`, see
  * `pushRowsDocument`; the database checks each names an entry of its space), the month's usage,
- * and the batch's counts. The source is locked, so an id already filed here would be a bug, and
+ * the batch's counts, and `events` (the insert of the batch's event group) when there are any. The source is locked, so an id already filed here would be a bug, and
  * the primary key says so.
  */
 export async function recordBatch(
@@ -101,10 +106,12 @@ export async function recordBatch(
     };
   },
   document: string,
+  events: OperationNodeSource | undefined,
 ) {
   const { counts } = batch;
+  const withEvents = events === undefined ? sql`` : sql`events AS (${events}),`;
   await sql`
-    WITH pushed AS (
+    WITH ${withEvents} pushed AS (
       INSERT INTO push_rows (push_source_id, external_id, space_id, batch_id, entry_id)
       SELECT ${batch.pushSourceId}::uuid, t->>0, ${batch.spaceId}::uuid, ${batch.id}::uuid, (t->>1)::uuid
       FROM jsonb_array_elements(${document}::jsonb) AS t

@@ -10,7 +10,7 @@ export {
   closedThrough,
   closePeriod,
   createSpace,
-  filingTerms,
+  filingTermsQuery,
   invalidateKeys,
   listOwnerIds,
   lockSpacePlan,

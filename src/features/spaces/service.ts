@@ -239,14 +239,10 @@ export async function closePeriod(deps: SpacesDeps, userId: string, spaceId: str
   return { space_id: spaceId, closed_through: through };
 }
 
-/** The space's plan, read without a lock (for allowances checked under their own locks). */
-/** A space's plan and the day its books are closed through, in one read (a pushed batch needs both). */
-export async function filingTerms(
-  db: Queryable,
-  spaceId: string,
-): Promise<{ plan: Plan; closedThrough: string | null }> {
-  const terms = await store.findFilingTerms(db, spaceId);
-  if (!terms) throw new AppError('not_found', 'No such space.');
-  return { plan: terms.plan, closedThrough: terms.closed_through };
+/**
+ * The query for a space's plan and the day its books are closed through: a pushed batch needs
+ * both, and reads them inside the statement that opens it.
+ */
+export function filingTermsQuery(db: Queryable, spaceId: string) {
+  return store.filingTermsQuery(db, spaceId);
 }
-

@@ -161,13 +161,12 @@ export async function findClosedThrough(db: Queryable, spaceId: string): Promise
   return row?.closed_through ?? null;
 }
 
-/** What a filing needs of its space: the plan (for allowances) and where the books are closed. */
-export function findFilingTerms(db: Queryable, spaceId: string) {
-  return db
-    .selectFrom('spaces')
-    .select(['plan', 'closed_through'])
-    .where('id', '=', spaceId)
-    .executeTakeFirst();
+/**
+ * What a filing needs of its space: the plan (for allowances) and where the books are closed. A
+ * query, not its answer, so a filing can read it inside the statement that opens it.
+ */
+export function filingTermsQuery(db: Queryable, spaceId: string) {
+  return db.selectFrom('spaces').select(['plan', 'closed_through']).where('id', '=', spaceId);
 }
 
 export async function setClosedThrough(db: Queryable, spaceId: string, through: string) {

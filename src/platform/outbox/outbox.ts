@@ -120,20 +120,22 @@ export function eventGroup(events: OutboxEvent[]): EventGroup | undefined {
   };
 }
 
+/** The insert of an event group, to run alone (`insertEventGroup`) or inside a larger statement. */
+export function eventGroupInsert(tx: Queryable, group: EventGroup) {
+  return tx.insertInto('outbox_event_groups').values({
+    id: uuidv7(),
+    space_id: group.spaceId,
+    channel: group.channel,
+    key_id: group.keyId,
+    events: group.document,
+    occurred_at: group.at,
+    created_at: group.at,
+  });
+}
+
 export async function insertEventGroup(tx: Queryable, group: EventGroup | undefined): Promise<void> {
   if (group === undefined) return;
-  await tx
-    .insertInto('outbox_event_groups')
-    .values({
-      id: uuidv7(),
-      space_id: group.spaceId,
-      channel: group.channel,
-      key_id: group.keyId,
-      events: group.document,
-      occurred_at: group.at,
-      created_at: group.at,
-    })
-    .execute();
+  await eventGroupInsert(tx, group).execute();
 }
 
 /**

@@ -27,34 +27,93 @@ const CACHE_ENTRIES_MAX = 10_000;
 export type DoorDeps = { db: Db; clock: Clock; limiter: RateLimiter; authStamps: AuthStamps };
 export type Admission = { caller: IntegrationCaller; rate: RateDecision };
 
-export function createKeyDoor(deps: DoorDeps) {
-  const loadBatch = createBatcher(async (hashes: string[]) => {
-    const found = await findPrincipals(deps.db, [...new Set(hashes)]);
+type Counted = { principal: Principal | undefined; decision: RateDecision | undefined };
+/** Reads a key by its hash and counts its call: the key (when live) and the rate decision. */
+type Counter = (hash: string) => Promise<Counted>;
+
+function refuse(code: string, scope: Scope | 'any'): never {
+  if (code === 'unauthorized') throw new AppError('unauthorized', UNAUTHORIZED);
+  if (code === 'missing_scope') {
+    throw new AppError('missing_scope', `This key lacks the ${scope} scope that this route needs.`, {
+      scope,
+    });
+  }
+  throw new AppError(code as 'not_a_member' | 'not_found', DOOR_DETAILS[code] ?? 'Refused.');
+}
+
+function principalLoader(db: Db) {
+  return createBatcher(async (hashes: string[]) => {
+    const found = await findPrincipals(db, [...new Set(hashes)]);
     return hashes.map((hash) => found.get(hash));
   });
-  const cache = new Map<string, Principal>();
+}
 
+/** The key when it is live now, else nothing. */
+function liveOnly(principal: Principal | undefined, clock: Clock) {
+  return principal && isKeyLive(principal, clock.now()) ? principal : undefined;
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V) {
+  map.delete(key);
+  if (map.size >= CACHE_ENTRIES_MAX) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
+/**
+ * Without Redis: the key is read live on every call, and only a live key's calls are counted. A
+ * key's id never changes, so once a key has been seen live its call is counted while the key
+ * itself is read: the two round trips overlap. A call counted for a key the read then finds dead
+ * costs that dead key one count, and nothing else.
+ */
+function liveCounter(deps: DoorDeps): Counter {
+  const load = principalLoader(deps.db);
+  const live = (principal: Principal | undefined) => liveOnly(principal, deps.clock);
+  const keyIds = new Map<string, string>();
+  return async (hash) => {
+    const knownId = keyIds.get(hash);
+    if (knownId !== undefined) {
+      const [principal, { decision }] = await Promise.all([load(hash), deps.limiter.hit({ keyId: knownId })]);
+      return { principal: live(principal), decision };
+    }
+    const principal = live(await load(hash));
+    if (!principal) return { principal, decision: undefined };
+    remember(keyIds, hash, principal.keyId);
+    return { principal, decision: (await deps.limiter.hit({ keyId: principal.keyId })).decision };
+  };
+}
+
+/** With Redis: the cached key, reloaded when its space's auth stamp says it may be stale. */
+function cachedCounter(deps: DoorDeps): Counter {
+  const loadBatch = principalLoader(deps.db);
+  const cache = new Map<string, Principal>();
+  const live = (principal: Principal | undefined) => liveOnly(principal, deps.clock);
   const load = async (hash: string): Promise<Principal | undefined> => {
     const principal = await loadBatch(hash);
-    if (!deps.authStamps.enabled) return principal;
     cache.delete(hash);
     if (principal) {
-      if (cache.size >= CACHE_ENTRIES_MAX) cache.delete(cache.keys().next().value!);
-      cache.set(hash, principal);
+      remember(cache, hash, principal);
       await deps.authStamps.seed(principal.spaceId, principal.authVersion);
     }
     return principal;
   };
-
-  const refuse = (code: string, scope: Scope | 'any'): never => {
-    if (code === 'unauthorized') throw new AppError('unauthorized', UNAUTHORIZED);
-    if (code === 'missing_scope') {
-      throw new AppError('missing_scope', `This key lacks the ${scope} scope that this route needs.`, {
-        scope,
-      });
-    }
-    throw new AppError(code as 'not_a_member' | 'not_found', DOOR_DETAILS[code] ?? 'Refused.');
+  return async (hash) => {
+    const cached = cache.get(hash);
+    let principal = cached ?? (await load(hash));
+    // A cached record may be older than a change that revived the key (an issuer promoted back),
+    // so a refusal is only ever decided on what the database says now.
+    if (cached && !live(cached)) principal = await load(hash);
+    if (!live(principal)) return { principal: undefined, decision: undefined };
+    const { decision, stamp } = await deps.limiter.hit({
+      keyId: principal!.keyId,
+      stampKey: deps.authStamps.key(principal!.spaceId),
+    });
+    if (stamp !== String(principal!.authVersion)) principal = await load(hash);
+    return { principal, decision };
   };
+}
+
+export function createKeyDoor(deps: DoorDeps) {
+  const count = deps.authStamps.enabled ? cachedCounter(deps) : liveCounter(deps);
 
   /** Admits one call to a route behind `scope`, or throws the refusal the spec prescribes. */
   async function admit(authorization: string | undefined, scope: Scope | 'any'): Promise<Admission> {
@@ -64,21 +123,9 @@ export function createKeyDoor(deps: DoorDeps) {
     if (!hasSecretShape(token, SECRET_PREFIX.integrationKey))
       throw new AppError('unauthorized', UNAUTHORIZED);
     const hash = sha256Hex(token);
-    const cached = deps.authStamps.enabled ? cache.get(hash) : undefined;
-    let principal = cached ?? (await load(hash));
-    // A cached record may be older than a change that revived the key (an issuer promoted back),
-    // so a refusal is only ever decided on what the database says now.
-    if (cached && !isKeyLive(cached, deps.clock.now())) principal = await load(hash);
-    if (!principal || !isKeyLive(principal, deps.clock.now())) refuse('unauthorized', scope);
-    const { decision, stamp } = await deps.limiter.hit({
-      keyId: principal!.keyId,
-      stampKey: deps.authStamps.enabled ? deps.authStamps.key(principal!.spaceId) : undefined,
-    });
-    if (deps.authStamps.enabled && stamp !== String(principal!.authVersion)) {
-      principal = await load(hash);
-      if (!principal) refuse('unauthorized', scope);
-    }
-    const verdict = judge(principal!, deps.clock.now(), scope);
+    const { principal, decision } = await count(hash);
+    if (!principal || !decision) return refuse('unauthorized', scope);
+    const verdict = judge(principal, deps.clock.now(), scope);
     if (!verdict.ok) refuse(verdict.code, scope);
     if (!decision.allowed) {
       throw new AppError(

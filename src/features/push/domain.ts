@@ -48,72 +48,69 @@ function codePoints(value: string): number {
   return count;
 }
 
-function text(
-  raw: Record<string, unknown>,
-  field: string,
-  min: number,
-  max: number,
-  fallback?: string,
-): string | { problem: string } {
+/** Whether `value` has min to max code points; counted only when its UTF-16 length leaves doubt. */
+function lengthWithin(value: string, min: number, max: number): boolean {
+  // A string of n UTF-16 units holds between n/2 and n code points.
+  if (value.length <= max && value.length >= 2 * min) return true;
+  const length = codePoints(value);
+  return length >= min && length <= max;
+}
+
+/** The field's text, or the sentence saying what is wrong with it. */
+function text(raw: Record<string, unknown>, field: string, min: number, max: number, fallback?: string) {
   const value = raw[field] ?? fallback;
   if (typeof value !== 'string')
     return { problem: value === undefined ? `${field} is required.` : `${field} must be a string.` };
-  const length = codePoints(value);
-  if (length < min || length > max) return { problem: `${field} must be ${min} to ${max} characters.` };
+  if (!lengthWithin(value, min, max)) return { problem: `${field} must be ${min} to ${max} characters.` };
   if (value.includes('\u0000')) return { problem: `${field} may not contain the NUL character.` };
   return value;
 }
 
+type Judgement = { ok: true; row: PushRow } | { ok: false; error: RowError };
+
+function refusal(index: number, detail: string, externalId: string | null = null): Judgement {
+  return { ok: false, error: { index, external_id: externalId, error: 'invalid_row', detail } };
+}
+
+/** The row's amount, or why it is refused (the field is a string or a number). */
+function amountOf(raw: string | number): AmountE8 | string {
+  const amount = parseAmountInput(raw);
+  if (!amount.ok)
+    return `amount ${amount.problem === 'too_precise' ? 'has more than 8 decimal places' : 'is not a decimal'}.`;
+  if (amount.value === 0n) return 'amount must not be zero: negative is money out, positive money in.';
+  if (amount.value > 10n ** 24n || amount.value < -(10n ** 24n))
+    return 'amount must be between -1e16 and 1e16.';
+  return amount.value;
+}
+
 /** Validates one row; the reason for a refusal is a sentence naming the field. */
-export function validateRow(
-  raw: unknown,
-  index: number,
-): { ok: true; row: PushRow } | { ok: false; error: RowError } {
-  const refuse = (detail: string, externalId: string | null = null) => ({
-    ok: false as const,
-    error: { index, external_id: externalId, error: 'invalid_row', detail },
-  });
+export function validateRow(raw: unknown, index: number): Judgement {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    return refuse('A row must be an object.');
+    return refusal(index, 'A row must be an object.');
   const row = raw as Record<string, unknown>;
   const externalId = text(row, 'external_id', 1, 128);
-  if (typeof externalId !== 'string') return refuse(externalId.problem);
-  const fields = {
-    accountKey: text(row, 'account_key', 1, 120),
-    currency: text(row, 'currency', 2, 12),
-    occurredOn: text(row, 'occurred_on', 10, 10),
-    payee: text(row, 'payee', 0, 200, ''),
-    note: text(row, 'note', 0, 500, ''),
-  };
-  for (const value of Object.values(fields))
-    if (typeof value !== 'string') return refuse(value.problem, externalId);
-  const { accountKey, currency, occurredOn, payee, note } = fields as Record<keyof typeof fields, string>;
+  if (typeof externalId !== 'string') return refusal(index, externalId.problem);
+  const accountKey = text(row, 'account_key', 1, 120);
+  if (typeof accountKey !== 'string') return refusal(index, accountKey.problem, externalId);
+  const currency = text(row, 'currency', 2, 12);
+  if (typeof currency !== 'string') return refusal(index, currency.problem, externalId);
+  const occurredOn = text(row, 'occurred_on', 10, 10);
+  if (typeof occurredOn !== 'string') return refusal(index, occurredOn.problem, externalId);
+  const payee = text(row, 'payee', 0, 200, '');
+  if (typeof payee !== 'string') return refusal(index, payee.problem, externalId);
+  const note = text(row, 'note', 0, 500, '');
+  if (typeof note !== 'string') return refusal(index, note.problem, externalId);
   if (!CURRENCY_SHAPE.test(currency))
-    return refuse('currency must be 2 to 12 letters or digits.', externalId);
-  if (!isCalendarDate(occurredOn)) return refuse('occurred_on must be a date (YYYY-MM-DD).', externalId);
+    return refusal(index, 'currency must be 2 to 12 letters or digits.', externalId);
+  if (!isCalendarDate(occurredOn))
+    return refusal(index, 'occurred_on must be a date (YYYY-MM-DD).', externalId);
   if (typeof row.amount !== 'number' && typeof row.amount !== 'string')
-    return refuse('amount must be a decimal string or a number.', externalId);
-  const amount = parseAmountInput(row.amount);
-  if (!amount.ok) {
-    const why = amount.problem === 'too_precise' ? 'has more than 8 decimal places' : 'is not a decimal';
-    return refuse(`amount ${why}.`, externalId);
-  }
-  if (amount.value === 0n)
-    return refuse('amount must not be zero: negative is money out, positive money in.', externalId);
-  if (amount.value > 10n ** 24n || amount.value < -(10n ** 24n))
-    return refuse('amount must be between -1e16 and 1e16.', externalId);
+    return refusal(index, 'amount must be a decimal string or a number.', externalId);
+  const amount = amountOf(row.amount);
+  if (typeof amount === 'string') return refusal(index, amount, externalId);
   return {
     ok: true,
-    row: {
-      index,
-      externalId,
-      accountKey,
-      currency: currency.toUpperCase(),
-      occurredOn,
-      amount: amount.value,
-      payee,
-      note,
-    },
+    row: { index, externalId, accountKey, currency: currency.toUpperCase(), occurredOn, amount, payee, note },
   };
 }
 

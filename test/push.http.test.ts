@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/features/ledger/index.ts';
+import { filingTermsQuery } from '../src/features/spaces/index.ts';
 import { expandEventGroups } from '../src/platform/outbox/outbox.ts';
 import { describeAuthContract } from './auth-contract.ts';
 import { createHarness, type Harness, type Key, type User } from './harness.ts';
@@ -23,6 +24,7 @@ describeAuthContract({
   }),
 });
 
+const onPostgres = process.env.DATABASE_URL !== undefined;
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
@@ -307,6 +309,73 @@ describe('POST /integration/transactions', () => {
       payload: { through: '2026-03-01' },
     });
     expect(reopen.json().error).toBe('period_closed');
+  });
+
+  // Concurrency needs a second connection: PostgreSQL only (PGlite runs one statement at a time).
+  it.runIf(onPostgres)('makes closing the books wait for a batch being filed', async () => {
+    const world = await pushWorld();
+    let closedAt = 0;
+    let committedAt = 0;
+    await h.db.transaction().execute(async (tx) => {
+      // What a batch does when it opens: read the space's filing terms inside its transaction.
+      await filingTermsQuery(tx, world.spaceId).execute();
+      void h
+        .inject({
+          method: 'POST',
+          url: `/app/api/spaces/${world.spaceId}/close-period`,
+          session: world.owner.token,
+          payload: { through: '2026-03-31' },
+        })
+        .then(() => {
+          closedAt = performance.now();
+        });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(closedAt).toBe(0);
+      committedAt = performance.now();
+    });
+    await expect.poll(() => closedAt, { timeout: 5000 }).toBeGreaterThan(committedAt);
+  });
+
+  it.runIf(onPostgres)('files a batch that waited for the books to close by the new date', async () => {
+    const world = await pushWorld();
+    const closing = await h.db.transaction().execute(async (tx) => {
+      // A closing in flight holds the space's row; the batch waits for it, then reads its date.
+      await tx
+        .updateTable('spaces')
+        .set({ closed_through: '2026-03-31' })
+        .where('id', '=', world.spaceId)
+        .execute();
+      const pending = push(world, [
+        row('closed-day', { occurred_on: '2026-03-31' }),
+        row('open-day', { occurred_on: '2026-04-01' }),
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Wrapped, so the transaction commits without waiting for the batch.
+      return { pending };
+    });
+    expect((await closing.pending).json()).toMatchObject({ booked: 1, skipped_closed: 1 });
+  });
+
+  it('never moves the closing date backwards, also when closings race', async () => {
+    const world = await pushWorld();
+    const close = (through: string) =>
+      h.inject({
+        method: 'POST',
+        url: `/app/api/spaces/${world.spaceId}/close-period`,
+        session: world.owner.token,
+        payload: { through },
+      });
+    const answers = await Promise.all(['2026-03-31', '2026-01-31', '2026-02-28', '2026-01-15'].map(close));
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual(expect.arrayContaining([200]));
+    const space = await h.db
+      .selectFrom('spaces')
+      .select('closed_through')
+      .where('id', '=', world.spaceId)
+      .executeTakeFirstOrThrow();
+    expect(space.closed_through).toBe('2026-03-31');
+    for (const answer of answers) {
+      if (answer.statusCode !== 200) expect(answer.json()).toMatchObject({ error: 'period_closed' });
+    }
   });
 
   it('counts rows against the monthly allowance: at the edge one books and the next is rejected', async () => {

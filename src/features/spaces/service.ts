@@ -225,8 +225,9 @@ export function closedThrough(db: Queryable, spaceId: string): Promise<string | 
 /** Closes the books through a date. Closing only moves forward: a closed day stays closed. */
 export async function closePeriod(deps: SpacesDeps, userId: string, spaceId: string, through: string) {
   await requireAdministrator(deps.db, spaceId, userId);
-  const current = await store.findClosedThrough(deps.db, spaceId);
-  if (current !== null && through < current) {
+  // One guarded update, so two closings at once cannot move the date backwards.
+  if (!(await store.moveClosedThrough(deps.db, spaceId, through))) {
+    const current = await store.findClosedThrough(deps.db, spaceId);
     throw new AppError(
       'period_closed',
       `The books are closed through ${current}; a closed day stays closed.`,
@@ -235,13 +236,13 @@ export async function closePeriod(deps: SpacesDeps, userId: string, spaceId: str
       },
     );
   }
-  await store.setClosedThrough(deps.db, spaceId, through);
   return { space_id: spaceId, closed_through: through };
 }
 
 /**
- * The query for a space's plan and the day its books are closed through: a pushed batch needs
- * both, and reads them inside the statement that opens it.
+ * The query for a space's plan and the day its books are closed through, share-locked until the
+ * caller's transaction ends (closing the books waits for it): a pushed batch needs both, and
+ * reads them inside the statement that opens it.
  */
 export function filingTermsQuery(db: Queryable, spaceId: string) {
   return store.filingTermsQuery(db, spaceId);

@@ -162,13 +162,22 @@ export async function findClosedThrough(db: Queryable, spaceId: string): Promise
 }
 
 /**
- * What a filing needs of its space: the plan (for allowances) and where the books are closed. A
- * query, not its answer, so a filing can read it inside the statement that opens it.
+ * What a filing needs of its space: the plan (for allowances) and where the books are closed,
+ * share-locked for the filing's transaction, so closing the books waits for the filings in
+ * flight and a filing that waited reads the new date. A query, not its answer, so a filing can
+ * read it inside the statement that opens it.
  */
 export function filingTermsQuery(db: Queryable, spaceId: string) {
-  return db.selectFrom('spaces').select(['plan', 'closed_through']).where('id', '=', spaceId);
+  return db.selectFrom('spaces').select(['plan', 'closed_through']).where('id', '=', spaceId).forShare();
 }
 
-export async function setClosedThrough(db: Queryable, spaceId: string, through: string) {
-  await db.updateTable('spaces').set({ closed_through: through }).where('id', '=', spaceId).execute();
+/** Moves the closing date forward (or keeps it); false when the books are closed later already. */
+export async function moveClosedThrough(db: Queryable, spaceId: string, through: string): Promise<boolean> {
+  const result = await db
+    .updateTable('spaces')
+    .set({ closed_through: through })
+    .where('id', '=', spaceId)
+    .where((eb) => eb.or([eb('closed_through', 'is', null), eb('closed_through', '<=', through)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

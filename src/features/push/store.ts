@@ -87,8 +87,8 @@ export async function releaseExternalIds(db: Queryable, pushSourceId: string, ex
 /**
  * Records a batch, after its entries, in one statement: its booked rows (`document`, see
  * `pushRowsDocument`; the database checks each names an entry of its space), the month's usage,
- * the batch's counts, and `events` (the insert of the batch's event group) when there are any. The source is locked, so an id already filed here would be a bug, and
- * the primary key says so.
+ * the batch's counts, and `events` (the insert of the batch's event group) when there are any.
+ * The source is locked, so an id already filed here would be a bug, and the primary key says so.
  */
 export async function recordBatch(
   db: Queryable,

@@ -20,6 +20,7 @@ import {
   type BenchContext,
   type BenchReport,
   type BenchSettings,
+  benchDatabaseName,
   type CpuReport,
   describeCpu,
   dropDatabase,
@@ -643,7 +644,7 @@ async function run(ctx: BenchContext, report: BenchReport): Promise<void> {
     if (!server.key) throw new Error('no integration key was printed');
     ctx.log(`  [${config}] server pid ${server.pid} at ${server.baseUrl} (default DATABASE_POOL_SIZE, 10)`);
     const setup = await prepare(ctx, server, db);
-    const sampler = () => sampleWaits(facts.pgAdminUrl, DATABASE);
+    const sampler = () => sampleWaits(facts.pgAdminUrl, benchDatabaseName(DATABASE));
     const serverLabels = new Map([
       [server.pid, 'server'],
       [process.pid, 'bench (autocannon)'],

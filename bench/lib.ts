@@ -190,8 +190,17 @@ async function dropIfExists(client: pg.Client, name: string): Promise<void> {
   }
 }
 
+/**
+ * The database a benchmark uses for `name`: BENCH_DATABASE_SUFFIX (say `_h16`) keeps the
+ * benchmarks of several checkouts sharing one PostgreSQL server out of each other's databases.
+ */
+export function benchDatabaseName(name: string): string {
+  return `${name}${process.env.BENCH_DATABASE_SUFFIX ?? ''}`;
+}
+
 /** Drops and recreates `name`; returns its URL (same server and credentials as the admin URL). */
-export async function freshDatabase(adminUrl: string, name: string): Promise<string> {
+export async function freshDatabase(adminUrl: string, wanted: string): Promise<string> {
+  const name = benchDatabaseName(wanted);
   checkDatabaseName(name);
   await withPg(adminUrl, async (client) => {
     await dropIfExists(client, name);
@@ -202,7 +211,8 @@ export async function freshDatabase(adminUrl: string, name: string): Promise<str
   return url.toString();
 }
 
-export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+export async function dropDatabase(adminUrl: string, wanted: string): Promise<void> {
+  const name = benchDatabaseName(wanted);
   checkDatabaseName(name);
   await withPg(adminUrl, (client) => dropIfExists(client, name));
 }

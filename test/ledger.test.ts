@@ -258,11 +258,14 @@ describe('ledger', () => {
           .values([posting(row.id, asset.id, '4'), posting(row.id, counter, '-4')])
           .execute();
       });
-    await expect(attempt(null, income.id)).rejects.toThrow(/which its space does not have/);
-    await expect(attempt(other.spaceId, income.id)).rejects.toThrow(/which its space does not have/);
-    await expect(attempt(spaceId, foreignIncome.id)).rejects.toThrow(/does not hold in that currency/);
-    await expect(attempt(spaceId, usdIncome.id)).rejects.toThrow(/does not hold in that currency/);
-    await expect(attempt(spaceId, randomUUID())).rejects.toThrow(/does not hold in that currency/);
+    // Composite foreign keys: (space_id, entry_id) and (space_id, ledger_account_id, currency).
+    await expect(attempt(null, income.id)).rejects.toThrow(/ledger_postings_entry_id_fkey/);
+    await expect(attempt(other.spaceId, income.id)).rejects.toThrow(/ledger_postings_entry_id_fkey/);
+    await expect(attempt(spaceId, foreignIncome.id)).rejects.toThrow(
+      /ledger_postings_ledger_account_id_fkey/,
+    );
+    await expect(attempt(spaceId, usdIncome.id)).rejects.toThrow(/ledger_postings_ledger_account_id_fkey/);
+    await expect(attempt(spaceId, randomUUID())).rejects.toThrow(/ledger_postings_ledger_account_id_fkey/);
     await attempt(spaceId, income.id);
     const filed = await h.db
       .selectFrom('ledger_postings')
@@ -290,13 +293,13 @@ describe('ledger', () => {
       created_at: at,
     });
     await expect(h.db.insertInto('ledger_entries').values(entry(randomUUID())).execute()).rejects.toThrow(
-      /names space .* which does not exist/,
+      /ledger_entries_space_id_fkey/,
     );
     const theirs = entry(other.spaceId);
     await h.db.insertInto('ledger_entries').values(theirs).execute();
     await expect(
       h.db.insertInto('ledger_entries').values(entry(spaceId, theirs.id)).execute(),
-    ).rejects.toThrow(/reversal names entry/);
+    ).rejects.toThrow(/ledger_entries_reverses_entry_id_fkey/);
     await h.db.insertInto('ledger_entries').values(entry(other.spaceId, theirs.id)).execute();
     const event = (space: string) => ({
       id: randomUUID(),
@@ -309,10 +312,12 @@ describe('ledger', () => {
       created_at: at,
     });
     await expect(h.db.insertInto('outbox_events').values(event(randomUUID())).execute()).rejects.toThrow(
-      /names space .* which does not exist/,
+      /outbox_events_space_id_fkey/,
     );
+    // Nothing cascades from a space: every row that names it refuses its deletion.
     await expect(h.db.deleteFrom('spaces').where('id', '=', spaceId).execute()).rejects.toThrow(
-      /never deleted/,
+      /violates foreign key constraint/,
     );
+    expect(await h.db.selectFrom('spaces').select('id').where('id', '=', spaceId).execute()).toHaveLength(1);
   });
 });

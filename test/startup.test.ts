@@ -86,7 +86,7 @@ describe('documentation routes', () => {
 describe('the tollbook command', () => {
   it('migrates, creates a space and owner, issues and revokes a key, and refuses bad input with exit 2', async () => {
     const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'tollbook-cli-')) };
-    expect((await cli(['migrate'], env)).stdout).toMatch(/Applied: 0001_init.sql|up to date/);
+    expect((await cli(['migrate'], env)).stdout).toMatch(/Applied: 0001_baseline.sql|up to date/);
     const created = await cli(
       ['spaces', 'create', '--name', 'Acme', '--owner-email', 'cli@example.com', '--plan', 'pro'],
       env,

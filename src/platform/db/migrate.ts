@@ -22,6 +22,7 @@ export async function migrate(handle: DatabaseHandle, directory = MIGRATIONS_DIR
     `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK});
      CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());`,
   );
+  if (directory === MIGRATIONS_DIR) await refuseReplacedChain(handle);
   const ran: string[] = [];
   for (const name of files) {
     const done = await sql<{ name: string }>`SELECT name FROM schema_migrations WHERE name = ${name}`.execute(
@@ -52,4 +53,23 @@ export async function migrate(handle: DatabaseHandle, directory = MIGRATIONS_DIR
       );
   }
   return ran;
+}
+
+/**
+ * 0001_baseline.sql replaced the chain 0001_init.sql … 0019_balance_in_one_pass.sql before any
+ * release. A database made by that chain has the old tables, so the baseline cannot apply to it;
+ * say so plainly instead of failing on the first CREATE TABLE.
+ */
+async function refuseReplacedChain(handle: DatabaseHandle): Promise<void> {
+  const rows = await sql<{ name: string }>`
+    SELECT name FROM schema_migrations WHERE name IN ('0001_init.sql', '0001_baseline.sql')`.execute(
+    handle.db,
+  );
+  const names = rows.rows.map((row) => row.name);
+  if (names.includes('0001_init.sql') && !names.includes('0001_baseline.sql')) {
+    throw new Error(
+      'This database was made by the migrations 0001_init.sql … 0019 that 0001_baseline.sql replaced ' +
+        'before the first release; it cannot be upgraded in place. Start from an empty database.',
+    );
+  }
 }

@@ -71,7 +71,50 @@ export function renderError(error: unknown): RenderedError | null {
     return { status: 422, body: { detail: items } };
   }
   const known = fastifyError?.code ? FASTIFY_CODES[fastifyError.code] : undefined;
-  return known ? known() : null;
+  if (known) return known();
+  const rule = databaseRule(error);
+  // Two writes raced for one unique key (two first charges of a new client, say): the caller
+  // may simply retry. Every other refused rule means the code let a bad row through: a bug.
+  if (rule?.sqlState === UNIQUE_VIOLATION) {
+    return {
+      status: 409,
+      body: {
+        error: 'conflict',
+        detail: 'Another request wrote the same record at the same moment; retry this one.',
+      },
+    };
+  }
+  return null;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/** A rule the database refused a write by (class 23, integrity), named for the log and the 500. */
+export type DatabaseRule = { sqlState: string; name: string };
+
+export function databaseRule(error: unknown): DatabaseRule | null {
+  if (error === null || typeof error !== 'object') return null;
+  const fields = error as { code?: unknown; constraint?: unknown; table?: unknown; message?: unknown };
+  if (typeof fields.code !== 'string' || !/^23[0-9A-Z]{3}$/.test(fields.code)) return null;
+  // The balance trigger names no constraint; its message says which rule it is.
+  const name =
+    typeof fields.constraint === 'string' && fields.constraint !== ''
+      ? fields.constraint
+      : /does not balance/.test(String(fields.message))
+        ? 'ledger_postings_balance'
+        : `${String(fields.table ?? 'unknown table')} (${fields.code})`;
+  return { sqlState: fields.code, name };
+}
+
+/** The 500 for a refused database rule: names the rule (no data), logged with the request id. */
+export function renderBrokenRule(rule: DatabaseRule, requestId: string): RenderedError {
+  return {
+    status: 500,
+    body: {
+      error: 'internal',
+      detail: `A bug on our side let through a write the database refused (rule ${rule.name}); nothing was saved. Quote request ${requestId}.`,
+    },
+  };
 }
 
 export function sendRendered(reply: FastifyReply, rendered: RenderedError): FastifyReply {
@@ -113,6 +156,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const rendered = renderError(error);
     if (rendered) return sendRendered(reply, rendered);
+    const rule = databaseRule(error);
+    if (rule) {
+      request.log.error({ err: error, rule: rule.name }, 'bug: the database refused a write');
+      return sendRendered(reply, renderBrokenRule(rule, request.id));
+    }
     request.log.error({ err: error }, 'unhandled error');
     return sendRendered(reply, {
       status: 500,

@@ -16,6 +16,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { systemClock } from '../src/core/clock.ts';
+import { asAmount } from '../src/core/money.ts';
+import { type ChargesDeps, charge } from '../src/features/charges/service.ts';
+import { type DatabaseHandle, openDatabase } from '../src/platform/db/database.ts';
+import type { IntegrationCaller } from '../src/platform/http/context.ts';
 import {
   type BenchContext,
   type BenchReport,
@@ -53,8 +58,15 @@ const TOP_UP = '1000000';
 const FUND_CONCURRENCY = 16;
 const QUIET_WAIT_MS = 5000;
 const CARD = { number: '4242424242424242', exp: '12/34', cvc: '123' };
+/** HTTP charges over the charge's own transaction driven directly, 1,000 client_refs. */
 const TARGET_SPREAD = 0.5;
+/** HTTP charges per second, 1,000 client_refs, on this machine. */
+const TARGET_SPREAD_RPS = 2000;
+/** The charge's own transaction over the minimal charge transaction, 1,000 client_refs. */
+const TARGET_OWN_OF_MINIMAL = 0.4;
+/** HTTP charges on one hot client_ref over the minimal hot-row transaction. */
 const TARGET_HOT = 0.3;
+const PRICE_AMOUNT = asAmount(10_000n);
 
 type Json = Record<string, unknown>;
 
@@ -376,111 +388,48 @@ function httpLoad(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The charge route's transaction as plain SQL (see src/features/charges/service.ts): the reads
-// it makes (the account, the client credit, the two ledger-account look-ups of
-// ensureLedgerAccount), then postEntry's savepoint-guarded balance move, the entry, its two
-// postings and the charge row. Parameters travel like Kysely's: one extended-protocol query each.
+// Driven directly, no HTTP. Two transactions, on pools of the same size in this process:
+//
+// 1. The charge's own transaction: the service function the route runs (charges/service.ts
+//    `charge`), on Kysely over the app's own database handle (its statements prepared as the
+//    server's are), in one transaction per charge, exactly as runWrite opens it.
+// 2. The minimal charge transaction, the reference (pgbench-style, prepared): lock the client's
+//    balance and move it under a guard, insert the entry; nothing else a charge must keep (no
+//    postings, no charge row, no domain rules).
 
-const SQL = {
-  account:
-    'SELECT id, space_id, kind, name, currency, address, chain, network, color, details, external_signer, ' +
-    'opening_acquired_on, opening_balance, opening_cost, ledger_account_id, created_at ' +
-    'FROM accounts WHERE space_id = $1 AND id = $2',
-  credit: 'SELECT * FROM client_credits WHERE space_id = $1 AND client_ref = $2 AND currency = $3',
-  ledgerAccount:
-    'SELECT id, currency, normal_side, tracks_balance, no_overdraft FROM ledger_accounts ' +
-    'WHERE space_id = $1 AND kind = $2 AND ref = $3 AND currency = $4',
-  move:
-    'UPDATE ledger_accounts SET balance = balance + $1::numeric ' +
-    'WHERE id = $2 AND -(balance + $3::numeric) >= 0 RETURNING balance::text AS balance',
-  entry:
-    'INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty, ' +
-    'memo, reverses_entry_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-  postings:
-    'INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on) ' +
-    'VALUES ($1, $2, $3, $4, $5, $6, $7), ($8, $9, $10, $11, $12, $13, $14)',
-  charge:
-    'INSERT INTO charges (id, space_id, client_credit_id, account_id, key_id, amount, currency, memo, ' +
-    'resource_id, entry_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+const MINIMAL = {
+  move: {
+    name: 'bench_minimal_move',
+    text:
+      'UPDATE ledger_accounts SET balance = balance + $1::numeric ' +
+      'WHERE id = $2 AND -(balance + $1::numeric) >= 0 RETURNING balance::text AS balance',
+  },
+  entry: {
+    name: 'bench_minimal_entry',
+    text:
+      'INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, created_at) ' +
+      "VALUES ($1, $2, 'internal', 'income', $3, 'bench', $4)",
+  },
 };
 
-const DIRECT_STATEMENTS =
-  'BEGIN; SELECT accounts; SELECT client_credits; SELECT ledger_accounts (client credit); ' +
-  'SELECT ledger_accounts (income); SAVEPOINT; UPDATE ledger_accounts ... RETURNING balance; RELEASE SAVEPOINT; ' +
-  'INSERT ledger_entries; INSERT ledger_postings (2 rows); INSERT charges; COMMIT';
+const MINIMAL_STATEMENTS =
+  'BEGIN; UPDATE ledger_accounts ... WHERE guard RETURNING balance; INSERT ledger_entries; COMMIT (prepared)';
 
-/** One charge; true when committed, false when the guard refused it (rolled back). */
-async function directCharge(client: pg.PoolClient, setup: Setup, ref: string): Promise<boolean> {
-  const { spaceId } = setup;
+/** The minimal charge; true when committed, false when the guard refused it (rolled back). */
+async function minimalCharge(client: pg.PoolClient, setup: Setup, ref: string): Promise<boolean> {
   const ids = setup.credits.get(ref)!;
   const at = new Date();
-  const day = at.toISOString().slice(0, 10);
-  const present = (what: string, rows: unknown[]) => {
-    if (rows.length === 0) throw new Error(`the direct transaction found no ${what}`);
-  };
   await client.query('BEGIN');
   try {
-    present('account', (await client.query(SQL.account, [spaceId, setup.bankAccountId])).rows);
-    present('client credit', (await client.query(SQL.credit, [spaceId, ref, 'USD'])).rows);
-    present(
-      'credit ledger account',
-      (await client.query(SQL.ledgerAccount, [spaceId, 'client_credit', ref, 'USD'])).rows,
-    );
-    present(
-      'income ledger account',
-      (await client.query(SQL.ledgerAccount, [spaceId, 'income', 'general', 'USD'])).rows,
-    );
-    await client.query('SAVEPOINT ledger_post');
-    const moved = await client.query(SQL.move, [PRICE_E8, ids.ledgerAccountId, PRICE_E8]);
+    const moved = await client.query({ ...MINIMAL.move, values: [PRICE_E8, ids.ledgerAccountId] });
     if (moved.rows.length === 0) {
       await client.query('ROLLBACK');
       return false;
     }
-    await client.query('RELEASE SAVEPOINT ledger_post');
-    const entryId = randomUUID();
-    const chargeId = randomUUID();
-    await client.query(SQL.entry, [
-      entryId,
-      spaceId,
-      'internal',
-      'income',
-      day,
-      'charge',
-      chargeId,
-      ref,
-      '',
-      null,
-      at,
-    ]);
-    await client.query(SQL.postings, [
-      randomUUID(),
-      spaceId,
-      entryId,
-      ids.ledgerAccountId,
-      'USD',
-      PRICE_E8,
-      day,
-      randomUUID(),
-      spaceId,
-      entryId,
-      setup.incomeLedgerAccountId,
-      'USD',
-      `-${PRICE_E8}`,
-      day,
-    ]);
-    await client.query(SQL.charge, [
-      chargeId,
-      spaceId,
-      ids.creditId,
-      setup.bankAccountId,
-      setup.keyId,
-      PRICE_E8,
-      'USD',
-      '',
-      null,
-      entryId,
-      at,
-    ]);
+    await client.query({
+      ...MINIMAL.entry,
+      values: [randomUUID(), setup.spaceId, at.toISOString().slice(0, 10), at],
+    });
     await client.query('COMMIT');
     return true;
   } catch (error) {
@@ -489,8 +438,24 @@ async function directCharge(client: pg.PoolClient, setup: Setup, ref: string): P
   }
 }
 
-/** `workers` async loops, each taking a pool connection per transaction, like the server does. */
-function directLoad(pool: pg.Pool, setup: Setup, workers: number, nextRef: () => string): Load {
+type Direct = { handle: DatabaseHandle; deps: ChargesDeps; caller: IntegrationCaller };
+
+/** The charge's own transaction: the route's service call in one transaction. */
+async function ownCharge(direct: Direct, setup: Setup, ref: string): Promise<boolean> {
+  const amounts = { price: PRICE_AMOUNT, topUp: null };
+  const input = { client_ref: ref, account_id: setup.bankAccountId, amount: PRICE };
+  const answer = await direct.handle.db
+    .transaction()
+    .execute((tx) => charge(tx, direct.deps, direct.caller, input, amounts));
+  return answer.paid;
+}
+
+/** `workers` async loops, each running one transaction after another until time is up. */
+function transactionLoad(
+  workers: number,
+  nextRef: () => string,
+  runOne: (ref: string) => Promise<boolean>,
+): Load {
   return async (seconds) => {
     const latencies: number[] = [];
     let committed = 0;
@@ -502,19 +467,14 @@ function directLoad(pool: pg.Pool, setup: Setup, workers: number, nextRef: () =>
     const worker = async () => {
       while (performance.now() < deadline) {
         const begun = performance.now();
-        const client = await pool.connect();
-        let broken = false;
         try {
-          if (await directCharge(client, setup, nextRef())) committed += 1;
+          if (await runOne(nextRef())) committed += 1;
           else refused += 1;
           latencies.push(performance.now() - begun);
         } catch (error) {
           errors += 1;
-          broken = true;
           const text = errorText(error).slice(0, 120);
           failures.set(text, (failures.get(text) ?? 0) + 1);
-        } finally {
-          client.release(broken);
         }
       }
     };
@@ -536,6 +496,22 @@ function directLoad(pool: pg.Pool, setup: Setup, workers: number, nextRef: () =>
       statusCodes,
     };
   };
+}
+
+/** A pool connection per transaction, as the server takes one. */
+function minimalLoad(pool: pg.Pool, setup: Setup, workers: number, nextRef: () => string): Load {
+  return transactionLoad(workers, nextRef, async (ref) => {
+    const client = await pool.connect();
+    let broken = false;
+    try {
+      return await minimalCharge(client, setup, ref);
+    } catch (error) {
+      broken = true;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -718,26 +694,59 @@ async function run(ctx: BenchContext, report: BenchReport): Promise<void> {
     server = undefined;
 
     ctx.log(
-      `  [${config}] direct SQL, no HTTP: ${settings.connections} async workers on a pg pool of ` +
-        `${settings.connections} connections in this process, one transaction per charge:`,
+      `  [${config}] direct, no HTTP: ${settings.connections} async workers in this process, one transaction ` +
+        `per charge, on pools of ${settings.connections} connections; own and minimal interleaved per case:`,
     );
-    ctx.log(`    ${DIRECT_STATEMENTS}`);
+    ctx.log(
+      `    own: charges/service.ts charge() in a Kysely transaction (the route's SQL, prepared as the server's)`,
+    );
+    ctx.log(`    minimal: ${MINIMAL_STATEMENTS}`);
+    const handle = await openDatabase({ databaseUrl, poolSize: settings.connections });
+    const own: Direct = {
+      handle,
+      deps: { clock: systemClock, publicUrl: 'http://127.0.0.1' },
+      caller: {
+        keyId: setup.keyId,
+        spaceId: setup.spaceId,
+        issuerUserId: setup.keyId,
+        scopes: ['payments'],
+        pushSourceId: null,
+      },
+    };
     const directLabels = new Map([[process.pid, 'bench (direct SQL)']]);
     const direct: Measured[] = [];
-    for (const testCase of cases) {
-      const before = await counts(db, setup.spaceId);
-      const m = await measureLoad(
-        settings,
-        directLoad(db, setup, settings.connections, testCase.nextRef),
-        directLabels,
-        sampler,
-      );
-      describe(ctx, `direct transaction, ${testCase.name}`, m, undefined, 'tx/s');
-      // Every worker finishes its transaction before the load returns: the count is exact.
-      const after = await counts(db, setup.spaceId);
-      problems.push(...checkWrites(`direct ${testCase.name}`, before, after, { charges: m.succeededAll }, 0));
-      direct.push(m);
-      report.rows.push(row(`postgres, ${testCase.name}`, 'direct SQL transaction', m, false));
+    const minimal: Measured[] = [];
+    try {
+      for (const testCase of cases) {
+        const before = await counts(db, setup.spaceId);
+        const m = await measureLoad(
+          settings,
+          transactionLoad(settings.connections, testCase.nextRef, (ref) => ownCharge(own, setup, ref)),
+          directLabels,
+          sampler,
+        );
+        describe(ctx, `own transaction, ${testCase.name}`, m, undefined, 'tx/s');
+        // Every worker finishes its transaction before the load returns: the count is exact.
+        const after = await counts(db, setup.spaceId);
+        problems.push(
+          ...checkWrites(`direct ${testCase.name}`, before, after, { charges: m.succeededAll }, 0),
+        );
+        direct.push(m);
+        report.rows.push(row(`postgres, ${testCase.name}`, 'own charge transaction (direct)', m, false));
+        const reference = await measureLoad(
+          settings,
+          minimalLoad(db, setup, settings.connections, testCase.nextRef),
+          directLabels,
+          sampler,
+        );
+        describe(ctx, `minimal transaction, ${testCase.name}`, reference, undefined, 'tx/s');
+        minimal.push(reference);
+        report.rows.push(
+          row(`postgres, ${testCase.name}`, 'minimal charge transaction (direct)', reference, false),
+        );
+      }
+    } finally {
+      await handle.close();
     }
 
     // The ledger must still be sound: every entry balances, tracked balances equal their postings.
@@ -762,29 +771,72 @@ async function run(ctx: BenchContext, report: BenchReport): Promise<void> {
         `${fmt(totals.sales)} minted requests; ledger ${problems.length === 0 ? 'sound' : 'NOT sound'}`,
     );
 
-    cases.forEach((testCase, index) => {
-      const viaHttp = http[index]!;
-      const viaSql = direct[index]!;
-      const ratio = viaSql.rps > 0 ? viaHttp.rps / viaSql.rps : 0;
-      const pass = ratio >= testCase.target;
-      const contaminated = [viaHttp, viaSql].some((m) => (m.cpu.foreignPct ?? 0) > FOREIGN_CPU_LIMIT);
-      const invalid = [viaHttp, viaSql].some((m) => m.non2xx + m.errors + m.timeouts > 0);
+    // The targets, each beside its reference from this run.
+    const [spreadHttp, hotHttp] = http;
+    const [spreadOwn] = direct;
+    const [spreadMinimal, hotMinimal] = minimal;
+    const targets: {
+      what: string;
+      config: string;
+      value: number;
+      reference: string;
+      target: number;
+      runs: Measured[];
+      atMost?: boolean;
+    }[] = [
+      {
+        what: 'own charge tx/s ÷ minimal charge tx/s',
+        config: `postgres, ${cases[0]!.name}`,
+        value: spreadOwn!.rps / spreadMinimal!.rps,
+        reference: `${fmt(spreadOwn!.rps)} / ${fmt(spreadMinimal!.rps)}`,
+        target: TARGET_OWN_OF_MINIMAL,
+        runs: [spreadOwn!, spreadMinimal!],
+      },
+      {
+        what: 'HTTP charges/s ÷ own charge tx/s',
+        config: `postgres, ${cases[0]!.name}`,
+        value: spreadHttp!.rps / spreadOwn!.rps,
+        reference: `${fmt(spreadHttp!.rps)} / ${fmt(spreadOwn!.rps)}`,
+        target: TARGET_SPREAD,
+        runs: [spreadHttp!, spreadOwn!],
+      },
+      {
+        what: 'HTTP charges/s',
+        config: `postgres, ${cases[0]!.name}`,
+        value: spreadHttp!.rps,
+        reference: `${fmt(spreadHttp!.rps)}`,
+        target: TARGET_SPREAD_RPS,
+        runs: [spreadHttp!],
+      },
+      {
+        what: 'HTTP charges/s ÷ minimal hot-row tx/s',
+        config: `postgres, ${cases[1]!.name}`,
+        value: hotHttp!.rps / hotMinimal!.rps,
+        reference: `${fmt(hotHttp!.rps)} / ${fmt(hotMinimal!.rps)}`,
+        target: TARGET_HOT,
+        runs: [hotHttp!, hotMinimal!],
+      },
+    ];
+    for (const target of targets) {
+      const pass = target.value >= target.target;
+      const contaminated = target.runs.some((m) => (m.cpu.foreignPct ?? 0) > FOREIGN_CPU_LIMIT);
+      const invalid = target.runs.some((m) => m.non2xx + m.errors + m.timeouts > 0);
       ctx.log(
-        `    ratio HTTP/direct, ${testCase.name}: ${fmt(viaHttp.rps)} / ${fmt(viaSql.rps)} = ${fmt(ratio, 3)}   ` +
-          `target >= ${testCase.target}   ${pass ? 'PASS' : 'FAIL'}` +
+        `    ${target.what}, ${target.config}: ${target.reference} = ${fmt(target.value, target.value < 10 ? 3 : 0)}   ` +
+          `target >= ${target.target}   ${pass ? 'PASS' : 'FAIL'}` +
           (invalid ? '   (INVALID: refusals or errors were counted)' : '') +
           (contaminated ? '   (contaminated: other processes were busy, see above)' : ''),
       );
       report.targets.push({
         bench: BENCH,
-        config: `postgres, ${testCase.name}`,
-        what: 'HTTP charges/s ÷ direct tx/s',
-        value: ratio,
-        target: testCase.target,
+        config: target.config,
+        what: target.what,
+        value: target.value,
+        target: target.target,
         pass,
         contaminated,
       });
-    });
+    }
     for (const problem of problems) {
       ctx.log(`  !!! ${problem}`);
       report.failures.push(`${BENCH} [${config}]: ${problem}`);

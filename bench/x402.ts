@@ -9,9 +9,10 @@
 // 3. checks: what @x402/evm's exact scheme itself does before any facilitator may broadcast
 //    (the payer's code, the EIP-712 signature, a simulation of the transfer), called directly in
 //    this process with no HTTP and no database, on an authorization for a fresh request.
-// The three are interleaved, one payment at a time, so drift hits them alike. Target: the median
-// of (2) exceeds the median of (1) by at most 5 ms. (3) is part of (2) that (1) does not do: when
-// it alone takes more than 5 ms, no work around it can meet the target.
+// The three are interleaved, one payment at a time, so drift hits them alike. Target (issue 16):
+// what Tollbook adds beyond the scheme's own checks, median(2) - median(1) - median(3), is at
+// most 5 ms. (The older target, median(2) - median(1) <= 5 ms, is retired: (3) alone, which (1)
+// does not do, takes about that long.)
 
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -227,8 +228,9 @@ export async function benchX402(ctx: BenchContext): Promise<BenchReport> {
       ctx.log(
         `    of which @x402/evm's own checks (code, signature, simulation; no HTTP, no database): p50 ${fmt(c.p50, 2)} ms, p90 ${fmt(c.p90, 2)} ms`,
       );
-      ctx.log(`    added by Tollbook (median): ${fmt(added, 2)} ms (target <= ${TARGET_ADDED_MS} ms)`);
-      ctx.log(`    added beyond the scheme's checks (median): ${fmt(added - c.p50, 2)} ms`);
+      ctx.log(
+        `    added by Tollbook over a direct transfer (median): ${fmt(added, 2)} ms (retired target, not judged)`,
+      );
       for (const [route, values] of [
         ['direct transferWithAuthorization', d],
         ['tollbook pay page', t],
@@ -247,13 +249,20 @@ export async function benchX402(ctx: BenchContext): Promise<BenchReport> {
           otherCpu: null,
         });
       }
+      // Issue 16: what Tollbook adds beyond @x402/evm's own checks is the target; the old figure
+      // (added over a direct transfer, the checks included) is printed but no longer judged.
+      const beyond = added - c.p50;
+      ctx.log(
+        `    target: added beyond the scheme's checks ${fmt(beyond, 2)} ms = (${fmt(t.p50, 2)} - ${fmt(d.p50, 2)}) - ${fmt(c.p50, 2)}   ` +
+          `target <= ${TARGET_ADDED_MS} ms   ${beyond <= TARGET_ADDED_MS ? 'PASS' : 'FAIL'}`,
+      );
       report.targets.push({
         bench: BENCH,
         config: 'postgres',
-        what: 'median ms added over direct',
-        value: added,
+        what: "median ms added beyond the scheme's checks",
+        value: beyond,
         target: TARGET_ADDED_MS,
-        pass: added <= TARGET_ADDED_MS,
+        pass: beyond <= TARGET_ADDED_MS,
         atMost: true,
         contaminated: false,
       });

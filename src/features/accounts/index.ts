@@ -9,6 +9,7 @@ export {
   type PushAccount,
   presentAccount,
   requireAccount,
+  requireAccountFacts,
   resolvePushAccounts,
 } from './service.ts';
 export type { AccountRow } from './store.ts';

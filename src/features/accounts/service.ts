@@ -9,6 +9,7 @@ import {
   parseDecimalText,
 } from '../../core/money.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
+import { LastingRows } from '../../platform/db/lasting.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
 import { normalizeAccount } from './domain.ts';
@@ -149,6 +150,31 @@ export async function requireAccount(db: Queryable, spaceId: string, accountId: 
       account_id: accountId,
     });
   return row;
+}
+
+export type AccountFacts = { id: string; kind: string; currency: string };
+
+// An account's kind and currency never change and accounts are never deleted: once read from a
+// committed row they are kept by (space, id) (see platform/db/lasting.ts).
+const lastingFacts = new LastingRows<AccountFacts>();
+
+/** An account's kind and currency, for a caller that needs no more (a charge); 422 when unknown. */
+export async function requireAccountFacts(
+  db: Queryable,
+  spaceId: string,
+  accountId: string,
+): Promise<AccountFacts> {
+  const key = `${spaceId}|${accountId}`;
+  const known = lastingFacts.get(key);
+  if (known) return known;
+  const row = await store.findAccountFacts(db, spaceId, accountId);
+  if (!row)
+    throw new AppError('account_not_found', 'No account with this id in this space.', {
+      account_id: accountId,
+    });
+  const facts = { id: row.id, kind: row.kind, currency: row.currency };
+  if (row.lasting) lastingFacts.remember(key, facts);
+  return facts;
 }
 
 /** For other features: every account of a space, with its balance. */

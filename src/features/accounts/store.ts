@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
+import { committedByOthers } from '../../platform/db/lasting.ts';
 import type { AccountsTable } from '../../platform/db/schema.ts';
 
 export type AccountRow = {
@@ -52,6 +53,16 @@ const JOINED = [
 
 export async function insertAccount(db: Queryable, row: AccountRow) {
   await db.insertInto('accounts').values(row).execute();
+}
+
+/** An account's kind and currency (never changed once it is created), and whether it may be kept. */
+export function findAccountFacts(db: Queryable, spaceId: string, accountId: string) {
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'kind', 'currency', committedByOthers.as('lasting')])
+    .where('space_id', '=', spaceId)
+    .where('id', '=', accountId)
+    .executeTakeFirst();
 }
 
 export function findAccount(

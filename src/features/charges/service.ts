@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
-import { requireAccount } from '../accounts/index.ts';
+import { requireAccountFacts } from '../accounts/index.ts';
 import { balanceUrl, CREDIT_CURRENCY, type OpenCredit, openClientCredit } from '../client-credits/index.ts';
 import { decrease, increase, ledgerAccounts, naturalBalanceOf, postEntry } from '../ledger/index.ts';
 import { hasOnChainFloor, mintRequest, ON_CHAIN_FLOOR, pegOf } from '../payment-requests/index.ts';
@@ -72,7 +72,7 @@ async function checkChargeable(
       field: 'currency',
     });
   }
-  const account = await requireAccount(tx, caller.spaceId, input.account_id);
+  const account = await requireAccountFacts(tx, caller.spaceId, input.account_id);
   if (pegOf(account.currency) !== CREDIT_CURRENCY) {
     throw new AppError(
       'currency_mismatch',

@@ -4,6 +4,7 @@ import { AppError } from '../../core/errors.ts';
 import { formatAmount } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
+import { LastingRows } from '../../platform/db/lasting.ts';
 import { contactExists } from '../contacts/index.ts';
 import {
   type LedgerAccountRef,
@@ -20,7 +21,15 @@ import * as store from './store.ts';
 
 export const CREDIT_CURRENCY = 'USD';
 
-export type OpenCredit = store.ClientCreditRow & { ledgerAccount: LedgerAccountRef };
+/** What a charge needs of a client credit: fields that never change once the row is written. */
+export type OpenCredit = Pick<
+  store.ClientCreditRow,
+  'id' | 'space_id' | 'client_ref' | 'currency' | 'ledger_account_id' | 'page_token'
+> & { ledgerAccount: LedgerAccountRef };
+
+// Kept by (space, client_ref, currency), a unique key, once read from a committed row (see
+// platform/db/lasting.ts): the charge path then reads nothing to find its client.
+const lastingCredits = new LastingRows<OpenCredit>();
 
 export async function openClientCredit(
   tx: Queryable,
@@ -28,14 +37,22 @@ export async function openClientCredit(
   clientRef: string,
   at: Date,
 ): Promise<OpenCredit> {
-  const existing = await store.findByRef(tx, spaceId, clientRef, CREDIT_CURRENCY);
+  const key = `${spaceId}|${CREDIT_CURRENCY}|${clientRef}`;
+  const known = lastingCredits.get(key);
+  if (known) return known;
   const ledgerAccount = await ledgerAccounts.clientCredit(tx, {
     spaceId,
     currency: CREDIT_CURRENCY,
     at,
     clientRef,
   });
-  if (existing) return { ...existing, ledgerAccount };
+  const existing = await store.findLastingByRef(tx, spaceId, clientRef, CREDIT_CURRENCY);
+  if (existing) {
+    const { lasting, ...fields } = existing;
+    const credit = { ...fields, ledgerAccount };
+    if (lasting) lastingCredits.remember(key, credit);
+    return credit;
+  }
   const row = await store.insertOrGet(tx, {
     id: randomUUID(),
     space_id: spaceId,
@@ -46,7 +63,15 @@ export async function openClientCredit(
     page_token: randomSecret('cr_'),
     created_at: at,
   });
-  return { ...row, ledgerAccount };
+  return {
+    id: row.id,
+    space_id: row.space_id,
+    client_ref: row.client_ref,
+    currency: row.currency,
+    ledger_account_id: row.ledger_account_id,
+    page_token: row.page_token,
+    ledgerAccount,
+  };
 }
 
 export async function findClientCredit(db: Queryable, spaceId: string, id: string) {

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
+import { committedByOthers } from '../../platform/db/lasting.ts';
 import type { ClientCreditsTable } from '../../platform/db/schema.ts';
 
 export type ClientCreditRow = Selectable<ClientCreditsTable>;
@@ -8,6 +9,25 @@ export async function findByRef(db: Queryable, spaceId: string, clientRef: strin
   return db
     .selectFrom('client_credits')
     .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('client_ref', '=', clientRef)
+    .where('currency', '=', currency)
+    .executeTakeFirst();
+}
+
+/** The fields of a client credit that never change, and whether another transaction wrote it. */
+export async function findLastingByRef(db: Queryable, spaceId: string, clientRef: string, currency: string) {
+  return db
+    .selectFrom('client_credits')
+    .select([
+      'id',
+      'space_id',
+      'client_ref',
+      'currency',
+      'ledger_account_id',
+      'page_token',
+      committedByOthers.as('lasting'),
+    ])
     .where('space_id', '=', spaceId)
     .where('client_ref', '=', clientRef)
     .where('currency', '=', currency)

@@ -34,6 +34,44 @@ export async function postEntry(tx: Queryable, draft: EntryDraft, at: Date): Pro
     `Unbalanced ledger entry: ${JSON.stringify([...imbalance(draft.postings)].map(String))}`,
   );
   const updates = balanceUpdates(draft.postings);
+  const entryId = randomUUID();
+  const entry = {
+    id: entryId,
+    spaceId: draft.spaceId,
+    origin: draft.origin,
+    kind: draft.kind,
+    occurredOn: draft.occurredOn,
+    causeType: draft.causeType,
+    causeId: draft.causeId,
+    counterparty: draft.counterparty ?? '',
+    memo: draft.memo ?? '',
+    reversesEntryId: draft.reversesEntryId ?? null,
+    at,
+  };
+  const postings = draft.postings.map((posting) => ({
+    accountId: posting.account.id,
+    currency: posting.account.currency,
+    amount: formatAmount(posting.amount),
+  }));
+  const [only] = updates;
+  if (updates.length === 1 && only) {
+    // The common case (a charge, a settlement into an untracked income account): one statement
+    // moves the balance and files the entry, or does nothing when the guard refuses.
+    const balance = await store.moveAndInsertEntry(
+      tx,
+      { account: only.account, delta: formatAmount(only.delta), guard: only.account.noOverdraft },
+      entry,
+      postings,
+    );
+    if (balance === undefined) {
+      assert(only.account.noOverdraft, `No ledger account ${only.account.id} to move`);
+      return { ok: false, code: 'insufficient_balance', ledgerAccountId: only.account.id };
+    }
+    const balances = new Map([
+      [only.account.id, naturalBalance(only.account.normalSide, readAmount(balance))],
+    ]);
+    return { ok: true, entryId, balances };
+  }
   const guarded = updates.some((update) => update.account.noOverdraft);
   // A refused overdraft must leave the caller's transaction usable (a refused charge still
   // mints its top-up request), so the balance moves are undone to a savepoint, not aborted.
@@ -48,28 +86,7 @@ export async function postEntry(tx: Queryable, draft: EntryDraft, at: Date): Pro
     balances.set(account.id, naturalBalance(account.normalSide, readAmount(balance)));
   }
   if (guarded) await sql`RELEASE SAVEPOINT ledger_post`.execute(tx);
-  const entryId = randomUUID();
-  await store.insertEntry(
-    tx,
-    {
-      id: entryId,
-      spaceId: draft.spaceId,
-      origin: draft.origin,
-      kind: draft.kind,
-      occurredOn: draft.occurredOn,
-      causeType: draft.causeType,
-      causeId: draft.causeId,
-      counterparty: draft.counterparty ?? '',
-      memo: draft.memo ?? '',
-      reversesEntryId: draft.reversesEntryId ?? null,
-      at,
-    },
-    draft.postings.map((posting) => ({
-      accountId: posting.account.id,
-      currency: posting.account.currency,
-      amount: formatAmount(posting.amount),
-    })),
-  );
+  await store.insertEntry(tx, entry, postings);
   return { ok: true, entryId, balances };
 }
 

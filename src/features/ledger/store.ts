@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { jsonRecords, recordsJson } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
+import { committedByOthers, LastingRows } from '../../platform/db/lasting.ts';
 import type { LedgerAccountKind, LedgerAccountRef, NormalSide } from './domain.ts';
 
 export type LedgerAccountSpec = {
@@ -31,19 +32,41 @@ const toRef = (row: Row): LedgerAccountRef => ({
   noOverdraft: row.no_overdraft,
 });
 
+// A ledger account's id, currency, side and flags never change and the row is never deleted:
+// once read from a committed row it is kept by its unique key (see platform/db/lasting.ts).
+const lastingAccounts = new LastingRows<LedgerAccountRef>();
+
+const specKey = (spec: { spaceId: string; kind: string; ref: string; currency: string }) =>
+  `${spec.spaceId}|${spec.kind}|${spec.currency}|${spec.ref}`;
+
 /** The ledger account for (space, kind, ref, currency), created on first use. */
 export async function ensureLedgerAccount(db: Queryable, spec: LedgerAccountSpec): Promise<LedgerAccountRef> {
-  const find = () =>
-    db
+  const key = specKey(spec);
+  const known = lastingAccounts.get(key);
+  if (known) return known;
+  const find = async () => {
+    const row = await db
       .selectFrom('ledger_accounts')
-      .select(['id', 'currency', 'normal_side', 'tracks_balance', 'no_overdraft'])
+      .select([
+        'id',
+        'currency',
+        'normal_side',
+        'tracks_balance',
+        'no_overdraft',
+        committedByOthers.as('lasting'),
+      ])
       .where('space_id', '=', spec.spaceId)
       .where('kind', '=', spec.kind)
       .where('ref', '=', spec.ref)
       .where('currency', '=', spec.currency)
       .executeTakeFirst();
+    if (!row) return undefined;
+    const ref = toRef(row);
+    if (row.lasting) lastingAccounts.remember(key, ref);
+    return ref;
+  };
   const existing = await find();
-  if (existing) return toRef(existing);
+  if (existing) return existing;
   await db
     .insertInto('ledger_accounts')
     .values({
@@ -59,11 +82,8 @@ export async function ensureLedgerAccount(db: Queryable, spec: LedgerAccountSpec
     })
     .onConflict((conflict) => conflict.columns(['space_id', 'kind', 'ref', 'currency']).doNothing())
     .execute();
-  return toRef((await find())!);
+  return (await find())!;
 }
-
-const specKey = (spec: { spaceId: string; kind: string; ref: string; currency: string }) =>
-  `${spec.spaceId}|${spec.kind}|${spec.currency}|${spec.ref}`;
 
 /** Many ledger accounts, created on first use: one lookup, and one insert when some are new. */
 export async function ensureLedgerAccounts(
@@ -165,23 +185,68 @@ export async function applyDeltas(db: Queryable, deltas: { id: string; delta: st
     WHERE l.id = d.id AND a.id = l.id`.execute(db);
 }
 
-export async function insertEntry(
+export type EntryInsert = {
+  id: string;
+  spaceId: string;
+  origin: string;
+  kind: string;
+  occurredOn: string;
+  causeType: string;
+  causeId: string | null;
+  counterparty: string;
+  memo: string;
+  reversesEntryId: string | null;
+  at: Date;
+};
+
+export type PostingInsert = { accountId: string; currency: string; amount: string };
+
+/**
+ * One balance move and the entry it belongs to, in one statement: the move is an UPDATE of one
+ * ledger account (with `guard`, only if the account stays on its right side of zero, decided
+ * under the row lock the UPDATE takes), and the entry and its postings are inserted only from
+ * the row the UPDATE returned. A refused move therefore writes nothing at all, and the caller's
+ * transaction needs no savepoint. The text never depends on the number of postings (they travel
+ * as arrays), so the statement is prepared once per connection. Answers the account's new
+ * balance, or undefined when the guard refused.
+ */
+export async function moveAndInsertEntry(
   db: Queryable,
-  entry: {
-    id: string;
-    spaceId: string;
-    origin: string;
-    kind: string;
-    occurredOn: string;
-    causeType: string;
-    causeId: string | null;
-    counterparty: string;
-    memo: string;
-    reversesEntryId: string | null;
-    at: Date;
-  },
-  postings: { accountId: string; currency: string; amount: string }[],
-) {
+  move: { account: LedgerAccountRef; delta: string; guard: boolean },
+  entry: EntryInsert,
+  postings: PostingInsert[],
+): Promise<string | undefined> {
+  const guard = !move.guard
+    ? sql``
+    : move.account.normalSide === 'debit'
+      ? sql`AND balance + ${move.delta}::numeric >= 0`
+      : sql`AND -(balance + ${move.delta}::numeric) >= 0`;
+  const result = await sql<{ balance: string }>`
+    WITH moved AS (
+      UPDATE ledger_accounts SET balance = balance + ${move.delta}::numeric
+      WHERE id = ${move.account.id} ${guard}
+      RETURNING balance
+    ), entry AS (
+      INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty,
+        memo, reverses_entry_id, created_at)
+      SELECT ${entry.id}::uuid, ${entry.spaceId}::uuid, ${entry.origin}, ${entry.kind}, ${entry.occurredOn}::date,
+        ${entry.causeType}, ${entry.causeId}::uuid, ${entry.counterparty}, ${entry.memo},
+        ${entry.reversesEntryId}::uuid, ${entry.at}::timestamptz
+      FROM moved
+      RETURNING id, space_id, occurred_on
+    ), postings AS (
+      INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
+      SELECT p.id, e.space_id, e.id, p.account_id, p.currency, p.amount, e.occurred_on
+      FROM entry e,
+        unnest(${postings.map(() => randomUUID())}::uuid[], ${postings.map((p) => p.accountId)}::uuid[],
+          ${postings.map((p) => p.currency)}::text[], ${postings.map((p) => p.amount)}::numeric[])
+          AS p(id, account_id, currency, amount)
+    )
+    SELECT balance::text AS balance FROM moved`.execute(db);
+  return result.rows[0]?.balance;
+}
+
+export async function insertEntry(db: Queryable, entry: EntryInsert, postings: PostingInsert[]) {
   // One statement: the entry and its postings; the postings' checks run when it ends.
   await db
     .with('entry', (q) =>

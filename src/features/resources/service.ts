@@ -1,15 +1,21 @@
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
+import { LastingRows } from '../../platform/db/lasting.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
 import { chartStart, dailySeries } from './domain.ts';
 import * as store from './store.ts';
 
 export type ResourcesDeps = { db: Db; clock: Clock };
 
+// An endpoint's id never changes for its (space, address), a unique key, and endpoints are never
+// deleted: once read from a committed row it is kept (see platform/db/lasting.ts).
+const lastingResources = new LastingRows<string>();
+
 /**
  * Files a payment or a charge under the endpoint it paid for: the address creates the card the
- * first time and updates it after. An empty address files nothing.
+ * first time. An empty address files nothing. (The card's updated_at is the time it was last
+ * edited; a call is not an edit, and its figures come from the settlements and charges.)
  */
 export async function fileResource(
   db: Queryable,
@@ -18,7 +24,12 @@ export async function fileResource(
   at: Date,
 ): Promise<string | null> {
   if (address === undefined || address === '') return null;
-  return store.upsertResource(db, spaceId, address, at);
+  const key = `${spaceId}|${address}`;
+  const known = lastingResources.get(key);
+  if (known) return known;
+  const filed = await store.upsertResource(db, spaceId, address, at);
+  if (filed.lasting) lastingResources.remember(key, filed.id);
+  return filed.id;
 }
 
 export function getResource(db: Queryable, spaceId: string, resourceId: string) {

@@ -1,21 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
+import { committedByOthers } from '../../platform/db/lasting.ts';
 
-/** The resource row for an address, created on first use and touched on every use. */
+/**
+ * The endpoint filed under `address` in the space, created on first use. Answers its id and
+ * whether the row was written by another, committed transaction (only then may it be kept).
+ */
 export async function upsertResource(
   db: Queryable,
   spaceId: string,
   address: string,
   at: Date,
-): Promise<string> {
-  const row = await db
+): Promise<{ id: string; lasting: boolean }> {
+  const find = () =>
+    db
+      .selectFrom('resources')
+      .select(['id', committedByOthers.as('lasting')])
+      .where('space_id', '=', spaceId)
+      .where('address', '=', address)
+      .executeTakeFirst();
+  const existing = await find();
+  if (existing) return existing;
+  await db
     .insertInto('resources')
     .values({ id: randomUUID(), space_id: spaceId, address, created_at: at, updated_at: at })
-    .onConflict((conflict) => conflict.columns(['space_id', 'address']).doUpdateSet({ updated_at: at }))
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+    .onConflict((conflict) => conflict.columns(['space_id', 'address']).doNothing())
+    .execute();
+  return (await find())!;
 }
 
 export function findResource(db: Queryable, spaceId: string, resourceId: string) {

@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './core/clock.ts';
+import { AppError } from './core/errors.ts';
 import { registerAccountAppRoutes, registerAccountRoutes } from './features/accounts/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
 import { registerClientCreditRoutes } from './features/client-credits/index.ts';
@@ -30,7 +31,7 @@ import { createFacilitator, registerX402Routes } from './features/x402/index.ts'
 import type { AuthStamps } from './platform/auth-stamps.ts';
 import { type Chain, GAS_LOW_WEI } from './platform/chain/chain.ts';
 import type { Config } from './platform/config.ts';
-import type { SecretBox } from './platform/crypto.ts';
+import { constantTimeEqual, type SecretBox } from './platform/crypto.ts';
 import type { DatabaseHandle } from './platform/db/database.ts';
 import './platform/http/context.ts';
 import { registerErrorHandling, sendRendered } from './platform/http/errors.ts';
@@ -39,6 +40,7 @@ import type { RateLimiter } from './platform/http/rate-limit.ts';
 import { ErrorBody, ValidationErrorBody } from './platform/http/schema-kit.ts';
 import { amountKeyword } from './platform/http/validation.ts';
 import { type Mailer, mailerFromConfig } from './platform/mail/mailer.ts';
+import { createMetrics, type Metrics, startGasSampler } from './platform/metrics.ts';
 import type { Resolver } from './platform/net/public-address.ts';
 import { SafeSender } from './platform/net/safe-post.ts';
 
@@ -57,6 +59,8 @@ export type AppDeps = {
   redis: Redis | undefined;
   /** The chain when the server runs one (never in the test harness); see platform/chain. */
   chain?: Chain | undefined;
+  /** The metrics registry; main.ts passes it to serve METRICS_PORT too. Made here when absent. */
+  metrics?: Metrics | undefined;
 };
 
 function createFastify(deps: AppDeps): FastifyInstance {
@@ -150,29 +154,42 @@ async function registerDocs(app: FastifyInstance, deps: AppDeps) {
 }
 
 /**
- * Prometheus text for operators: the gas wallet's balance per network (what pays for x402
- * settlements). Read live, so a scrape reflects the chain now.
+ * /metrics on the public port, only for the bearer of METRICS_TOKEN (without one configured the
+ * route does not exist here; METRICS_PORT serves it on loopback instead). Latency is observed
+ * for every answered request, labelled with the route pattern so ids never become labels.
  */
-function registerMetrics(app: FastifyInstance, deps: AppDeps) {
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    const lines = [
-      '# HELP tollbook_gas_wallet_balance_wei Native balance of the gas wallet that pays for settlements.',
-      '# TYPE tollbook_gas_wallet_balance_wei gauge',
-    ];
-    const balances = (await deps.chain?.gasBalances()) ?? [];
-    for (const balance of balances) {
-      const labels = `network="${balance.caip2}",wallet="${deps.chain!.gasWallet}"`;
-      lines.push(`tollbook_gas_wallet_balance_wei{${labels}} ${balance.wei}`);
-    }
-    lines.push(
-      '# HELP tollbook_gas_wallet_low Whether the gas wallet is below the warning threshold (1) or not (0).',
-      '# TYPE tollbook_gas_wallet_low gauge',
-    );
-    for (const balance of balances) {
-      lines.push(`tollbook_gas_wallet_low{network="${balance.caip2}"} ${balance.wei < GAS_LOW_WEI ? 1 : 0}`);
-    }
-    return reply.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
+function registerMetrics(app: FastifyInstance, deps: AppDeps, metrics: Metrics) {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
+  const token = deps.config.metricsToken;
+  if (token !== undefined) {
+    app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      const header = request.headers.authorization ?? '';
+      const given = header.startsWith('Bearer ') ? header.slice(7) : '';
+      if (!constantTimeEqual(given, token))
+        throw new AppError('unauthorized', 'Send Authorization: Bearer <METRICS_TOKEN>.');
+      return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
+  }
+  const chain = deps.chain;
+  if (chain) {
+    const stop = startGasSampler(
+      metrics,
+      async () =>
+        (await chain.gasBalances()).map((balance) => ({
+          caip2: balance.caip2,
+          wei: balance.wei,
+          low: balance.wei < GAS_LOW_WEI,
+        })),
+      {
+        clock: deps.clock,
+        onError: (error) => app.log.warn({ err: error }, 'reading the gas balance for /metrics failed'),
+      },
+    );
+    app.addHook('onClose', async () => stop());
+  }
 }
 
 function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer) {
@@ -243,6 +260,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = createFastify(deps);
   registerErrorHandling(app);
+  registerMetrics(app, deps, deps.metrics ?? createMetrics({ db: deps.database.db, clock: deps.clock }));
   await app.register(cookie);
   await registerDocs(app, deps);
   // Liveness: answers without touching anything, so it also measures the bare HTTP stack.
@@ -273,7 +291,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       authStamps: deps.authStamps,
     }),
   });
-  registerMetrics(app, deps);
   const mailer = mailerFromConfig(deps.config);
   app.addHook('onClose', async () => mailer.close());
   await registerIntegration(app, deps, mailer);

@@ -64,6 +64,20 @@ describe('POST /app/api/spaces/{id}/sites', () => {
     expect(again.json().id).toBe(res.json().id);
   });
 
+  it('accepts domain names, punycode and IP literals as the browser spells them', async () => {
+    const s = await seller();
+    for (const [given, stored] of [
+      ['https://Shop.Example.com:443', 'https://shop.example.com'],
+      ['https://ünï.example', 'https://xn--n-nga1b.example'],
+      ['https://93.184.215.14:8443', 'https://93.184.215.14:8443'],
+      ['https://[2001:db8::1]', 'https://[2001:db8::1]'],
+    ]) {
+      const res = await s.sites('', { origin: given });
+      expect(res.statusCode, given).toBe(201);
+      expect(res.json().origin).toBe(stored);
+    }
+  });
+
   it('refuses what is not an origin', async () => {
     const s = await seller();
     for (const bad of [
@@ -72,6 +86,16 @@ describe('POST /app/api/spaces/{id}/sites', () => {
       'https://shop.example.com/pay',
       'https://a:b@shop.example.com',
       'https://shop.example.com/?x=1',
+      "https://a.com'",
+      'https://a.com%27',
+      'https://*.com',
+      'https://*.shop.example.com',
+      'https://a.com;x',
+      'https://a_b.com',
+      'https://-a.com',
+      'https://a..com',
+      'https://a.com.',
+      `https://${'a'.repeat(64)}.com`,
     ]) {
       const res = await s.sites('', { origin: bad });
       expect(res.statusCode, bad).toBe(422);

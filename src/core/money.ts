@@ -14,25 +14,50 @@ export function asAmount(value: bigint): AmountE8 {
   return value as AmountE8;
 }
 
-export type AmountProblem = 'not_decimal' | 'too_precise' | 'not_finite';
+export type AmountProblem = 'not_decimal' | 'too_precise' | 'not_finite' | 'too_large';
 export type ParsedAmount = { ok: true; value: AmountE8 } | { ok: false; problem: AmountProblem };
 
-// Optional sign, then digits with an optional point and fraction ("1", "1.", ".5", "-2.25").
-// Exponents, blanks and strings of only signs and dots are not decimals.
-const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?$/;
+/**
+ * Digits before the point beyond this are refused without building the number: no amount of
+ * any currency needs them, and turning a megabyte of digits into a bigint takes superlinear time.
+ */
+export const WHOLE_DIGITS_MAX = 40;
 
-/** Parses the spec's decimal-string grammar exactly; more than eight fraction digits is refused. */
+function isDigitCode(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/**
+ * Parses the spec's decimal-string grammar exactly: an optional sign, then digits with an
+ * optional point and fraction ("1", "1.", ".5", "-2.25"); exponents, blanks and strings of only
+ * signs and dots are not decimals. More than eight fraction digits (after trailing zeros) is
+ * refused. One scan by index, so the time is linear in the text whatever its shape.
+ */
 export function parseDecimalText(text: string): ParsedAmount {
-  const match = DECIMAL_TEXT.exec(text);
-  if (!match) return { ok: false, problem: 'not_decimal' };
-  const sign = match[1] ?? '';
-  const whole = match[2] ?? '';
-  const fraction = match[3] ?? '';
-  if (whole.length === 0 && fraction.length === 0) return { ok: false, problem: 'not_decimal' };
-  const trimmedFraction = fraction.replace(/0+$/, '');
-  if (trimmedFraction.length > SCALE) return { ok: false, problem: 'too_precise' };
-  const units = BigInt(whole.length > 0 ? whole : '0') * UNIT + BigInt(trimmedFraction.padEnd(SCALE, '0'));
-  return { ok: true, value: asAmount(sign === '-' ? -units : units) };
+  let index = 0;
+  const sign = text.charCodeAt(0);
+  if (sign === 43 || sign === 45) index = 1;
+  const wholeStart = index;
+  while (isDigitCode(text.charCodeAt(index))) index++;
+  const wholeEnd = index;
+  let fractionStart = index;
+  if (text.charCodeAt(index) === 46) {
+    fractionStart = ++index;
+    while (isDigitCode(text.charCodeAt(index))) index++;
+  }
+  const fractionEnd = index;
+  if (index !== text.length || (wholeEnd === wholeStart && fractionEnd === fractionStart))
+    return { ok: false, problem: 'not_decimal' };
+  let significantStart = wholeStart;
+  while (significantStart < wholeEnd && text.charCodeAt(significantStart) === 48) significantStart++;
+  let significantEnd = fractionEnd;
+  while (significantEnd > fractionStart && text.charCodeAt(significantEnd - 1) === 48) significantEnd--;
+  if (significantEnd - fractionStart > SCALE) return { ok: false, problem: 'too_precise' };
+  if (wholeEnd - significantStart > WHOLE_DIGITS_MAX) return { ok: false, problem: 'too_large' };
+  const whole = text.slice(significantStart, wholeEnd);
+  const fraction = text.slice(fractionStart, significantEnd);
+  const units = BigInt(whole.length > 0 ? whole : '0') * UNIT + BigInt(fraction.padEnd(SCALE, '0'));
+  return { ok: true, value: asAmount(sign === 45 ? -units : units) };
 }
 
 /**

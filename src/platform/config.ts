@@ -33,6 +33,10 @@ export type Config = {
   rpcUrls: Partial<Record<NetworkName, string>>;
   /** Per network, the confirmations the account watch waits for. */
   confirmations: Partial<Record<NetworkName, number>>;
+  /** METRICS_TOKEN: the bearer token /metrics asks for on the public port (unset: no /metrics there). */
+  metricsToken: string | undefined;
+  /** METRICS_PORT: a second port, bound to 127.0.0.1, serving /metrics without a token. */
+  metricsPort: number | undefined;
 };
 
 export class ConfigError extends Error {
@@ -121,7 +125,27 @@ export function loadConfig(env: Env = process.env): Config {
     demo: readFlag(env, 'DEMO', !production),
     smtpUrl: readUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM && env.MAIL_FROM !== '' ? env.MAIL_FROM : 'Tollbook <no-reply@tollbook.local>',
+    ...readMetricsSettings(env),
   };
+}
+
+const METRICS_TOKEN_MIN = 24;
+
+function readMetricsSettings(env: Env) {
+  const metricsToken = env.METRICS_TOKEN && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : undefined;
+  if (
+    metricsToken !== undefined &&
+    (metricsToken.length < METRICS_TOKEN_MIN || metricsToken.trim() !== metricsToken)
+  ) {
+    throw new ConfigError(
+      `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN} characters without surrounding blanks (e.g. openssl rand -hex 24).`,
+    );
+  }
+  const metricsPort =
+    env.METRICS_PORT === undefined || env.METRICS_PORT === ''
+      ? undefined
+      : readInteger(env, 'METRICS_PORT', 0, 1, 65535);
+  return { metricsToken, metricsPort };
 }
 
 function readChainSettings(env: Env, production: boolean) {

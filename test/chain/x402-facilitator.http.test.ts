@@ -9,9 +9,10 @@ import { type Body, type Requirement, startX402World, type X402World } from './x
 
 // Tollbook as the facilitator of a stock x402 middleware, and its /x402 endpoints on their own.
 
+const METRICS_TOKEN = 'x402-metrics-token-0123456789';
 let w: X402World;
 beforeAll(async () => {
-  w = await startX402World();
+  w = await startX402World({ METRICS_TOKEN });
 });
 afterAll(() => w?.close());
 
@@ -210,16 +211,34 @@ describe('POST /x402/verify and /x402/settle', () => {
 });
 
 describe('GET /metrics', () => {
-  it('exposes the gas wallet balance per network as the chain reports it, and whether it is low', async () => {
-    const res = await fetch(`${w.base}/metrics`);
-    expect(res.status).toBe(200);
-    const text = await res.text();
+  it('exposes the gas wallet balance per network, read by the timer, and whether it is low', async () => {
+    const scrape = async () => {
+      const res = await fetch(`${w.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const readingOf = (text: string) =>
+      text.split('\n').find((row) => row.startsWith('tollbook_gas_wallet_balance_wei{'));
+    // The timer's first reading is taken at start; wait for it rather than for a scrape to cause one.
+    let text = await scrape();
+    for (let attempt = 0; attempt < 50 && readingOf(text) === undefined; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      text = await scrape();
+    }
     const wei = await w.local.publicClient.getBalance({ address: w.chain.gasWallet! });
-    const line = text.split('\n').find((row) => row.startsWith('tollbook_gas_wallet_balance_wei{'));
+    const line = readingOf(text);
     expect(line).toContain('network="eip155:31337"');
-    // Other tests may spend gas between the two reads; the metric is never above the later read.
-    expect(BigInt(line!.split(' ').pop()!)).toBeGreaterThanOrEqual(wei);
+    // Other tests may spend gas between the two reads; the metric is never below the later read.
+    // Prometheus samples are floats: the reading keeps 15 significant digits of the wei.
+    expect(Number(line!.split(' ').pop()!)).toBeGreaterThanOrEqual(Number(wei) * (1 - 1e-12));
     expect(text).toContain('tollbook_gas_wallet_low{network="eip155:31337"} 0');
+    // The wallet's address is not published, and a scrape is no chain call: one reading so far.
+    expect(text.toLowerCase()).not.toContain(w.chain.gasWallet!.toLowerCase());
+    const reads = (body: string) => /^tollbook_gas_wallet_reads_total (\d+)$/m.exec(body)?.[1];
+    const before = reads(text);
+    for (let again = 0; again < 3; again++) await scrape();
+    expect(reads(await scrape())).toBe(before);
+    expect((await fetch(`${w.base}/metrics`)).status).toBe(401);
   });
 });
 

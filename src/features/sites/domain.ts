@@ -11,6 +11,8 @@ export type OriginVerdict = { ok: true; origin: string } | { ok: false; reason: 
  * lower case, nothing else. https only, unless development admits http.
  */
 export function normalizeOrigin(raw: string, allowHttp: boolean): OriginVerdict {
+  if (raw.includes('*'))
+    return { ok: false, reason: 'Wildcards are not accepted: register each origin on its own.' };
   let url: URL;
   try {
     url = new URL(raw);
@@ -23,9 +25,35 @@ export function normalizeOrigin(raw: string, allowHttp: boolean): OriginVerdict 
     return { ok: false, reason: 'The origin must not contain a username or password.' };
   if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '')
     return { ok: false, reason: 'An origin is scheme, host and port only: no path, query or fragment.' };
+  if (!isHostName(url.hostname))
+    return {
+      ok: false,
+      reason: 'The host must be a domain name (letters, digits and hyphens between dots) or an IP address.',
+    };
   if (url.origin.length > ORIGIN_MAX)
     return { ok: false, reason: `The origin is longer than ${ORIGIN_MAX} characters.` };
   return { ok: true, origin: url.origin };
+}
+
+function isLabelCode(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 45;
+}
+
+/**
+ * The WHATWG parser keeps characters such as ' ; _ in a host; a browser's origin never has
+ * them. A host is DNS labels (1 to 63 of a-z, 0-9, hyphen, not at either end; punycode
+ * included, as the parser has already converted Unicode) or an IP literal the parser normalized.
+ */
+export function isHostName(hostname: string): boolean {
+  if (hostname.startsWith('[') && hostname.endsWith(']')) return true;
+  if (hostname.length === 0 || hostname.length > 253) return false;
+  for (const label of hostname.split('.')) {
+    if (label.length === 0 || label.length > 63) return false;
+    if (label.startsWith('-') || label.endsWith('-')) return false;
+    for (let index = 0; index < label.length; index++)
+      if (!isLabelCode(label.charCodeAt(index))) return false;
+  }
+  return true;
 }
 
 /** The published file proves control when one of its lines is exactly the token. */

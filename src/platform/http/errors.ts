@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorBody } from '../../core/errors.ts';
-import { InvalidJsonError } from './json-body.ts';
+import { hasLoneSurrogate, InvalidJsonError } from './json-body.ts';
 import { toValidationItems, type ValidationItem } from './validation.ts';
 
 // The one place a refusal is turned into a response. Everything that is not an expected refusal
@@ -59,7 +59,7 @@ export function renderError(error: unknown): RenderedError | null {
   if (error instanceof InvalidJsonError) {
     return {
       status: 422,
-      body: { detail: [{ loc: ['body', ...error.loc], msg: error.message, type: 'json_invalid' }] },
+      body: { detail: [{ loc: ['body', ...error.loc], msg: error.message, type: error.type }] },
     };
   }
   const fastifyError = error as FastifyError;
@@ -127,7 +127,8 @@ export function sendRendered(reply: FastifyReply, rendered: RenderedError): Fast
 
 /**
  * PostgreSQL text cannot hold NUL, and no address or query of ours has a use for it: a NUL in a
- * path parameter or a query value is refused before any handler can pass it to a query.
+ * path parameter or a query value is refused before any handler can pass it to a query. Half a
+ * surrogate pair is refused the same way (`string_unicode`), as it is in bodies.
  */
 function refuseNulInAddress(request: FastifyRequest): void {
   const places: [string, unknown][] = [
@@ -138,12 +139,18 @@ function refuseNulInAddress(request: FastifyRequest): void {
   for (const [where, values] of places) {
     if (values === null || typeof values !== 'object') continue;
     for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
-      const texts = Array.isArray(value) ? value : [value];
-      if (texts.some((text) => typeof text === 'string' && text.includes('\u0000'))) {
+      const texts = (Array.isArray(value) ? value : [value]).filter((text) => typeof text === 'string');
+      if (texts.some((text) => text.includes('\u0000'))) {
         detail.push({
           loc: [where, name],
           msg: 'Text may not contain the NUL character.',
           type: 'value_error',
+        });
+      } else if (texts.some(hasLoneSurrogate) || hasLoneSurrogate(name)) {
+        detail.push({
+          loc: [where, name],
+          msg: 'Text may not contain half of a UTF-16 surrogate pair; send whole characters.',
+          type: 'string_unicode',
         });
       }
     }
@@ -151,11 +158,59 @@ function refuseNulInAddress(request: FastifyRequest): void {
   if (detail.length > 0) throw new RenderedRefusal({ status: 422, body: { detail } });
 }
 
+const unsupportedMedia = (detail: string) =>
+  new RenderedRefusal({ status: 415, body: { error: 'unsupported_media_type', detail } });
+
+/**
+ * Bodies are read as UTF-8 JSON exactly as sent. A body in another charset would be misread, and
+ * a compressed one would be parsed as its compressed bytes, so both are refused with 415 before
+ * a byte is read (after the route's authentication, like every other body check).
+ */
+export function refuseUnreadableBody(request: FastifyRequest): void {
+  const length = request.headers['content-length'];
+  const hasBody =
+    request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (!hasBody) return;
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity')
+    throw unsupportedMedia('Send the body uncompressed: no Content-Encoding is accepted.');
+  const contentType = request.headers['content-type'];
+  if (contentType === undefined) return;
+  for (const parameter of contentType.split(';').slice(1)) {
+    const equals = parameter.indexOf('=');
+    if (equals < 0 || parameter.slice(0, equals).trim().toLowerCase() !== 'charset') continue;
+    const charset = parameter
+      .slice(equals + 1)
+      .trim()
+      .toLowerCase();
+    const unquoted = charset.startsWith('"') && charset.endsWith('"') ? charset.slice(1, -1) : charset;
+    if (unquoted !== 'utf-8' && unquoted !== 'utf8')
+      throw unsupportedMedia(`Send the body as UTF-8 JSON; charset=${unquoted} is not read.`);
+  }
+}
+
+/** The client went away while its body was arriving: nothing is wrong on our side. */
+function isClientAbort(error: unknown, request: FastifyRequest): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ECONNRESET' || code === 'ECONNABORTED' || request.raw.aborted === true;
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => refuseNulInAddress(request));
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    refuseUnreadableBody(request);
+    return payload;
+  });
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const rendered = renderError(error);
     if (rendered) return sendRendered(reply, rendered);
+    if (isClientAbort(error, request)) {
+      request.log.info({ code: (error as { code?: unknown }).code }, 'client aborted the request');
+      return sendRendered(reply, {
+        status: 400,
+        body: { error: 'invalid_request', detail: 'The request was aborted before its body arrived.' },
+      });
+    }
     const rule = databaseRule(error);
     if (rule) {
       request.log.error({ err: error, rule: rule.name }, 'bug: the database refused a write');

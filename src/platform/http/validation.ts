@@ -1,5 +1,5 @@
 import type { Ajv, ErrorObject } from 'ajv';
-import { AMOUNT_MAX, type AmountE8, parseAmountInput } from '../../core/money.ts';
+import { AMOUNT_MAX, type AmountE8, parseAmountInput, WHOLE_DIGITS_MAX } from '../../core/money.ts';
 import type { AmountKind } from './schema-kit.ts';
 
 // Validation is done by the route schemas alone. The `x-amount` keyword applies the money
@@ -8,6 +8,12 @@ import type { AmountKind } from './schema-kit.ts';
 function amountProblem(kind: AmountKind, value: number | string): { message: string; type: string } | null {
   const parsed = parseAmountInput(value);
   if (!parsed.ok) {
+    if (parsed.problem === 'too_large') {
+      return {
+        type: 'less_than_equal',
+        message: `Amount should have at most ${WHOLE_DIGITS_MAX} digits before the decimal point`,
+      };
+    }
     if (parsed.problem === 'too_precise') {
       return { type: 'decimal_max_places', message: 'Amount should have no more than 8 decimal places' };
     }

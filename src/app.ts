@@ -3,7 +3,7 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import ajvFormats from 'ajv-formats';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './core/clock.ts';
@@ -77,6 +77,8 @@ function createFastify(deps: AppDeps): FastifyInstance {
     // they are answered in the same error shape as everything else.
     frameworkErrors: (error, _request, reply) => {
       const tooLong = (error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH';
+      // No hook runs for a request the router refused, so the frame refusal is added here.
+      refuseFraming(reply);
       void sendRendered(reply, {
         status: tooLong ? 414 : 400,
         body: {
@@ -112,9 +114,26 @@ function createFastify(deps: AppDeps): FastifyInstance {
   app.decorateRequest('session', null);
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
+    refuseFraming(reply);
     return payload;
   });
   return app;
+}
+
+/**
+ * Nothing served may be shown in a frame (spec §1): JSON answers, errors, 404s, /docs and
+ * /openapi.json alike. Runs before any scope's own onSend, so the pay page of a space with proven
+ * sites (features/pages) replaces this with its own frame-ancestors and drops X-Frame-Options.
+ * A route that set its own policy keeps it, with the refusal added when it names no ancestors.
+ */
+function refuseFraming(reply: FastifyReply) {
+  reply.header('x-frame-options', 'DENY');
+  const policy = reply.getHeader('content-security-policy');
+  if (typeof policy !== 'string' || policy === '') {
+    reply.header('content-security-policy', "frame-ancestors 'none'");
+  } else if (!/(^|;)\s*frame-ancestors\s/i.test(policy)) {
+    reply.header('content-security-policy', `${policy}; frame-ancestors 'none'`);
+  }
 }
 
 async function registerDocs(app: FastifyInstance, deps: AppDeps) {

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/features/ledger/index.ts';
+import { formatAmount } from '../src/core/money.ts';
+import { openClientCredit } from '../src/features/client-credits/index.ts';
+import { checkLedger, readAmount } from '../src/features/ledger/index.ts';
+import { mintRequest, parseAmount } from '../src/features/payment-requests/service.ts';
 import { describeAuthContract } from './auth-contract.ts';
 import { createHarness, type Harness, type Key } from './harness.ts';
 
@@ -46,15 +49,31 @@ const charge = (body: Record<string, unknown>, headers: Record<string, string> =
 const payByCard = (token: string) =>
   h.inject({ method: 'POST', url: `/pay/${token}/card`, payload: TEST_CARD });
 
-/** Tops a client's balance up by exactly `amount` (a refused charge asks for it; the card pays it). */
+/**
+ * Tops a client's balance up by exactly `amount`: a top-up request of that size, paid by card.
+ * Minted through the service rather than a refused charge, because refused charges reuse the
+ * client's open top-up request and concurrent top-ups here must each add their own amount.
+ */
 async function topUp(clientRef: string, amount: string, k: Key = key) {
-  const refused = await chargeAs(k, {
-    client_ref: clientRef,
-    amount: '10000000000000000',
-    top_up_amount: amount,
+  const request = await h.db.transaction().execute(async (tx) => {
+    const credit = await openClientCredit(tx, k.spaceId, clientRef, h.clock.now());
+    return mintRequest(
+      tx,
+      { clock: h.clock, publicUrl: 'http://localhost:8080' },
+      {
+        spaceId: k.spaceId,
+        keyId: k.id,
+        accountId: usdBank.id,
+        amount: parseAmount(amount),
+        currency: 'USD',
+        expiresAt: null,
+        memo: `Top-up for ${clientRef}`,
+        resource: '',
+        topUpFor: { clientCreditId: credit.id },
+      },
+    );
   });
-  expect(refused.json().paid).toBe(false);
-  const paid = await payByCard(refused.json().top_up.token);
+  const paid = await payByCard(request.token);
   expect(paid.json().status, paid.body).toBe('paid');
 }
 
@@ -103,6 +122,38 @@ describe('POST /integration/charges: the seven rules', () => {
     expect((await charge({ client_ref: ref, amount: '0.3', top_up_amount: '25' })).json().top_up.amount).toBe(
       '25.00000000',
     );
+  });
+
+  it('reuses the open top-up request of a client while it covers the top-up, instead of minting one per refusal', async () => {
+    const ref = freshRef();
+    const refusals = await Promise.all(
+      Array.from({ length: 5 }, () => charge({ client_ref: ref, amount: '0.4' })),
+    );
+    const tokens = new Set(refusals.map((res) => res.json().top_up.token as string));
+    expect(tokens.size).toBe(1);
+    const [token] = [...tokens];
+    // A smaller need is covered by the same request; a larger one gets a request of its own.
+    expect((await charge({ client_ref: ref, amount: '0.9' })).json().top_up.token).toBe(token);
+    const larger = (await charge({ client_ref: ref, amount: '0.3', top_up_amount: '4' })).json().top_up;
+    expect(larger).toMatchObject({ amount: '4.00000000' });
+    expect(larger.token).not.toBe(token);
+    // Another client never shares it.
+    expect((await charge({ client_ref: freshRef(), amount: '0.4' })).json().top_up.token).not.toBe(token);
+    // A paid request is never reused: with the larger one paid, a need the 1 USD one cannot cover
+    // mints a new request, leaving exactly two open.
+    expect((await payByCard(larger.token)).json().status).toBe('paid');
+    await charge({ client_ref: ref, amount: '4.5' });
+    const open = await h.db
+      .selectFrom('payment_requests')
+      .select(['token', 'amount'])
+      .where('space_id', '=', key.spaceId)
+      .where('memo', '=', `Top-up for ${ref}`)
+      .where('status', '=', 'active')
+      .execute();
+    expect(open.map((row) => formatAmount(readAmount(row.amount))).sort()).toEqual([
+      '1.00000000',
+      '4.50000000',
+    ]);
   });
 
   it('rule 4: a balance is never negative: a charge larger than it is refused and books nothing', async () => {

@@ -173,7 +173,14 @@ export async function startX402World(env: Record<string, string> = {}) {
       ...extra,
     });
     if (res.status !== 201) throw new Error(`Mint failed: ${JSON.stringify(res.body)}`);
-    return res.body as { id: string; token: string; url: string; amount: string; status: string };
+    return res.body as {
+      id: string;
+      token: string;
+      url: string;
+      amount: string;
+      amount_due: string;
+      status: string;
+    };
   }
 
   return {

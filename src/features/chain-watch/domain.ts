@@ -21,23 +21,30 @@ export function nextRange(
 }
 
 export type OpenRequest = { id: string; open: AmountE8 };
-export type Allocation = { requestId: string; amount: AmountE8 };
+export type MatchRule = 'exact' | 'oldest_first';
+export type Allocation = { requestId: string; amount: AmountE8; matchedBy: MatchRule };
 
 /**
- * A direct transfer fills the address's open requests oldest first; what is left after the last
- * one is income of the account with no request.
+ * A direct transfer first looks for a request that asks for exactly its amount (each open request
+ * on an address asks for an amount of its own; among equals, after a reorganisation re-opened
+ * one, the oldest). Only a transfer that matches none (a partial payment, an over-payment, a
+ * typo) fills the open requests oldest first; what is left after the last one is income of the
+ * account with no request. Requests are given oldest first.
  */
 export function allocate(
   amount: AmountE8,
   requests: readonly OpenRequest[],
 ): { allocations: Allocation[]; remainder: AmountE8 } {
+  const exact = requests.find((request) => request.open === amount);
+  if (exact)
+    return { allocations: [{ requestId: exact.id, amount, matchedBy: 'exact' }], remainder: asAmount(0n) };
   let left = amount as bigint;
   const allocations: Allocation[] = [];
   for (const request of requests) {
     if (left === 0n) break;
     if (request.open <= 0n) continue;
     const take = request.open < left ? request.open : left;
-    allocations.push({ requestId: request.id, amount: asAmount(take) });
+    allocations.push({ requestId: request.id, amount: asAmount(take), matchedBy: 'oldest_first' });
     left -= take;
   }
   return { allocations, remainder: asAmount(left) };

@@ -22,7 +22,8 @@ import { allocate, INITIAL_LOOKBACK, nextRange, REORG_WINDOW } from './domain.ts
 import * as store from './store.ts';
 
 // The account watch (spec §1, §2.1, §3): follows the token's Transfer logs to proven addresses
-// that have requests able to take money, fills those requests oldest first, books what is left
+// that have requests able to take money, fills the request asking for exactly the amount sent
+// (else those requests oldest first), books what is left
 // as income, and undoes a booking whose block a reorganisation removed. Every read of the chain
 // is bounded; the cursor moves in the same transaction as the bookings of its range, so a
 // restart loses and doubles nothing.
@@ -186,6 +187,7 @@ async function bookTransfer(
       payer: log.from,
       at,
       committed: true,
+      matchedBy: allocation.matchedBy,
     });
     assert(outcome.ok, 'A committed settlement is never refused.');
   }

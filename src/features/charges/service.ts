@@ -6,8 +6,22 @@ import type { Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { requireAccountFacts } from '../accounts/index.ts';
 import { balanceUrl, CREDIT_CURRENCY, type OpenCredit, openClientCredit } from '../client-credits/index.ts';
-import { decrease, increase, ledgerAccounts, naturalBalanceOf, postEntry } from '../ledger/index.ts';
-import { hasOnChainFloor, mintRequest, ON_CHAIN_FLOOR, pegOf } from '../payment-requests/index.ts';
+import {
+  decrease,
+  increase,
+  ledgerAccounts,
+  naturalBalanceOf,
+  postEntry,
+  readAmount,
+} from '../ledger/index.ts';
+import {
+  hasOnChainFloor,
+  mintRequest,
+  ON_CHAIN_FLOOR,
+  openTopUpRequest,
+  pegOf,
+  presentRequest,
+} from '../payment-requests/index.ts';
 import { fileResource } from '../resources/index.ts';
 import { spelledAsSent, topUpAmount } from './domain.ts';
 import * as store from './store.ts';
@@ -26,14 +40,41 @@ export type ChargeInput = {
 
 export type Amounts = { price: AmountE8; topUp: AmountE8 | null };
 
-/** The answer to a call the balance cannot carry: the current balance and a request to top it up. */
+/**
+ * The answer to a call the balance cannot carry: the current balance and a request to top it up.
+ * The client's open top-up request on this account is reused while its price covers the top-up
+ * asked for now, so refused calls do not pile up open requests on one address.
+ */
 async function refuseWithTopUp(
   tx: Queryable,
   deps: ChargesDeps,
   caller: IntegrationCaller,
   refused: { clientRef: string; accountId: string; amount: AmountE8; credit: OpenCredit },
 ) {
-  const request = await mintRequest(
+  const now = deps.clock.now();
+  const open = await openTopUpRequest(tx, caller.spaceId, refused.credit.id, refused.accountId, now);
+  const request =
+    open && readAmount(open.amount) >= refused.amount
+      ? presentRequest(open, deps.publicUrl, now)
+      : await mintTopUp(tx, deps, caller, refused);
+  return {
+    paid: false,
+    client_ref: refused.clientRef,
+    balance_usd: formatAmount(await naturalBalanceOf(tx, refused.credit.ledgerAccount.id)),
+    charged_usd: null,
+    entry_id: null,
+    top_up: request,
+    balance_url: balanceUrl(deps.publicUrl, refused.credit.page_token),
+  };
+}
+
+function mintTopUp(
+  tx: Queryable,
+  deps: ChargesDeps,
+  caller: IntegrationCaller,
+  refused: { clientRef: string; accountId: string; amount: AmountE8; credit: OpenCredit },
+) {
+  return mintRequest(
     tx,
     { clock: deps.clock, publicUrl: deps.publicUrl },
     {
@@ -48,15 +89,6 @@ async function refuseWithTopUp(
       topUpFor: { clientCreditId: refused.credit.id },
     },
   );
-  return {
-    paid: false,
-    client_ref: refused.clientRef,
-    balance_usd: formatAmount(await naturalBalanceOf(tx, refused.credit.ledgerAccount.id)),
-    charged_usd: null,
-    entry_id: null,
-    top_up: request,
-    balance_url: balanceUrl(deps.publicUrl, refused.credit.page_token),
-  };
 }
 
 /** What must hold before a charge: USD, an account that can take a USD top-up, a payable top-up. */

@@ -3,7 +3,9 @@ import QRCode from 'qrcode';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { asAmount, formatAmount } from '../../core/money.ts';
+import { type AmountE8, asAmount, formatAmount } from '../../core/money.ts';
+import { type NetworkName, networkDefinition } from '../../platform/chain/networks.ts';
+import { toBaseUnits } from '../../platform/chain/units.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
 import { creditPage } from '../client-credits/index.ts';
@@ -72,8 +74,31 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
     status: record.status,
     handle: (await publicFace(deps.db, request.space_id)).publicHandle,
     rails,
-    qrSvg: address ? await QRCode.toString(address, { type: 'svg', margin: 1 }) : null,
+    qrSvg: address
+      ? await QRCode.toString(paymentUri(deps, rails.stablecoin!.account, openAmount(request)), {
+          type: 'svg',
+          margin: 1,
+        })
+      : null,
   };
+}
+
+/**
+ * What the QR code carries: an EIP-681 token transfer of exactly the open amount to the address
+ * when the network is configured here (a wallet fills in token, chain, recipient and amount),
+ * else the bare address.
+ */
+function paymentUri(deps: PagesDeps, account: AccountView, open: AmountE8): string {
+  const address = account.address ?? '';
+  const network = account.network
+    ? deps.facilitator.networks.get(networkDefinition(account.network as NetworkName).caip2)
+    : undefined;
+  const base =
+    network && network.token.symbol === account.currency
+      ? toBaseUnits(open, network.token.decimals)
+      : undefined;
+  if (!network || !base?.ok || base.value <= 0n) return address;
+  return `ethereum:${network.token.address}@${network.chainId}/transfer?address=${address}&uint256=${base.value}`;
 }
 
 /** The development card rail: settles the open amount, or refuses like a card network would. */

@@ -47,7 +47,8 @@ function stablecoinSection(model: PayPageModel): string {
 <p>Send exactly <strong>${escapeHtml(model.open)} ${escapeHtml(rail.account.currency)}</strong>
 on <strong>${escapeHtml(rail.account.network ?? '')}</strong> to</p>
 <p><code id="pay-to">${escapeHtml(rail.account.address ?? '')}</code></p>
-${model.qrSvg ? `<div aria-label="QR code of the address" style="width:180px">${model.qrSvg}</div>` : ''}</section>`;
+<p>Send exactly this amount: its last digits tell this request apart from others to the same address, and it counts as paid in full.</p>
+${model.qrSvg ? `<div aria-label="QR code of the transfer" style="width:180px">${model.qrSvg}</div>` : ''}</section>`;
 }
 
 function bankSection(model: PayPageModel): string {

@@ -61,6 +61,31 @@ export function checkMint(account: AccountFacts, currency: string, amount: Amoun
   return null;
 }
 
+/** A tag lowers an asked amount by less than this: one cent (10^-2, in 10^-8 units). */
+export const TAG_LIMIT = asAmount(UNIT / 100n);
+
+/**
+ * The amount a new request on an address asks for (issue 22): its price when no other open
+ * request of the account asks for that, else the price lowered by the fewest steps of the token's
+ * smallest unit that makes it unique. The tag stays under one cent and the request counts as paid
+ * in full once it has received what it asked for. Null when every tag is taken (thousands of
+ * open requests at one price on one address).
+ */
+export function askedAmount(
+  amount: AmountE8,
+  decimals: number | undefined,
+  taken: ReadonlySet<bigint>,
+): AmountE8 | null {
+  if (decimals === undefined) return amount;
+  const step = 10n ** BigInt(8 - decimals);
+  for (let tag = 0n; tag < TAG_LIMIT; tag += step) {
+    const asked = amount - tag;
+    if (asked <= 0n) return null;
+    if (!taken.has(asked)) return asAmount(asked);
+  }
+  return null;
+}
+
 /** The deadline: the one asked for (within limits), else one day after minting. */
 export function expiryFor(
   now: Date,
@@ -81,7 +106,7 @@ export function visibleStatus(status: RequestStatus, expiresAt: Date, now: Date)
   return status === 'active' && expiresAt.getTime() <= now.getTime() ? 'cancelled' : status;
 }
 
-/** What a settlement of `amount` does to a request that had `received` of `total`. */
+/** What a settlement of `amount` does to a request that had `received` of the `total` it asks for. */
 export function afterSettlement(
   total: AmountE8,
   received: AmountE8,

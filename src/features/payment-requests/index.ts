@@ -8,6 +8,7 @@ export {
   lapseRequests,
   mintRequest,
   openAmount,
+  openTopUpRequest,
   type PaymentRequestRecord,
   present as presentRequest,
   type Rail,

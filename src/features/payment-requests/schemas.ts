@@ -28,6 +28,10 @@ export const PaymentRequestOut = Type.Object(
     token: Type.String(),
     url: Type.String({ description: 'The payment page: serves a person and a machine.' }),
     amount: Type.String({ description: 'Eight decimals.' }),
+    amount_due: Type.String({
+      description:
+        'What the payer is asked to send, exactly (eight decimals): the amount, lowered by a tag under one cent on a crypto account when another open request there asks for the same; paid in full once this much has arrived.',
+    }),
     currency: Type.String(),
     status: Type.String({ description: 'active, paid or cancelled' }),
     created_at: Type.String({ format: 'date-time' }),

@@ -23,7 +23,16 @@ import {
 } from '../ledger/index.ts';
 import { fileResource } from '../resources/index.ts';
 import { requireAdministrator } from '../spaces/index.ts';
-import { afterReversal, afterSettlement, checkMint, expiryFor, pegOf, visibleStatus } from './domain.ts';
+import {
+  afterReversal,
+  afterSettlement,
+  askedAmount,
+  checkMint,
+  expiryFor,
+  pegOf,
+  TOKEN_DECIMALS,
+  visibleStatus,
+} from './domain.ts';
 import * as store from './store.ts';
 
 export type RequestsDeps = { db: Db; clock: Clock; publicUrl: string };
@@ -48,6 +57,7 @@ export function present(row: store.RequestRow, publicUrl: string, now: Date) {
     token: row.token,
     url: `${publicUrl}/pay/${row.token}`,
     amount: formatAmount(readAmount(row.amount)),
+    amount_due: formatAmount(readAmount(row.amount_due)),
     currency: row.currency,
     status: visibleStatus(row.status, row.expires_at, now),
     created_at: row.created_at.toISOString(),
@@ -76,6 +86,7 @@ export async function mintRequest(
   const now = deps.clock.now();
   const expiry = expiryFor(now, input.expiresAt);
   if (!expiry.ok) throw new AppError('invalid_request', expiry.detail, { field: 'expires_at' });
+  const amountDue = await uniqueAsk(tx, account, input.amount, now);
   const row = {
     id: randomUUID(),
     space_id: input.spaceId,
@@ -85,6 +96,7 @@ export async function mintRequest(
     purpose: input.topUpFor ? ('top_up' as const) : ('sale' as const),
     client_credit_id: input.topUpFor?.clientCreditId ?? null,
     amount: formatAmount(input.amount),
+    amount_due: formatAmount(amountDue),
     currency,
     status: 'active' as const,
     memo: input.memo,
@@ -95,6 +107,26 @@ export async function mintRequest(
   };
   await store.insertRequest(tx, row);
   return present({ ...row, amount_received: '0', paid_at: null, cancelled_at: null }, deps.publicUrl, now);
+}
+
+/**
+ * What a request on this account asks the payer to send: unique among the account's open
+ * requests when the account is paid by direct transfers (crypto), so the watch can tell them
+ * apart; the price itself elsewhere. The account lock makes concurrent mints take turns.
+ */
+async function uniqueAsk(tx: Queryable, account: AccountRow, amount: AmountE8, now: Date): Promise<AmountE8> {
+  const decimals = account.kind === 'crypto' ? TOKEN_DECIMALS[account.currency] : undefined;
+  if (decimals === undefined) return amount;
+  await store.lockAccountForMint(tx, account.space_id, account.id);
+  const taken = new Set((await store.openDues(tx, account.id, now)).map((due) => readAmount(due) as bigint));
+  const asked = askedAmount(amount, decimals, taken);
+  if (asked === null)
+    throw new AppError(
+      'amount_not_accepted',
+      'Every amount within one cent of this price is already asked for by an open request on this account; let some lapse or use another account.',
+      { field: 'amount' },
+    );
+  return asked;
 }
 
 export function parseAmount(value: number | string): AmountE8 {
@@ -140,6 +172,8 @@ export type SettleInput = {
    * because refusing it would lose it. Such a request ends paid, possibly overpaid.
    */
   committed?: boolean;
+  /** For direct chain transfers: which rule matched the transfer to this request. */
+  matchedBy?: 'exact' | 'oldest_first';
 };
 
 export type SettleOutcome =
@@ -291,9 +325,14 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
     payer: input.payer,
     entry_id: posted.entryId,
     settled_at: input.at,
+    matched_by: input.matchedBy ?? null,
   };
   await store.insertSettlement(tx, settlement);
-  const next = afterSettlement(readAmount(request.amount), readAmount(request.amount_received), input.amount);
+  const next = afterSettlement(
+    readAmount(request.amount_due),
+    readAmount(request.amount_received),
+    input.amount,
+  );
   const paidAt = request.paid_at ?? (next.status === 'paid' ? input.at : null);
   await store.recordReceipt(tx, request.id, formatAmount(next.received), next.status, paidAt);
   await emitEvents(tx, request, account, settlement, input);
@@ -327,6 +366,20 @@ export function activeRequestForInvoice(db: Queryable, spaceId: string, invoiceI
   return store.activeForInvoice(db, spaceId, invoiceId, now);
 }
 
+/**
+ * The open top-up request of a client credit on an account, if any: a refused charge reuses it
+ * rather than minting another request on the same address.
+ */
+export function openTopUpRequest(
+  db: Queryable,
+  spaceId: string,
+  clientCreditId: string,
+  accountId: string,
+  now: Date,
+) {
+  return store.openTopUp(db, spaceId, clientCreditId, accountId, now);
+}
+
 /** A watched account's requests that can still take money, oldest first. */
 export function activeRequestsForAccount(db: Queryable, spaceId: string, accountId: string, now: Date) {
   return store.activeForAccount(db, spaceId, accountId, now);
@@ -356,7 +409,7 @@ export async function reverseChainSettlements(
     }
     assert(reversed.ok, 'Reversing an income entry only lowers balances that have no floor.');
     const next = afterReversal(
-      readAmount(request.amount),
+      readAmount(request.amount_due),
       readAmount(request.amount_received),
       readAmount(settlement.amount),
       request.expires_at,
@@ -372,9 +425,9 @@ export async function reverseChainSettlements(
   return undone;
 }
 
-/** The amount still open on a request. */
+/** The amount still open on a request: what it asks for, less what it has received. */
 export function openAmount(request: store.RequestRow): AmountE8 {
-  const open = readAmount(request.amount) - readAmount(request.amount_received);
+  const open = readAmount(request.amount_due) - readAmount(request.amount_received);
   return (open > 0n ? open : 0n) as AmountE8;
 }
 

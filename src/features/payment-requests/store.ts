@@ -11,6 +11,8 @@ export type RequestRow = {
   purpose: PaymentRequestsTable['purpose'];
   client_credit_id: string | null;
   amount: string;
+  /** What the payer is asked to send; paid in full once received reaches it. */
+  amount_due: string;
   currency: string;
   amount_received: string;
   status: PaymentRequestsTable['status'];
@@ -84,6 +86,8 @@ export type SettlementRow = {
   payer: string;
   entry_id: string;
   settled_at: Date;
+  /** Which rule matched a chain transfer to this request; null on rails that name their request. */
+  matched_by?: 'exact' | 'oldest_first' | null;
 };
 
 export function findSettlement(
@@ -166,5 +170,49 @@ export function activeForInvoice(db: Queryable, spaceId: string, invoiceId: stri
     .where('status', '=', 'active')
     .where('expires_at', '>', now)
     .orderBy('created_at', 'desc')
+    .executeTakeFirst() as Promise<RequestRow | undefined>;
+}
+
+/**
+ * Holds the account for the rest of the transaction, so two mints on one address cannot pick
+ * the same asked amount. NO KEY UPDATE: rows that merely reference the account are not blocked.
+ */
+export async function lockAccountForMint(db: Queryable, spaceId: string, accountId: string) {
+  await sql`SELECT id FROM accounts WHERE space_id = ${spaceId} AND id = ${accountId} FOR NO KEY UPDATE`.execute(
+    db,
+  );
+}
+
+/** The amounts the account's open requests ask for (open: active and in time). */
+export async function openDues(db: Queryable, accountId: string, now: Date): Promise<string[]> {
+  const rows = await db
+    .selectFrom('payment_requests')
+    .select('amount_due')
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'active')
+    .where('expires_at', '>', now)
+    .execute();
+  return rows.map((row) => row.amount_due);
+}
+
+/** An open top-up request of one client credit on one account, newest first: reused by charges. */
+export function openTopUp(
+  db: Queryable,
+  spaceId: string,
+  clientCreditId: string,
+  accountId: string,
+  now: Date,
+) {
+  return db
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('client_credit_id', '=', clientCreditId)
+    .where('account_id', '=', accountId)
+    .where('purpose', '=', 'top_up')
+    .where('status', '=', 'active')
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
     .executeTakeFirst() as Promise<RequestRow | undefined>;
 }

@@ -265,6 +265,8 @@ export interface PaymentRequestsTable {
   paid_at: Timestamp | null;
   cancelled_at: Timestamp | null;
   invoice_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the payer is asked to send (issue 22): unique among the account's open requests. */
+  amount_due: Numeric;
 }
 
 export interface SettlementsTable {
@@ -279,6 +281,7 @@ export interface SettlementsTable {
   entry_id: string;
   settled_at: Timestamp;
   reversed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  matched_by: ColumnType<'exact' | 'oldest_first' | null, 'exact' | 'oldest_first' | null | undefined, never>;
 }
 
 export interface ChargesTable {

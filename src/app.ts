@@ -20,8 +20,10 @@ import {
   registerPaymentRequestAppRoutes,
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
+import { registerPayoutRoutes } from './features/payouts/index.ts';
 import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
 import { registerEndpointAppRoutes } from './features/resources/index.ts';
+import { screeningMetrics } from './features/screening/index.ts';
 import { registerSiteAppRoutes } from './features/sites/index.ts';
 import { registerSpaceRoutes } from './features/spaces/index.ts';
 import { createSessionGuard, registerSessionRoutes, registerUserRoutes } from './features/users/index.ts';
@@ -171,6 +173,7 @@ function registerMetrics(app: FastifyInstance, deps: AppDeps) {
     for (const balance of balances) {
       lines.push(`tollbook_gas_wallet_low{network="${balance.caip2}"} ${balance.wei < GAS_LOW_WEI ? 1 : 0}`);
     }
+    lines.push(...(await screeningMetrics(deps.database.db)));
     return reply.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
   });
 }
@@ -231,6 +234,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
     registerEndpointAppRoutes(scope, base);
     registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl, mailer: appMailer });
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
+    registerPayoutRoutes(scope, base);
     registerWebhookRoutes(scope, {
       ...base,
       secrets: deps.secrets,

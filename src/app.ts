@@ -21,6 +21,7 @@ import {
   registerPaymentRequestAppRoutes,
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
+import { registerPayoutRoutes } from './features/payouts/index.ts';
 import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
 import { registerEndpointAppRoutes } from './features/resources/index.ts';
 import { registerSiteAppRoutes } from './features/sites/index.ts';
@@ -267,6 +268,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
     registerEndpointAppRoutes(scope, base);
     registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl, mailer: appMailer });
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
+    registerPayoutRoutes(scope, base);
     registerWebhookRoutes(scope, {
       ...base,
       secrets: deps.secrets,

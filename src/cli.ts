@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { AppError } from './core/errors.ts';
 import { issueKey, revokeKey } from './features/keys/index.ts';
 import { checkLedger } from './features/ledger/index.ts';
+import { loadScreeningList } from './features/screening/index.ts';
 import { createSpace } from './features/spaces/index.ts';
 import { createUser } from './features/users/index.ts';
 import {
@@ -33,6 +34,8 @@ const USAGE = `Usage: tollbook <command>
                                 Revoke a key; every server refuses it from its next call
   ledger check [--space ID]     Verify every entry balances and every cached balance equals its
                                 postings; exits 1 when anything is off
+  screening load FILE           Load OFAC's SDN.XML as the sanctions list payments out are screened
+                                against (replaces the current list; see README "Sanctions screening")
   webhooks tail --space ID      Print the space's webhook deliveries as they happen (Ctrl-C stops)
   webhooks verify --secret S --signature sha256=HEX < body
                                 Check a webhook signature against the raw body on standard input
@@ -152,8 +155,26 @@ async function ledgerCheck(runtime: Runtime, options: Options) {
   process.stdout.write('The ledger is sound.\n');
 }
 
+async function screeningLoad(runtime: Runtime, options: Options) {
+  const file = need(options, 'file');
+  const { readFile } = await import('node:fs/promises');
+  let xml: string;
+  try {
+    xml = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  const loaded = await loadScreeningList({ db: runtime.database.db, clock: runtime.clock }, xml, file);
+  if (!loaded.ok) throw new UsageError(loaded.problem);
+  process.stdout.write(
+    `Loaded the list published ${loaded.publishedOn || '(no date)'}: ${loaded.sdnEntries} SDN entries, ` +
+      `${loaded.entries} names and addresses to screen against.\n`,
+  );
+}
+
 const COMMANDS: Record<string, (runtime: Runtime, options: Options) => Promise<void>> = {
   'ledger check': ledgerCheck,
+  'screening load': screeningLoad,
   'spaces create': spacesCreate,
   'keys issue': keysIssue,
   'keys revoke': keysRevoke,
@@ -223,7 +244,7 @@ export async function main(argv: string[]): Promise<number> {
         applied.length > 0 ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n',
       );
     } else {
-      await run(runtime, values as Options);
+      await run(runtime, { ...(values as Options), file: positionals[2] });
     }
     return 0;
   } catch (error) {

@@ -32,6 +32,10 @@ export const ERROR_STATUS = {
   user_not_found: 422,
   last_owner: 422,
   subscription_limit_reached: 422,
+  insufficient_balance: 422,
+  payment_state: 422,
+  maker_cannot_approve: 403,
+  already_approved: 409,
   rate_limited: 429,
   internal: 500,
 } as const;

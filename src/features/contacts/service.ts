@@ -137,3 +137,10 @@ export async function saveInvoiceContact(
   await store.insertContact(tx, contact, []);
   return contact.id;
 }
+
+/** For payments out: a contact's name and the bank requisites it is paid to, if any. */
+export async function findContactPayee(db: Queryable, spaceId: string, contactId: string) {
+  const found = await store.findPayee(db, spaceId, contactId);
+  if (!found) return undefined;
+  return { name: found.name, requisites: found.requisites as Requisites | null };
+}

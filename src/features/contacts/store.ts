@@ -83,3 +83,24 @@ export async function updateRequisites(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** A contact's name and the requisites it is paid to (its primary address first). */
+export async function findPayee(db: Queryable, spaceId: string, contactId: string) {
+  const contact = await db
+    .selectFrom('contacts')
+    .select('name')
+    .where('space_id', '=', spaceId)
+    .where('id', '=', contactId)
+    .executeTakeFirst();
+  if (!contact) return undefined;
+  const address = await db
+    .selectFrom('contact_addresses')
+    .select('requisites')
+    .where('space_id', '=', spaceId)
+    .where('contact_id', '=', contactId)
+    .where('requisites', 'is not', null)
+    .orderBy('is_primary', 'desc')
+    .orderBy('position')
+    .executeTakeFirst();
+  return { name: contact.name, requisites: (address?.requisites ?? null) as Record<string, unknown> | null };
+}

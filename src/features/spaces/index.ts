@@ -7,6 +7,7 @@ export {
 export { registerSpaceRoutes } from './routes.ts';
 export { CurrencyCode } from './schemas.ts';
 export {
+  baseCurrencyOf,
   closedThrough,
   closePeriod,
   createSpace,

@@ -247,3 +247,10 @@ export async function closePeriod(deps: SpacesDeps, userId: string, spaceId: str
 export function filingTermsQuery(db: Queryable, spaceId: string) {
   return store.filingTermsQuery(db, spaceId);
 }
+
+/** The currency the space keeps its books in (policy limits default to it). */
+export async function baseCurrencyOf(db: Queryable, spaceId: string): Promise<string> {
+  const space = await store.findSpace(db, spaceId);
+  if (!space) throw new AppError('not_found', 'No such space.');
+  return space.base_currency;
+}

@@ -591,3 +591,101 @@ export interface Database {
   chain_cursors: ChainCursorsTable;
   chain_transfers: ChainTransfersTable;
 }
+
+// Money out: payouts, their rules and approvals, the sanctions list (migrations/0028_payouts.sql).
+export type PayoutStatus =
+  | 'awaiting_approval'
+  | 'approved'
+  | 'executing'
+  | 'executed'
+  | 'blocked'
+  | 'rejected'
+  | 'failed'
+  | 'cancelled';
+
+export interface ApprovalRulesTable {
+  id: string;
+  space_id: string;
+  min_amount: Numeric;
+  currency: string;
+  required_approvals: number;
+  created_by: string;
+  created_at: Timestamp;
+  removed_at: Timestamp | null;
+}
+
+export interface PolicyRulesTable {
+  id: string;
+  space_id: string;
+  kind: 'max_per_payment' | 'max_per_day' | 'blocked_destination' | 'allowed_currencies';
+  amount: Numeric | null;
+  currency: string | null;
+  destination: string | null;
+  currencies: string[] | null;
+  created_by: string;
+  created_at: Timestamp;
+  removed_at: Timestamp | null;
+}
+
+export interface PayoutsTable {
+  id: string;
+  space_id: string;
+  account_id: string;
+  maker_id: string;
+  amount: Numeric;
+  currency: string;
+  rail: 'book' | 'bank' | 'chain';
+  payee: string;
+  destination: string;
+  requisites: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  contact_id: string | null;
+  note: string;
+  occurred_on: ColumnType<string, string, string>;
+  status: PayoutStatus;
+  approval_rule_id: string | null;
+  required_approvals: number;
+  blocked_reason: string | null;
+  release_reason: string | null;
+  released_by: string | null;
+  reject_reason: string | null;
+  rejected_by: string | null;
+  reference: string | null;
+  transaction_id: string | null;
+  tx_hash: string | null;
+  created_at: Timestamp;
+  approved_at: Timestamp | null;
+  executed_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface PayoutApprovalsTable {
+  space_id: string;
+  payout_id: string;
+  user_id: string;
+  created_at: Timestamp;
+}
+
+export interface ScreeningListsTable {
+  id: string;
+  source: string;
+  published_on: string;
+  entries: number;
+  is_current: boolean;
+  loaded_at: Timestamp;
+}
+
+export interface ScreeningEntriesTable {
+  list_id: string;
+  kind: 'name' | 'address';
+  value: string;
+  sdn_uid: string;
+}
+
+export interface Database {
+  approval_rules: ApprovalRulesTable;
+  policy_rules: PolicyRulesTable;
+  payouts: PayoutsTable;
+  payout_approvals: PayoutApprovalsTable;
+  screening_lists: ScreeningListsTable;
+  screening_entries: ScreeningEntriesTable;
+}

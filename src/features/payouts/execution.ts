@@ -1,0 +1,220 @@
+import type { Clock } from '../../core/clock.ts';
+import { type AmountE8, formatAmount } from '../../core/money.ts';
+import type { Queryable } from '../../platform/db/database.ts';
+import type { PayoutStatus } from '../../platform/db/schema.ts';
+import { enqueueEvents, type OutboxEvent } from '../../platform/outbox/outbox.ts';
+import type { AccountRow } from '../accounts/index.ts';
+import {
+  decrease,
+  increase,
+  type LedgerAccountRef,
+  ledgerAccounts,
+  postEntry,
+  readAmount,
+} from '../ledger/index.ts';
+import { screen } from '../screening/index.ts';
+import {
+  type BlockReason,
+  dayOf,
+  matchApprovalRule,
+  normalizeDestination,
+  type PolicyRule,
+  policyBreach,
+} from './domain.ts';
+import * as store from './store.ts';
+
+// The road every payment out travels once it exists: screening, policy rules, approval rules,
+// and execution on its rail. Each step runs inside the caller's transaction, on the payment's
+// row lock (or on a row nobody else can see yet), and writes its events in the same transaction.
+
+export type ExecutionDeps = { clock: Clock };
+
+type Ctx = { tx: Queryable; deps: ExecutionDeps; account: AccountRow };
+
+function amountOf(row: store.PayoutRow): AmountE8 {
+  return readAmount(row.amount);
+}
+
+/** The ledger's view of an account's money; kept off overdraft unless the account is a card. */
+export function payingSide(account: AccountRow, asset: LedgerAccountRef): LedgerAccountRef {
+  return account.kind === 'card' ? asset : { ...asset, noOverdraft: true };
+}
+
+function bookEvent(
+  row: store.PayoutRow,
+  event: OutboxEvent['event'],
+  fields: Record<string, unknown>,
+  at: Date,
+) {
+  return {
+    channel: 'book' as const,
+    spaceId: row.space_id,
+    event: event as 'payment.blocked',
+    at,
+    fields: { payment_id: row.id, amount: formatAmount(amountOf(row)), currency: row.currency, ...fields },
+  };
+}
+
+async function move(ctx: Ctx, row: store.PayoutRow, changes: Partial<store.PayoutRow>) {
+  const at = ctx.deps.clock.now();
+  Object.assign(row, changes, { updated_at: at });
+  await store.updatePayout(ctx.tx, row.space_id, row.id, { ...changes, updated_at: at });
+}
+
+export async function block(ctx: Ctx, row: store.PayoutRow, reason: BlockReason) {
+  await move(ctx, row, { status: 'blocked', blocked_reason: reason });
+  await enqueueEvents(ctx.tx, [bookEvent(row, 'payment.blocked', { reason }, row.updated_at)]);
+}
+
+async function policyRules(tx: Queryable, spaceId: string): Promise<PolicyRule[]> {
+  const rows = await store.activePolicyRules(tx, spaceId);
+  return rows.map((rule): PolicyRule => {
+    if (rule.kind === 'max_per_payment' || rule.kind === 'max_per_day') {
+      return { kind: rule.kind, amount: readAmount(rule.amount!), currency: rule.currency! };
+    }
+    if (rule.kind === 'blocked_destination') return { kind: rule.kind, destination: rule.destination! };
+    return { kind: 'allowed_currencies', currencies: rule.currencies ?? [] };
+  });
+}
+
+/** The first policy rule the payment breaks now; with `lock`, the day's total is read under the rules' locks. */
+export async function checkPolicy(ctx: Ctx, row: store.PayoutRow, lock: boolean) {
+  if (lock) await store.lockDayRules(ctx.tx, row.space_id);
+  const rules = await policyRules(ctx.tx, row.space_id);
+  const { start, end } = dayOf(ctx.deps.clock.now());
+  const counts = rules.some((rule) => rule.kind === 'max_per_day');
+  const leftToday = counts
+    ? readAmount(
+        await store.leftInDay(ctx.tx, {
+          spaceId: row.space_id,
+          currency: row.currency,
+          start,
+          end,
+          exceptId: row.id,
+        }),
+      )
+    : readAmount('0');
+  const destinations = [row.destination, row.payee].filter((d) => d !== '').map(normalizeDestination);
+  return policyBreach(rules, { amount: amountOf(row), currency: row.currency, destinations, leftToday });
+}
+
+/** Sends a payment on its way: screening (unless an owner released it), policy, approval rules. */
+export async function route(ctx: Ctx, row: store.PayoutRow, released: boolean): Promise<boolean> {
+  if (!released) {
+    const names = [row.payee, String(row.requisites?.holder ?? '')].filter((name) => name !== '');
+    const hit = await screen(ctx.tx, { address: row.rail === 'chain' ? row.destination : null, names });
+    if (hit) {
+      await block(ctx, row, 'screening_hold');
+      return true;
+    }
+  }
+  const breach = await checkPolicy(ctx, row, false);
+  if (breach) {
+    await block(ctx, row, breach);
+    return true;
+  }
+  const rules = (await store.activeApprovalRules(ctx.tx, row.space_id)).map((rule) => ({
+    id: rule.id,
+    minAmount: readAmount(rule.min_amount),
+    currency: rule.currency,
+    requiredApprovals: rule.required_approvals,
+  }));
+  const rule = matchApprovalRule(rules, amountOf(row), row.currency);
+  if (rule) {
+    await move(ctx, row, {
+      status: 'awaiting_approval',
+      blocked_reason: null,
+      approval_rule_id: rule.id,
+      required_approvals: rule.requiredApprovals,
+    });
+    await enqueueEvents(ctx.tx, [
+      bookEvent(
+        row,
+        'payment.awaiting_approval',
+        { required_approvals: rule.requiredApprovals },
+        row.updated_at,
+      ),
+    ]);
+    return true;
+  }
+  return startExecution(ctx, row);
+}
+
+/**
+ * An approved payment: policy again (the day's total under the rules' locks), then the rail.
+ * `book` executes at once; `bank` and `chain` wait for the rail in `executing`. False when the
+ * account cannot carry a book payment (the caller decides whether that refuses or fails it).
+ */
+export async function startExecution(ctx: Ctx, row: store.PayoutRow): Promise<boolean> {
+  const breach = await checkPolicy(ctx, row, true);
+  if (breach) {
+    await block(ctx, row, breach);
+    return true;
+  }
+  await move(ctx, row, { status: 'approved', blocked_reason: null, approved_at: ctx.deps.clock.now() });
+  if (row.rail === 'book') return execute(ctx, row, {});
+  await move(ctx, row, { status: 'executing' });
+  return true;
+}
+
+/** The rail confirmed: one ledger entry, money.out and payout.executed, in this transaction. */
+export async function execute(
+  ctx: Ctx,
+  row: store.PayoutRow,
+  proof: { reference?: string; txHash?: string },
+): Promise<boolean> {
+  const at = ctx.deps.clock.now();
+  const where = { spaceId: row.space_id, currency: row.currency, at };
+  const asset = await ledgerAccounts.asset(ctx.tx, { ...where, accountId: ctx.account.id });
+  const expense = await ledgerAccounts.expense(ctx.tx, { ...where, ref: 'payouts' });
+  const origin = row.rail === 'book' ? 'manual' : 'rail';
+  const posted = await postEntry(
+    ctx.tx,
+    {
+      spaceId: row.space_id,
+      origin,
+      kind: 'expense',
+      occurredOn: row.occurred_on,
+      causeType: 'payout',
+      causeId: row.id,
+      counterparty: row.payee,
+      memo: row.note,
+      postings: [decrease(payingSide(ctx.account, asset), amountOf(row)), increase(expense, amountOf(row))],
+    },
+    at,
+  );
+  if (!posted.ok) return false;
+  await move(ctx, row, {
+    status: 'executed',
+    transaction_id: posted.entryId,
+    executed_at: at,
+    ...(proof.reference === undefined ? {} : { reference: proof.reference }),
+    ...(proof.txHash === undefined ? {} : { tx_hash: proof.txHash }),
+  });
+  const rail = row.rail === 'chain' ? (ctx.account.network ?? 'chain') : row.rail;
+  await enqueueEvents(ctx.tx, [
+    {
+      channel: 'book',
+      spaceId: row.space_id,
+      event: 'money.out',
+      at,
+      fields: {
+        transaction_id: posted.entryId,
+        account_id: ctx.account.id,
+        direction: 'out',
+        amount: formatAmount(amountOf(row)),
+        currency: row.currency,
+        kind: 'expense',
+        origin,
+        occurred_on: row.occurred_on,
+      },
+    },
+    bookEvent(row, 'payout.executed', { rail, transaction_id: posted.entryId }, at),
+  ]);
+  return true;
+}
+
+/** A book payment the account could not carry at approval: it fails, nothing is booked. */
+export async function fail(ctx: Ctx, row: store.PayoutRow, reason: string) {
+  await move(ctx, row, { status: 'failed' as PayoutStatus, blocked_reason: reason });
+}

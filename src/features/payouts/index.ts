@@ -1,0 +1,2 @@
+export { registerPayoutRoutes } from './routes.ts';
+export type { PayoutsDeps } from './service.ts';

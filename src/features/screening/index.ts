@@ -1,0 +1,11 @@
+export { normalizeAddress, normalizeName } from './domain.ts';
+export { parseSdnXml } from './sdn-xml.ts';
+export {
+  type LoadOutcome,
+  loadScreeningList,
+  type ScreeningHit,
+  type ScreeningListStatus,
+  screen,
+  screeningMetrics,
+  screeningStatus,
+} from './service.ts';

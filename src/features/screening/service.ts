@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
+import { type ScreeningSubject, subjectValues } from './domain.ts';
+import { parseSdnXml } from './sdn-xml.ts';
+import * as store from './store.ts';
+
+// The operator's sanctions list and the check every payment out passes before it leaves.
+
+export type LoadOutcome =
+  | { ok: true; listId: string; publishedOn: string; entries: number; sdnEntries: number }
+  | { ok: false; problem: string };
+
+/** Loads SDN.XML text as the new current list, in one transaction (the old list serves until then). */
+export async function loadScreeningList(
+  deps: { db: Db; clock: Clock },
+  xml: string,
+  source: string,
+): Promise<LoadOutcome> {
+  const parsed = parseSdnXml(xml);
+  if (!parsed.ok) return parsed;
+  const listId = randomUUID();
+  await deps.db.transaction().execute(async (tx) => {
+    await store.insertList(tx, {
+      id: listId,
+      source,
+      publishedOn: parsed.list.publishedOn,
+      entries: parsed.list.entries,
+      at: deps.clock.now(),
+    });
+    await store.makeCurrent(tx, listId);
+  });
+  return {
+    ok: true,
+    listId,
+    publishedOn: parsed.list.publishedOn,
+    entries: parsed.list.entries.length,
+    sdnEntries: parsed.list.sdnCount,
+  };
+}
+
+export type ScreeningListStatus = {
+  loaded: boolean;
+  published_on: string | null;
+  entries: number;
+  loaded_at: string | null;
+  source: string | null;
+};
+
+export async function screeningStatus(db: Queryable): Promise<ScreeningListStatus> {
+  const list = await store.currentList(db);
+  return {
+    loaded: list !== undefined,
+    published_on: list?.published_on ?? null,
+    entries: list?.entries ?? 0,
+    loaded_at: list?.loaded_at.toISOString() ?? null,
+    source: list?.source ?? null,
+  };
+}
+
+export type ScreeningHit = { kind: 'name' | 'address'; sdnUid: string };
+
+/** The current list's entry a payment's address or names match, or undefined when clear. */
+export async function screen(db: Queryable, subject: ScreeningSubject): Promise<ScreeningHit | undefined> {
+  const { names, addresses } = subjectValues(subject);
+  const hit = await store.findMatch(db, names, addresses);
+  return hit === undefined ? undefined : { kind: hit.kind, sdnUid: hit.sdn_uid };
+}
+
+/** Prometheus lines: the list's size and its publication date as operators read it. */
+export async function screeningMetrics(db: Queryable): Promise<string[]> {
+  const status = await screeningStatus(db);
+  const published = status.published_on ? Date.parse(status.published_on) : Number.NaN;
+  return [
+    '# HELP tollbook_screening_list_entries Names and addresses in the current sanctions list.',
+    '# TYPE tollbook_screening_list_entries gauge',
+    `tollbook_screening_list_entries ${status.entries}`,
+    '# HELP tollbook_screening_list_published_seconds Publication date of the current list (Unix time; 0 when none).',
+    '# TYPE tollbook_screening_list_published_seconds gauge',
+    `tollbook_screening_list_published_seconds ${Number.isNaN(published) ? 0 : Math.floor(published / 1000)}`,
+  ];
+}

@@ -113,6 +113,10 @@ export async function startStripeServer() {
       );
       return;
     }
+    if (path === '/favicon.ico') {
+      res.writeHead(204).end();
+      return;
+    }
     if (req.headers.authorization !== `Bearer ${STRIPE_SECRET_KEY}`) {
       return send(res, 401, {
         error: { type: 'invalid_request_error', message: 'Invalid API Key provided' },

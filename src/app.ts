@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Clock } from './core/clock.ts';
 import { AppError } from './core/errors.ts';
 import { registerAccountAppRoutes, registerAccountRoutes } from './features/accounts/index.ts';
+import { registerStripeWebhookRoute, stripeGateway } from './features/card-payments/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
 import { registerClientCreditRoutes } from './features/client-credits/index.ts';
 import { registerContactRoutes } from './features/contacts/index.ts';
@@ -301,7 +302,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     facilitator,
     logger: deps.logger === false ? undefined : deps.logger,
   };
-  registerPageRoutes(app, { ...x402, production: deps.config.production });
+  // The card rail in production: Stripe Checkout, when both Stripe keys are configured.
+  const card = deps.config.stripe && { ...x402, gateway: stripeGateway(deps.config.stripe) };
+  registerPageRoutes(app, { ...x402, production: deps.config.production, card });
+  if (card) await registerStripeWebhookRoute(app, card);
   registerX402Routes(app, {
     ...x402,
     limiter: deps.limiter,

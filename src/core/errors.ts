@@ -3,6 +3,7 @@
 
 export const ERROR_STATUS = {
   invalid_json: 400,
+  invalid_signature: 400,
   unauthorized: 401,
   card_declined: 402,
   missing_scope: 403,
@@ -25,6 +26,7 @@ export const ERROR_STATUS = {
   site_not_verified: 422,
   delivery_unavailable: 422,
   delivery_failed: 502,
+  card_provider_unavailable: 502,
   period_closed: 422,
   key_limit_reached: 422,
   idempotency_key_reused: 422,

@@ -37,6 +37,15 @@ export type Config = {
   metricsToken: string | undefined;
   /** METRICS_PORT: a second port, bound to 127.0.0.1, serving /metrics without a token. */
   metricsPort: number | undefined;
+  /** STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: the card rail through Stripe Checkout, set together or not at all. */
+  stripe: StripeSettings | undefined;
+};
+
+export type StripeSettings = {
+  secretKey: string;
+  webhookSecret: string;
+  /** STRIPE_API_URL: another address for Stripe's API (a stripe-mock, a test server); never in production. */
+  apiUrl: string | undefined;
 };
 
 export class ConfigError extends Error {
@@ -109,6 +118,7 @@ export function loadConfig(env: Env = process.env): Config {
   const chainSettings = readChainSettings(env, production);
   return {
     ...chainSettings,
+    stripe: readStripeSettings(env, production),
     host,
     port,
     publicUrl: publicUrl.replace(/\/+$/, ''),
@@ -185,6 +195,37 @@ function readChainSettings(env: Env, production: boolean) {
     rpcUrls,
     confirmations,
   };
+}
+
+function readStripeSettings(env: Env, production: boolean): StripeSettings | undefined {
+  const secretKey = env.STRIPE_SECRET_KEY || undefined;
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET || undefined;
+  const apiUrl = readUrl(env, 'STRIPE_API_URL', ['http:', 'https:']);
+  if (secretKey === undefined && webhookSecret === undefined) {
+    if (apiUrl !== undefined)
+      throw new ConfigError('STRIPE_API_URL needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET.');
+    return undefined;
+  }
+  if (secretKey === undefined || webhookSecret === undefined) {
+    throw new ConfigError(
+      'STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET go together: set both to take cards through Stripe, or neither.',
+    );
+  }
+  // Secret (sk_) or restricted (rk_) keys, test or live; a publishable key (pk_) cannot open sessions.
+  if (!/^(sk|rk)_(test|live)_[0-9A-Za-z]{8,250}$/.test(secretKey)) {
+    throw new ConfigError(
+      'STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_…).',
+    );
+  }
+  if (!/^whsec_[0-9A-Za-z+/=]{8,250}$/.test(webhookSecret)) {
+    throw new ConfigError("STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret (whsec_…).");
+  }
+  if (production && apiUrl !== undefined) {
+    throw new ConfigError(
+      'STRIPE_API_URL points the card rail away from Stripe and is refused when NODE_ENV=production.',
+    );
+  }
+  return { secretKey, webhookSecret, apiUrl };
 }
 
 /** How deep a transfer must be before the watch books it; the local chain mines on demand. */

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
 import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
 import { frameAncestors } from '../sites/index.ts';
 import { machineQuote, payOnPage } from '../x402/index.ts';
 import * as service from './service.ts';
-import { creditPage, invoicePage, notFoundPage, PAY_SCRIPT, payPage } from './views.ts';
+import { cardProblemPage, creditPage, invoicePage, notFoundPage, PAY_SCRIPT, payPage } from './views.ts';
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
 const CardIn = Type.Object({
@@ -15,8 +16,12 @@ const CardIn = Type.Object({
 
 // Public pages: no login, addressed by long random tokens. None may be framed (the framing
 // issue will admit proven sites), none is cached, and none leaks its address as a referrer.
-const pageCsp = (ancestors: string) =>
-  `default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`;
+// "Pay by card" posts to this server, which redirects to the card processor's checkout: forms
+// may end there too (browsers hold a form's redirects to form-action).
+const pageCsp = (ancestors: string, checkoutOrigin = '') =>
+  `default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; form-action 'self'${checkoutOrigin ? ` ${checkoutOrigin}` : ''}; base-uri 'none'; frame-ancestors ${ancestors}`;
+
+const checkoutOf = (deps: service.PagesDeps) => deps.card?.gateway.checkoutOrigin ?? '';
 
 const PAGE_HEADERS = {
   'x-frame-options': 'DENY',
@@ -25,6 +30,12 @@ const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
 };
+
+/** The page headers, with the card processor's checkout admitted as a form target when configured. */
+const pageHeaders = (deps: service.PagesDeps) => ({
+  ...PAGE_HEADERS,
+  'content-security-policy': pageCsp(frameAncestors([]), checkoutOf(deps)),
+});
 
 const PAYER_CORS = {
   'access-control-allow-origin': '*',
@@ -62,12 +73,12 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
       return reply.code(404).send({ error: 'not_found', detail: 'No payment request at this address.' });
     });
     scope.addHook('onSend', async (request, reply, payload) => {
-      reply.headers(PAGE_HEADERS);
+      reply.headers(pageHeaders(deps));
       // A payment page of a space with proven sites may be framed there (and only there).
       const origins = framable.get(request);
       if (origins && origins.length > 0) {
         reply.removeHeader('x-frame-options');
-        reply.header('content-security-policy', pageCsp(frameAncestors(origins)));
+        reply.header('content-security-policy', pageCsp(frameAncestors(origins), checkoutOf(deps)));
       }
       if (request.url.startsWith('/pay/')) reply.headers(PAYER_CORS);
       return payload;
@@ -111,6 +122,7 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
         return service.payByCard(deps, token, request.body as Static<typeof CardIn>);
       },
     );
+    registerCardCheckout(scope, deps);
     scope.get('/credit/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
       const { token } = request.params as Static<typeof TokenParams>;
       const model = await service.creditPageModel(deps, token);
@@ -123,6 +135,24 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
   });
 }
 
+/** "Pay by card" (a plain form): a Stripe Checkout Session for the open amount, then off to it. */
+function registerCardCheckout(scope: FastifyInstance, deps: service.PagesDeps) {
+  scope.post(
+    '/pay/:token/checkout',
+    { schema: { hide: true, params: TokenParams } },
+    async (request, reply) => {
+      const { token } = request.params as Static<typeof TokenParams>;
+      try {
+        const session = await service.payByCheckout(deps, token);
+        return reply.code(303).header('location', session.url).send();
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        return html(reply, error.status, cardProblemPage(error.message, `/pay/${token}`));
+      }
+    },
+  );
+}
+
 /** The public invoice page (/i/{token}) and its Pay button, which opens the payment page. */
 function registerInvoicePage(scope: FastifyInstance, deps: service.PagesDeps) {
   scope.get('/i/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
@@ -133,6 +163,16 @@ function registerInvoicePage(scope: FastifyInstance, deps: service.PagesDeps) {
   scope.post('/i/:token/pay', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const { token } = request.params as Static<typeof TokenParams>;
     const outcome = await service.payInvoice(deps, token);
+    // "Pay by card" on the invoice goes straight to Stripe for the invoice's payment request.
+    if (outcome.ok && (request.query as { by?: unknown }).by === 'card') {
+      try {
+        const session = await service.payByCheckout(deps, outcome.payUrl.slice('/pay/'.length));
+        return reply.code(303).header('location', session.url).send();
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        return html(reply, error.status, cardProblemPage(error.message, `/i/${token}`));
+      }
+    }
     if (outcome.ok) return reply.code(303).header('location', outcome.payUrl).send();
     const model = await service.invoicePageModel(deps, token, outcome.problem);
     return html(reply, 409, invoicePage(model!));

@@ -8,6 +8,7 @@ import { type NetworkName, networkDefinition } from '../../platform/chain/networ
 import { toBaseUnits } from '../../platform/chain/units.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
+import { type CardPaymentsDeps, cardTakes, openCheckout } from '../card-payments/index.ts';
 import { creditPage } from '../client-credits/index.ts';
 import { invoiceByToken, invoiceHtml } from '../invoices/index.ts';
 import { readAmount } from '../ledger/index.ts';
@@ -33,6 +34,8 @@ export type PagesDeps = {
   publicUrl: string;
   production: boolean;
   facilitator: Facilitator;
+  /** The card rail through Stripe Checkout, when Stripe's keys are configured. */
+  card?: CardPaymentsDeps | undefined;
 };
 
 /** A request by its token, or a 404 that says nothing about other requests. */
@@ -55,12 +58,14 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
   const accounts: AccountView[] = (await listSpaceAccounts(deps.db, request.space_id)).map((row) => ({
     ...row,
   }));
-  // The development card rail exists outside production; a real provider would be configured here.
+  // With Stripe configured, cards go through Checkout; without it, the development test card
+  // exists outside production, and production offers no card at all.
+  const cardCheckout = deps.card !== undefined && cardTakes(request.currency, openAmount(request));
   const rails = railsFor(
     { accountId: request.account_id, currency: request.currency, token },
     accounts,
     pegOf,
-    !deps.production,
+    !deps.production && deps.card === undefined,
   );
   const open = formatAmount(openAmount(request));
   const address = rails.stablecoin?.account.address;
@@ -74,6 +79,7 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
     status: record.status,
     handle: (await publicFace(deps.db, request.space_id)).publicHandle,
     rails,
+    cardCheckout,
     qrSvg: address
       ? await QRCode.toString(paymentUri(deps, rails.stablecoin!.account, openAmount(request)), {
           type: 'svg',
@@ -154,6 +160,12 @@ export async function creditPageModel(deps: PagesDeps, token: string): Promise<C
   };
 }
 
+/** "Pay by card": a Stripe Checkout Session for what the request still needs, and its address. */
+export async function payByCheckout(deps: PagesDeps, token: string): Promise<{ url: string }> {
+  if (!deps.card) throw new AppError('not_found', 'No card rail is configured.');
+  return openCheckout(deps.card, token);
+}
+
 /** The public invoice page's model, or undefined for an unknown token. */
 export async function invoicePageModel(
   deps: PagesDeps,
@@ -172,6 +184,7 @@ export async function invoicePageModel(
     open: formatAmount(found.open),
     currency: found.row.currency,
     payable: (status === 'sent' || status === 'partial') && found.open > 0n,
+    cardCheckout: deps.card !== undefined && cardTakes(found.row.currency, found.open),
     problem,
   };
 }

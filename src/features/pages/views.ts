@@ -37,6 +37,8 @@ export type PayPageModel = {
   status: string;
   handle: string;
   rails: Rails;
+  /** Stripe Checkout takes this request's open amount: the page shows "Pay by card". */
+  cardCheckout?: boolean;
   qrSvg: string | null;
 };
 
@@ -61,6 +63,11 @@ function bankSection(model: PayPageModel): string {
 }
 
 function cardSection(model: PayPageModel): string {
+  if (model.cardCheckout) {
+    return `<section class="card" id="rail-card"><h2>Card</h2>
+<form method="post" action="/pay/${escapeHtml(model.token)}/checkout"><button type="submit" id="pay-by-card">Pay by card</button></form>
+<p class="muted">You pay ${escapeHtml(model.open)} ${escapeHtml(model.currency)} on Stripe's secure page.</p></section>`;
+  }
   if (!model.rails.card) return '';
   return `<section class="card" id="rail-card"><h2>Card</h2>
 <form id="card-form" data-token="${escapeHtml(model.token)}">
@@ -126,6 +133,8 @@ export type InvoicePageModel = {
   open: string;
   currency: string;
   payable: boolean;
+  /** Stripe Checkout takes the open amount: the page also offers "Pay by card". */
+  cardCheckout?: boolean;
   problem?: string | undefined;
 };
 
@@ -134,6 +143,10 @@ export function invoicePage(model: InvoicePageModel): string {
   const pay = model.payable
     ? `<form method="post" action="/i/${escapeHtml(model.token)}/pay"><button type="submit" id="pay-invoice">Pay ${escapeHtml(model.open)} ${escapeHtml(model.currency)}</button></form>`
     : '';
+  const card =
+    model.payable && model.cardCheckout
+      ? `<form method="post" action="/i/${escapeHtml(model.token)}/pay?by=card"><button type="submit" id="pay-invoice-card">Pay by card</button></form>`
+      : '';
   const problem = model.problem
     ? `<p class="muted" id="invoice-problem">${escapeHtml(model.problem)}</p>`
     : '';
@@ -141,7 +154,16 @@ export function invoicePage(model: InvoicePageModel): string {
     `Invoice ${model.number}`,
     `<div class="card">${model.documentHtml}</div>
 <div class="card"><p>Status <span class="status" id="invoice-status">${escapeHtml(model.status)}</span></p>
-<p>Open <strong id="invoice-open">${escapeHtml(model.open)} ${escapeHtml(model.currency)}</strong></p>${pay}${problem}</div>`,
+<p>Open <strong id="invoice-open">${escapeHtml(model.open)} ${escapeHtml(model.currency)}</strong></p>${pay}${card}${problem}</div>`,
+  );
+}
+
+/** A card payment that could not start: why, and the way back. */
+export function cardProblemPage(detail: string, backUrl: string): string {
+  return layout(
+    'Card payment',
+    `<div class="card"><h1>The card payment did not start</h1><p id="card-problem">${escapeHtml(detail)}</p>
+<p><a href="${escapeHtml(backUrl)}">Back</a></p></div>`,
   );
 }
 

@@ -13,6 +13,7 @@ export {
   present as presentRequest,
   type Rail,
   type RequestsDeps,
+  refundSettlement,
   reverseChainSettlements,
   type SettleInput,
   type SettleOutcome,

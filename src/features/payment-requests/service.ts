@@ -3,7 +3,13 @@ import { assert } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { type AmountE8, formatAmount, formatAmountTrimmed, parseAmountInput } from '../../core/money.ts';
+import {
+  type AmountE8,
+  asAmount,
+  formatAmount,
+  formatAmountTrimmed,
+  parseAmountInput,
+} from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { enqueueEvents, type OutboxEvent } from '../../platform/outbox/outbox.ts';
@@ -423,6 +429,71 @@ export async function reverseChainSettlements(
     undone.push({ requestId: request.id, amount: settlement.amount });
   }
   return undone;
+}
+
+/**
+ * A provider gave back part or all of a settlement's money to the payer (a card refund): new
+ * postings take the refunded amount back out of the account and the income (or the client's
+ * prepaid credit) it went to; the settlement and the request stay as they were, since the sale
+ * did happen. Credit the client has already spent cannot be taken back from them, so that
+ * refund is booked as an expense instead. An invoice the money paid keeps its status; the gap
+ * is recorded, as for a chain reorganisation. The caller makes each refund happen once.
+ */
+export async function refundSettlement(
+  tx: Queryable,
+  input: { spaceId: string; rail: Rail; reference: string; amount: AmountE8; at: Date; memo: string },
+): Promise<{ entryId: string; settlementId: string }> {
+  const settlement = await store.findSettlement(tx, input.spaceId, input.rail, input.reference);
+  assert(settlement, `No ${input.rail} settlement ${input.reference}`);
+  const request = await store.lockRequest(tx, input.spaceId, settlement.payment_request_id);
+  assert(request, 'A settlement always names its request.');
+  const account = await requireAccount(tx, request.space_id, request.account_id);
+  const draft = {
+    spaceId: request.space_id,
+    origin: 'rail' as const,
+    kind: 'income' as const,
+    occurredOn: input.at.toISOString().slice(0, 10),
+    causeType: 'refund',
+    causeId: settlement.id,
+    counterparty: settlement.payer,
+    memo: input.memo,
+  };
+  const taken = (await postingsFor(tx, request, account, input.amount, input.at)).map((posting) => ({
+    account: posting.account,
+    amount: asAmount(-posting.amount),
+  }));
+  let posted = { ...(await postEntry(tx, { ...draft, postings: taken }, input.at)), kind: 'income' };
+  if (!posted.ok) {
+    const where = { spaceId: request.space_id, at: input.at };
+    const [asset, expense] = await ensureLedgerAccounts(tx, [
+      ledgerAccountSpecs.asset({ ...where, currency: account.currency, accountId: account.id }),
+      ledgerAccountSpecs.expense({ ...where, currency: account.currency, ref: `refund:${input.rail}` }),
+    ]);
+    const postings = [decrease(asset!, input.amount), increase(expense!, input.amount)];
+    posted = { ...(await postEntry(tx, { ...draft, kind: 'expense', postings }, input.at)), kind: 'expense' };
+  }
+  assert(posted.ok, 'A refund lowers only balances that have no floor.');
+  await enqueueEvents(tx, [
+    {
+      channel: 'book',
+      spaceId: request.space_id,
+      event: 'money.out',
+      at: input.at,
+      fields: {
+        transaction_id: posted.entryId,
+        account_id: account.id,
+        direction: 'out',
+        amount: formatAmount(input.amount),
+        currency: account.currency,
+        // The entry's kind: income given back, or (credit already spent) an expense.
+        kind: posted.kind,
+        origin: 'rail',
+        occurred_on: draft.occurredOn,
+      },
+    },
+  ]);
+  if (request.invoice_id) await recordInvoiceShortfall(tx, input.spaceId, request.invoice_id, input.amount);
+  return { entryId: posted.entryId, settlementId: settlement.id };
 }
 
 /** The amount still open on a request: what it asks for, less what it has received. */

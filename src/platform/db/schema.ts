@@ -688,4 +688,32 @@ export interface Database {
   payout_approvals: PayoutApprovalsTable;
   screening_lists: ScreeningListsTable;
   screening_entries: ScreeningEntriesTable;
+// The card rail in production: Stripe Checkout (migrations/0023_card_checkouts.sql).
+export interface CardCheckoutsTable {
+  id: string;
+  space_id: string;
+  payment_request_id: string;
+  session_id: string;
+  currency: string;
+  amount: Numeric;
+  amount_minor: ColumnType<string, string | bigint, string | bigint>;
+  status: ColumnType<'open' | 'paid', 'open' | 'paid' | undefined, 'open' | 'paid'>;
+  payment_intent_id: string | null;
+  settlement_id: string | null;
+  paid_amount: ColumnType<string, string | undefined, string>;
+  refunded_amount: ColumnType<string, string | undefined, string>;
+  created_at: Timestamp;
+  paid_at: Timestamp | null;
+}
+
+export interface StripeEventsTable {
+  event_id: string;
+  type: string;
+  outcome: string;
+  received_at: Timestamp;
+}
+
+export interface Database {
+  card_checkouts: CardCheckoutsTable;
+  stripe_events: StripeEventsTable;
 }

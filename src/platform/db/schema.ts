@@ -688,6 +688,8 @@ export interface Database {
   payout_approvals: PayoutApprovalsTable;
   screening_lists: ScreeningListsTable;
   screening_entries: ScreeningEntriesTable;
+}
+
 // The card rail in production: Stripe Checkout (migrations/0023_card_checkouts.sql).
 export interface CardCheckoutsTable {
   id: string;

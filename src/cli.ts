@@ -7,6 +7,7 @@ import { createSpace } from './features/spaces/index.ts';
 import { createUser } from './features/users/index.ts';
 import {
   readStandardInput,
+  replayCommand,
   runWorkerCommand,
   tailDeliveries,
   verifyCommand,
@@ -37,6 +38,9 @@ const USAGE = `Usage: tollbook <command>
   screening load FILE           Load OFAC's SDN.XML as the sanctions list payments out are screened
                                 against (replaces the current list; see README "Sanctions screening")
   webhooks tail --space ID      Print the space's webhook deliveries as they happen (Ctrl-C stops)
+  webhooks replay --space ID (--event-id ID | --since TIME)
+                                Send again, now, the deliveries of one event or of every event since
+                                TIME (ISO 8601), on both channels, with their original event ids
   webhooks verify --secret S --signature sha256=HEX < body
                                 Check a webhook signature against the raw body on standard input
 
@@ -135,6 +139,25 @@ async function webhooksTail(runtime: Runtime, options: Options) {
   await tailDeliveries(deps, need(options, 'space'), { out: process.stdout, shouldStop: () => stop });
 }
 
+async function webhooksReplay(runtime: Runtime, options: Options) {
+  const eventId = options['event-id'];
+  const sinceText = options.since;
+  if ((eventId === undefined) === (sinceText === undefined))
+    throw new UsageError('Give exactly one of --event-id and --since.');
+  if (
+    eventId !== undefined &&
+    !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(eventId)
+  )
+    throw new UsageError('--event-id must be an event id (a UUID).');
+  const since = sinceText === undefined ? undefined : new Date(sinceText);
+  if (since !== undefined && (!/^\d{4}-\d{2}-\d{2}/.test(sinceText!) || Number.isNaN(since.getTime())))
+    throw new UsageError('--since must be an ISO 8601 time, e.g. 2026-11-24T09:00:00Z.');
+  const space = need(options, 'space');
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(space))
+    throw new UsageError('--space must be a space id (a UUID).');
+  await replayCommand(runtime, space, { eventId, since }, process.stdout);
+}
+
 class CheckFailed extends Error {}
 
 async function ledgerCheck(runtime: Runtime, options: Options) {
@@ -179,6 +202,7 @@ const COMMANDS: Record<string, (runtime: Runtime, options: Options) => Promise<v
   'keys issue': keysIssue,
   'keys revoke': keysRevoke,
   'webhooks tail': webhooksTail,
+  'webhooks replay': webhooksReplay,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -195,6 +219,8 @@ export async function main(argv: string[]): Promise<number> {
     'key',
     'secret',
     'signature',
+    'event-id',
+    'since',
   ];
   let parsed: ReturnType<typeof parseArgs>;
   try {

@@ -1,10 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../../core/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
+import { closeSenders, createSenders } from './delivery-service.ts';
+import { REPLAY_MAX, replayDeliveries } from './service.ts';
 import { SIGNATURE_PREFIX, verifySignature } from './signature.ts';
 import * as store from './store.ts';
-import { startWebhookWorkers, type WebhookHost } from './worker.ts';
+import { startWebhookWorkers, type WebhookHost, WebhookWorker } from './worker.ts';
 
-// The developer's commands: `tollbook worker`, `tollbook webhooks tail`, `tollbook webhooks verify`.
+// The developer's commands: `tollbook worker`, `tollbook webhooks tail`, `tollbook webhooks verify`,
+// `tollbook webhooks replay`.
 // cli.ts parses the arguments and hands them here.
 
 type Output = { write(text: string): unknown };
@@ -96,4 +100,47 @@ export async function readStandardInput(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/**
+ * `tollbook webhooks replay --space ID (--event-id ID | --since TIME)`: makes the matching
+ * deliveries of both channels due again (see replayDeliveries) and sends them now from this
+ * process, as the same deliveries with their original event ids, then prints each row's outcome.
+ * A worker elsewhere may pick some of them first; the leases keep every send single.
+ */
+export async function replayCommand(
+  host: WebhookHost,
+  spaceId: string,
+  select: { eventId?: string; since?: Date },
+  out: Output,
+): Promise<number> {
+  const clock: Clock = host.clock;
+  const rows = await replayDeliveries({ db: host.database.db, clock }, spaceId, select);
+  if (rows.length === 0) {
+    out.write('No deliveries to replay (within the 30-day journal; held ones wait for Resume).\n');
+    return 0;
+  }
+  out.write(`Replaying ${rows.length} deliveries.\n`);
+  const senders = createSenders({ allowPrivate: host.config.webhookAllowPrivate, resolver: host.resolver });
+  try {
+    const worker = new WebhookWorker(
+      {
+        db: host.database.db,
+        clock,
+        secrets: host.secrets,
+        senders,
+        logger: host.logger === false ? undefined : host.logger,
+      },
+      { spaceIds: [spaceId] },
+    );
+    // Rounds until nothing is due: every replayed row gets its attempt (bounded by REPLAY_MAX).
+    await worker.drain(Math.ceil(REPLAY_MAX / 200) + 1);
+  } finally {
+    await closeSenders(senders);
+  }
+  for (const row of rows) {
+    const now = await store.findDelivery(host.database.db, spaceId, row.id);
+    if (now) out.write(`${formatDeliveryLine(now)}\n`);
+  }
+  return 0;
 }

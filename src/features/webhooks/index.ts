@@ -1,6 +1,7 @@
 export {
   formatDeliveryLine,
   readStandardInput,
+  replayCommand,
   runWorkerCommand,
   tailDeliveries,
   verifyCommand,

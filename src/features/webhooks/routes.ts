@@ -6,6 +6,8 @@ import {
   DeliveryPage,
   DeliveryParams,
   JournalQuery,
+  KeyDeliveryParams,
+  KeyParams,
   SpaceParams,
   SubscriptionCreate,
   SubscriptionDeleted,
@@ -110,6 +112,7 @@ function registerJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps)
       return service.retryDelivery(deps, request.session!.userId, ids);
     },
   );
+  registerKeyJournalRoutes(app, deps);
   app.post(
     '/app/api/spaces/:id/webhooks/test',
     { schema: { tags, params: SpaceParams, body: WebhookTest, response: { 200: WebhookTestOut } } },
@@ -122,6 +125,28 @@ function registerJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps)
         request.body as service.WebhookTestInput,
       );
       return reply.header('cache-control', 'no-store').send(result);
+    },
+  );
+}
+
+/** The key channel's journal (issue 22): the same 30 days, statuses and Retry as a subscription's. */
+function registerKeyJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps) {
+  app.get(
+    '/app/api/spaces/:id/keys/:key_id/deliveries',
+    { schema: { tags, params: KeyParams, querystring: JournalQuery, response: { 200: DeliveryPage } } },
+    async (request) => {
+      const { id, key_id } = request.params as Static<typeof KeyParams>;
+      const query = request.query as Static<typeof JournalQuery>;
+      return service.listKeyJournal(deps, request.session!.userId, { spaceId: id, keyId: key_id }, query);
+    },
+  );
+  app.post(
+    '/app/api/spaces/:id/keys/:key_id/deliveries/:did/retry',
+    { schema: { tags, params: KeyDeliveryParams, response: { 200: DeliveryOut } } },
+    async (request) => {
+      const { id, key_id, did } = request.params as Static<typeof KeyDeliveryParams>;
+      const ids = { spaceId: id, keyId: key_id, deliveryId: did };
+      return service.retryKeyDelivery(deps, request.session!.userId, ids);
     },
   );
 }

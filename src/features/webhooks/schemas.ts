@@ -47,6 +47,16 @@ export const DeliveryParams = Type.Object({
   did: Type.String({ format: 'uuid' }),
 });
 
+export const KeyParams = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  key_id: Type.String({ format: 'uuid' }),
+});
+export const KeyDeliveryParams = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  key_id: Type.String({ format: 'uuid' }),
+  did: Type.String({ format: 'uuid' }),
+});
+
 export const JournalQuery = Type.Object({
   // Query strings are text and nothing is coerced, so the number is checked by the service.
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: '1 to 200; default 50.' })),

@@ -172,28 +172,121 @@ export async function listJournal(
 ) {
   await requireAdministrator(deps.db, ids.spaceId, actorId);
   await requireSubscription(deps, ids.spaceId, ids.subscriptionId);
+  return journalPage(deps, { spaceId: ids.spaceId, subscriptionId: ids.subscriptionId }, page);
+}
+
+/** The key channel's journal: one key's webhook deliveries of the last 30 days, newest first. */
+export async function listKeyJournal(
+  deps: WebhooksDeps,
+  actorId: string,
+  ids: { spaceId: string; keyId: string },
+  page: JournalPage,
+) {
+  await requireAdministrator(deps.db, ids.spaceId, actorId);
+  await requireKey(deps, ids.spaceId, ids.keyId);
+  return journalPage(deps, { spaceId: ids.spaceId, keyId: ids.keyId }, page);
+}
+
+async function requireKey(deps: WebhooksDeps, spaceId: string, keyId: string) {
+  const key = await store.findKeyInSpace(deps.db, spaceId, keyId);
+  if (!key) throw new AppError('not_found', 'No such key in this space.');
+  return key;
+}
+
+async function journalPage(
+  deps: WebhooksDeps,
+  target: { spaceId: string; subscriptionId?: string; keyId?: string },
+  page: JournalPage,
+) {
   const limit = page.limit === undefined ? 50 : Number(page.limit);
   if (limit < 1 || limit > JOURNAL_PAGE_MAX) {
     throw new AppError('invalid_request', `limit must be from 1 to ${JOURNAL_PAGE_MAX}.`, { field: 'limit' });
   }
   let after: { createdAt: Date; id: string } | undefined;
   if (page.starting_after) {
-    const cursor = await store.findDelivery(deps.db, ids.spaceId, page.starting_after);
-    if (!cursor || cursor.subscription_id !== ids.subscriptionId) {
-      throw new AppError('invalid_request', 'starting_after names no delivery of this subscription.', {
+    const cursor = await store.findDelivery(deps.db, target.spaceId, page.starting_after);
+    const mine =
+      cursor !== undefined &&
+      (target.keyId === undefined
+        ? cursor.subscription_id === target.subscriptionId
+        : cursor.key_id === target.keyId);
+    if (!mine) {
+      throw new AppError('invalid_request', 'starting_after names no delivery of this journal.', {
         field: 'starting_after',
       });
     }
     after = { createdAt: cursor.created_at, id: cursor.id };
   }
   const rows = await store.listDeliveries(deps.db, {
-    ...ids,
+    ...target,
     since: new Date(deps.clock.now().getTime() - JOURNAL_RETENTION_MS),
     limit: limit + 1,
     status: page.status,
     after,
   });
   return { items: rows.slice(0, limit).map(presentDelivery), has_more: rows.length > limit };
+}
+
+/**
+ * Retry on a key channel row: one more attempt at once (a pending one is only moved forward).
+ * A revoked key, or one with no webhook address any more, has nowhere to send: 409.
+ */
+export async function retryKeyDelivery(
+  deps: WebhooksDeps,
+  actorId: string,
+  ids: { spaceId: string; keyId: string; deliveryId: string },
+) {
+  await requireAdministrator(deps.db, ids.spaceId, actorId);
+  const key = await requireKey(deps, ids.spaceId, ids.keyId);
+  if (key.revoked_at !== null || key.webhook_url === null) {
+    throw new AppError(
+      'conflict',
+      'The key is revoked or has no webhook address; nothing can be sent to it.',
+    );
+  }
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (tx) => {
+    const row = await store.findDelivery(tx, ids.spaceId, ids.deliveryId, true);
+    if (!row || row.key_id !== ids.keyId) throw new AppError('not_found', 'No such delivery for this key.');
+    await store.scheduleRetry(tx, row.id, {
+      attemptsMax: retryBudget(row.status, row.attempts, row.attempts_max),
+      at: now,
+    });
+  });
+  return presentDelivery((await store.findDelivery(deps.db, ids.spaceId, ids.deliveryId))!);
+}
+
+/** At most this many deliveries are replayed by one command. */
+export const REPLAY_MAX = 1_000;
+
+/**
+ * `tollbook webhooks replay`: the deliveries of one event, or of every event since a time (both
+ * channels, within the 30-day journal), are due again at once with one more attempt each. They
+ * are sent again as the same deliveries, so the receiver sees the original event id. Held rows
+ * (a paused subscription) stay held: resuming the subscription sends them. Answers the rows.
+ */
+export async function replayDeliveries(
+  deps: { db: Db; clock: Clock },
+  spaceId: string,
+  select: { eventId?: string; since?: Date },
+): Promise<store.DeliveryRow[]> {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (tx) => {
+    const rows = await store.deliveriesToReplay(tx, {
+      spaceId,
+      ...select,
+      notBefore: new Date(now.getTime() - JOURNAL_RETENTION_MS),
+      limit: REPLAY_MAX,
+    });
+    const replayed = rows.filter((row) => row.status !== 'held');
+    for (const row of replayed) {
+      await store.scheduleRetry(tx, row.id, {
+        attemptsMax: retryBudget(row.status, row.attempts, row.attempts_max),
+        at: now,
+      });
+    }
+    return replayed;
+  });
 }
 
 /**

@@ -433,7 +433,9 @@ export async function listDeliveries(
   db: Queryable,
   page: {
     spaceId: string;
-    subscriptionId: string;
+    /** One subscription's journal, or one key's (the key channel). */
+    subscriptionId?: string;
+    keyId?: string;
     since: Date;
     limit: number;
     status?: DeliveryStatus;
@@ -444,7 +446,11 @@ export async function listDeliveries(
     .selectFrom('webhook_deliveries')
     .select(DELIVERY_COLUMNS)
     .where('space_id', '=', page.spaceId)
-    .where('subscription_id', '=', page.subscriptionId)
+    .where(
+      page.keyId === undefined ? 'subscription_id' : 'key_id',
+      '=',
+      page.keyId ?? page.subscriptionId ?? '',
+    )
     .where('created_at', '>=', page.since);
   if (page.status) query = query.where('status', '=', page.status);
   const after = page.after;
@@ -513,4 +519,32 @@ export async function pruneEvents(
       FOR UPDATE SKIP LOCKED
     )`.execute(db);
   return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * Deliveries of a space to replay: of one event, or created at or after a time; never older than
+ * `notBefore` (the journal's retention). Locked, oldest first, at most `limit`.
+ */
+export function deliveriesToReplay(
+  db: Queryable,
+  select: { spaceId: string; eventId?: string; since?: Date; notBefore: Date; limit: number },
+): Promise<DeliveryRow[]> {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .select(DELIVERY_COLUMNS)
+    .where('space_id', '=', select.spaceId)
+    .where('created_at', '>=', select.notBefore);
+  if (select.eventId !== undefined) query = query.where('event_id', '=', select.eventId);
+  if (select.since !== undefined) query = query.where('created_at', '>=', select.since);
+  return query.orderBy('created_at').orderBy('id').limit(select.limit).forUpdate().execute();
+}
+
+/** A key of the space, for its journal: whether it can still be sent to. */
+export function findKeyInSpace(db: Queryable, spaceId: string, keyId: string) {
+  return db
+    .selectFrom('integration_keys')
+    .select(['id', 'webhook_url', 'revoked_at'])
+    .where('space_id', '=', spaceId)
+    .where('id', '=', keyId)
+    .executeTakeFirst();
 }

@@ -30,6 +30,7 @@ import {
 } from './schemas.ts';
 import {
   approvePayout,
+  bankFile,
   cancelPayout,
   createPayout,
   getPayout,
@@ -86,6 +87,20 @@ function registerPaymentReads(app: FastifyInstance, deps: PayoutsDeps) {
         starting_after: query.starting_after,
         limit: query.limit === undefined ? undefined : Number(query.limit),
       });
+    },
+  );
+  app.get(
+    '/app/api/spaces/:id/payments/:pid/file',
+    {
+      schema: { tags: ['app'], params: PaymentParams, summary: 'The bank file: pain.001.001.03 XML or CSV' },
+    },
+    async (request, reply) => {
+      const ids = paymentOf(request);
+      const file = await bankFile(deps, userOf(request), ids.id, ids.pid);
+      return reply
+        .type(file.contentType)
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .send(file.body);
     },
   );
   app.get(

@@ -9,6 +9,7 @@ import { type AccountRow, requireAccount } from '../accounts/index.ts';
 import { findContactPayee, type Requisites } from '../contacts/index.ts';
 import { naturalBalanceOf } from '../ledger/index.ts';
 import { canAdminister, closedThrough, requireRole } from '../spaces/index.ts';
+import { paymentFile } from './bank-file.ts';
 import { isCancellable, type Rail } from './domain.ts';
 import { execute, fail, route, startExecution } from './execution.ts';
 import * as store from './store.ts';
@@ -382,4 +383,16 @@ export function markBankExecuted(
     }
     return present(tx, row);
   });
+}
+
+/** The file a person hands to the bank for an approved bank payment. */
+export async function bankFile(deps: PayoutsDeps, userId: string, spaceId: string, payoutId: string) {
+  const role = await requireRole(deps.db, spaceId, userId);
+  requireAdmin(role, 'export');
+  const row = await store.findPayout(deps.db, spaceId, payoutId);
+  if (!row) throw new AppError('not_found', 'No payment with this id in this space.');
+  if (row.rail !== 'bank') refuse('rail', 'Only a bank payment has a payment file.');
+  requireStatus(row, ['executing', 'executed'], 'exported');
+  const account = await requireAccount(deps.db, spaceId, row.account_id);
+  return paymentFile(row, store.amountOf(row), account, deps.clock.now());
 }

@@ -30,6 +30,8 @@ export async function loadScreeningList(
     });
     await store.makeCurrent(tx, listId);
   });
+  // This process screens against the new list at once; others within REFRESH_MS.
+  index = undefined;
   return {
     ok: true,
     listId,
@@ -60,11 +62,51 @@ export async function screeningStatus(db: Queryable): Promise<ScreeningListStatu
 
 export type ScreeningHit = { kind: 'name' | 'address'; sdnUid: string };
 
+/**
+ * The current list held in this process as two maps, so a screen costs a lookup, not a query.
+ * The database stays the source of truth: the list's id is re-read at most every REFRESH_MS, so
+ * a list loaded by `tollbook screening load` reaches every server process within that time.
+ */
+type ScreeningIndex = {
+  listId: string | null;
+  names: Map<string, string>;
+  addresses: Map<string, string>;
+  checkedAt: number;
+};
+
+const REFRESH_MS = 5_000;
+let index: ScreeningIndex | undefined;
+
+async function currentIndex(db: Queryable): Promise<ScreeningIndex> {
+  const now = Date.now();
+  if (index && now - index.checkedAt < REFRESH_MS) return index;
+  const list = await store.currentList(db);
+  const listId = list?.id ?? null;
+  if (index && index.listId === listId) {
+    index.checkedAt = now;
+    return index;
+  }
+  const fresh: ScreeningIndex = { listId, names: new Map(), addresses: new Map(), checkedAt: now };
+  for (const entry of listId === null ? [] : await store.entriesOf(db, listId)) {
+    (entry.kind === 'name' ? fresh.names : fresh.addresses).set(entry.value, entry.sdn_uid);
+  }
+  index = fresh;
+  return fresh;
+}
+
 /** The current list's entry a payment's address or names match, or undefined when clear. */
 export async function screen(db: Queryable, subject: ScreeningSubject): Promise<ScreeningHit | undefined> {
   const { names, addresses } = subjectValues(subject);
-  const hit = await store.findMatch(db, names, addresses);
-  return hit === undefined ? undefined : { kind: hit.kind, sdnUid: hit.sdn_uid };
+  const current = await currentIndex(db);
+  for (const address of addresses) {
+    const sdnUid = current.addresses.get(address);
+    if (sdnUid !== undefined) return { kind: 'address', sdnUid };
+  }
+  for (const name of names) {
+    const sdnUid = current.names.get(name);
+    if (sdnUid !== undefined) return { kind: 'name', sdnUid };
+  }
+  return undefined;
 }
 
 /** Prometheus lines: the list's size and its publication date as operators read it. */

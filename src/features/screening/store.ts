@@ -47,14 +47,11 @@ export async function currentList(db: Queryable) {
     .executeTakeFirst();
 }
 
-/** The first entry of the current list equal to one of the names or addresses, if any. */
-export async function findMatch(db: Queryable, names: string[], addresses: string[]) {
-  if (names.length === 0 && addresses.length === 0) return undefined;
-  const result = await sql<{ kind: 'name' | 'address'; sdn_uid: string }>`
-    SELECT e.kind, e.sdn_uid FROM screening_entries e
-    JOIN screening_lists l ON l.id = e.list_id AND l.is_current
-    WHERE (e.kind = 'name' AND e.value = ANY(${names}::text[]))
-       OR (e.kind = 'address' AND e.value = ANY(${addresses}::text[]))
-    LIMIT 1`.execute(db);
-  return result.rows[0];
+/** Every entry of a list, for the in-process index. */
+export async function entriesOf(db: Queryable, listId: string) {
+  return db
+    .selectFrom('screening_entries')
+    .select(['kind', 'value', 'sdn_uid'])
+    .where('list_id', '=', listId)
+    .execute();
 }

@@ -1,0 +1,142 @@
+import { Document as SepaDocument } from 'sepa';
+import { assert } from '../../core/assert.ts';
+import { AppError } from '../../core/errors.ts';
+import { type AmountE8, formatAmount } from '../../core/money.ts';
+import type { AccountRow } from '../accounts/index.ts';
+import { checkIban, type Requisites } from '../contacts/index.ts';
+import type { PayoutRow } from './store.ts';
+
+// The file a person hands to the bank for a `bank` payment: SEPA pain.001.001.03 (built with
+// the `sepa` package) for a euro payment to sepa requisites, CSV for everything else.
+
+export type PaymentFile = { contentType: string; filename: string; body: string };
+
+const CENT_E8 = 1_000_000n;
+
+/**
+ * The `sepa` package takes amounts as JavaScript numbers. Only whole cents reach it, so the
+ * number is exact (cents / 100 for amounts far below 2^53 cents), and the caller checks the
+ * written amount against our own decimal spelling.
+ */
+function sepaAmount(amount: AmountE8): number {
+  if (amount % CENT_E8 !== 0n) {
+    throw new AppError('amount_not_accepted', 'A SEPA transfer is in whole euro cents.', { field: 'amount' });
+  }
+  return Number(amount / CENT_E8) / 100;
+}
+
+/** The paying account's IBAN: the first IBAN written in the account's details (spaces allowed). */
+function debtorIban(account: AccountRow): string {
+  for (const match of account.details.matchAll(/\b[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,32}/g)) {
+    const compact = match[0].replaceAll(' ', '');
+    // What follows an IBAN may run into the match ("… 00 BIC …"): the longest valid prefix wins.
+    for (let length = Math.min(compact.length, 34); length >= 15; length--) {
+      const checked = checkIban(compact.slice(0, length));
+      if (checked.ok) return checked.value;
+    }
+  }
+  throw new AppError(
+    'invalid_request',
+    'A SEPA file needs the paying account’s IBAN: write it in the account’s details.',
+    { field: 'account_id' },
+  );
+}
+
+function sepaXml(
+  row: PayoutRow,
+  amount: AmountE8,
+  account: AccountRow,
+  requisites: Requisites & { scheme: 'sepa' },
+  at: Date,
+) {
+  const doc = new SepaDocument('pain.001.001.03');
+  // Ids are at most 35 characters: the message id is 20 hex digits of the payment's id, the
+  // package prefixes it to the block's and the transaction's ids; the end-to-end id is all 32.
+  const reference = row.id.replaceAll('-', '');
+  doc.grpHdr.id = reference.slice(0, 20);
+  doc.grpHdr.created = at;
+  doc.grpHdr.initiatorName = account.name.slice(0, 70);
+  const info = doc.createPaymentInfo();
+  info.requestedExecutionDate = at;
+  info.debtorIBAN = debtorIban(account);
+  info.debtorName = account.name.slice(0, 70);
+  const transfer = info.createTransaction();
+  transfer.creditorName = requisites.holder.slice(0, 70);
+  transfer.creditorIBAN = requisites.iban;
+  if (requisites.bic) transfer.creditorBIC = requisites.bic;
+  transfer.amount = sepaAmount(amount);
+  transfer.remittanceInfo = (row.note || row.payee).slice(0, 140);
+  transfer.end2endId = reference;
+  doc.addPaymentInfo(info);
+  info.addTransaction(transfer);
+  doc.normalize();
+  const xml = doc.toString();
+  // The package spells the amount; it must be ours to the cent.
+  const written = formatAmount(amount).replace(/0{6}$/, '');
+  assert(xml.includes(`>${written}</InstdAmt>`), 'The SEPA file must carry the payment’s exact amount.');
+  return xml;
+}
+
+const CSV_COLUMNS = [
+  'payment_id',
+  'amount',
+  'currency',
+  'payee',
+  'scheme',
+  'holder',
+  'iban',
+  'bic',
+  'account_number',
+  'sort_code',
+  'routing_number',
+  'swift_bic',
+  'bank_name',
+  'account_type',
+  'note',
+] as const;
+
+/** A CSV cell: quoted, quotes doubled, and a leading formula character neutralised. */
+function cell(value: string | null | undefined): string {
+  const text = value ?? '';
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return `"${safe.replaceAll('"', '""')}"`;
+}
+
+function csv(row: PayoutRow, amount: AmountE8, requisites: Requisites) {
+  const fields: Record<(typeof CSV_COLUMNS)[number], string | null> = {
+    payment_id: row.id,
+    amount: formatAmount(amount),
+    currency: row.currency,
+    payee: row.payee,
+    scheme: requisites.scheme,
+    holder: requisites.holder,
+    iban: requisites.scheme === 'sepa' ? requisites.iban : null,
+    bic: requisites.scheme === 'sepa' ? requisites.bic : null,
+    account_number: 'account_number' in requisites ? requisites.account_number : null,
+    sort_code: requisites.scheme === 'uk' ? requisites.sort_code : null,
+    routing_number: requisites.scheme === 'us_ach' ? requisites.routing_number : null,
+    swift_bic: requisites.scheme === 'swift' ? requisites.swift_bic : null,
+    bank_name: requisites.scheme === 'swift' ? requisites.bank_name : null,
+    account_type: requisites.scheme === 'us_ach' ? requisites.account_type : null,
+    note: row.note,
+  };
+  const header = CSV_COLUMNS.join(',');
+  return `${header}\r\n${CSV_COLUMNS.map((column) => cell(fields[column])).join(',')}\r\n`;
+}
+
+export function paymentFile(row: PayoutRow, amount: AmountE8, account: AccountRow, at: Date): PaymentFile {
+  const requisites = row.requisites as Requisites | null;
+  assert(requisites, 'A bank payment always carries the requisites it pays to.');
+  if (requisites.scheme === 'sepa' && row.currency === 'EUR') {
+    return {
+      contentType: 'application/xml; charset=utf-8',
+      filename: `payment-${row.id}.xml`,
+      body: sepaXml(row, amount, account, requisites, at),
+    };
+  }
+  return {
+    contentType: 'text/csv; charset=utf-8',
+    filename: `payment-${row.id}.csv`,
+    body: csv(row, amount, requisites),
+  };
+}

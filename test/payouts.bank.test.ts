@@ -1,0 +1,168 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from './harness.ts';
+import { type Book, expectEventBody, makeBook } from './payouts-setup.ts';
+
+let h: Harness;
+let b: Book;
+let eur: { id: string };
+let sepaContact: string;
+let achContact: string;
+beforeAll(async () => {
+  h = await createHarness();
+  b = await makeBook(h);
+  eur = await h.makeAccount(b.spaceId, {
+    kind: 'bank',
+    name: 'Tollbook Demo GmbH',
+    currency: 'EUR',
+    opening_balance: '5000',
+    details: 'IBAN DE89 3704 0044 0532 0130 00, BIC COBADEFFXXX',
+  });
+  const key = await h.issueKey(b.owner, b.spaceId, { scopes: ['contacts'] });
+  const contact = async (name: string, requisites: Record<string, unknown>) => {
+    const res = await h.inject({
+      method: 'POST',
+      url: '/integration/contacts',
+      key: key.key,
+      payload: { name, kind: 'company', addresses: [{ label: 'Bank', address: '', requisites }] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as string;
+  };
+  sepaContact = await contact('Lieferant AG', {
+    scheme: 'sepa',
+    iban: 'FR14 2004 1010 0505 0001 3M02 606',
+    bic: 'PSSTFRPPLIL',
+    holder: 'Lieferant AG',
+  });
+  achContact = await contact('=HYPERLINK Supplies', {
+    scheme: 'us_ach',
+    account_number: '000123456789',
+    routing_number: '011000015',
+    holder: '=HYPERLINK Supplies',
+    account_type: 'checking',
+  });
+});
+afterAll(async () => {
+  await b.ledgerSound();
+  await h.close();
+});
+
+describe('bank payments', () => {
+  it('waits in executing, gives a pain.001.001.03 file, and is executed with the bank’s reference', async () => {
+    const payment = (
+      await b.post(b.member, '/payments', {
+        account_id: eur.id,
+        rail: 'bank',
+        amount: '1234.56',
+        payee: 'Lieferant AG',
+        contact_id: sepaContact,
+        note: 'Invoice 2026-117',
+      })
+    ).json();
+    expect(payment).toMatchObject({
+      status: 'executing',
+      destination: 'FR1420041010050500013M02606',
+      transaction_id: null,
+    });
+    const file = await b.get(b.admin, `/payments/${payment.id}/file`);
+    expect(file.statusCode).toBe(200);
+    expect(file.headers['content-type']).toContain('application/xml');
+    const xml = file.body;
+    expect(xml).toContain('urn:iso:std:iso:20022:tech:xsd:pain.001.001.03');
+    expect(xml).toContain('<InstdAmt Ccy="EUR">1234.56</InstdAmt>');
+    expect(xml).toContain('<IBAN>DE89370400440532013000</IBAN>');
+    expect(xml).toContain('<IBAN>FR1420041010050500013M02606</IBAN>');
+    const dir = mkdtempSync(join(tmpdir(), 'pain001-'));
+    // Validated with xmllint against the schema in test/fixtures (its header says what it is and is not).
+    const validate = (text: string) => {
+      writeFileSync(join(dir, 'payment.xml'), text);
+      return execFileSync(
+        'xmllint',
+        ['--noout', '--schema', 'test/fixtures/pain.001.001.03-subset.xsd', join(dir, 'payment.xml')],
+        {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+    };
+    expect(validate(xml)).toBe('');
+    // The check is not vacuous: a lower-case IBAN or a sub-cent-precision amount is refused.
+    expect(() => validate(xml.replace('<IBAN>DE89', '<IBAN>de89'))).toThrow(/fails to validate/);
+    expect(() => validate(xml.replace('>1234.56</InstdAmt>', '>1234.567891</InstdAmt>'))).toThrow(
+      /fails to validate/,
+    );
+    expect(await b.balance(eur.id)).toBe('5000.00000000');
+    expect(
+      (await b.post(b.member, `/payments/${payment.id}/executed`, { reference: 'BANK-REF-1' })).statusCode,
+    ).toBe(403);
+    const done = (
+      await b.post(b.admin, `/payments/${payment.id}/executed`, { reference: 'BANK-REF-1' })
+    ).json();
+    expect(done).toMatchObject({ status: 'executed', reference: 'BANK-REF-1' });
+    expect(await b.balance(eur.id)).toBe('3765.44000000');
+    const executed = (await b.events('payout.executed')).find((e) => e.payload.payment_id === payment.id)!;
+    expectEventBody(executed.payload, {
+      payment_id: payment.id,
+      amount: '1234.56000000',
+      currency: 'EUR',
+      rail: 'bank',
+      transaction_id: done.transaction_id,
+    });
+    const out2 = (await b.events('money.out')).find((e) => e.payload.transaction_id === done.transaction_id)!;
+    expect(out2.payload).toMatchObject({ origin: 'rail', kind: 'expense', direction: 'out' });
+    const again = await b.post(b.admin, `/payments/${payment.id}/executed`, { reference: 'BANK-REF-2' });
+    expect(again.json().error).toBe('payment_state');
+  });
+
+  it('gives CSV for other requisites, with formula characters neutralised', async () => {
+    const usd = (
+      await b.post(b.member, '/payments', {
+        account_id: b.bank.id,
+        rail: 'bank',
+        amount: '99.5',
+        payee: 'Supplies',
+        contact_id: achContact,
+      })
+    ).json();
+    const file = await b.get(b.owner, `/payments/${usd.id}/file`);
+    expect(file.headers['content-type']).toContain('text/csv');
+    const [header, line] = file.body.trim().split('\r\n');
+    expect(header).toBe(
+      'payment_id,amount,currency,payee,scheme,holder,iban,bic,account_number,sort_code,routing_number,swift_bic,bank_name,account_type,note',
+    );
+    expect(line).toBe(
+      `"${usd.id}","99.50000000","USD","Supplies","us_ach","'=HYPERLINK Supplies","","","000123456789","","011000015","","","checking",""`,
+    );
+  });
+
+  it('refuses a bank payment without requisites, a file for a book payment, and sub-cent SEPA amounts', async () => {
+    const none = await b.post(b.member, '/payments', {
+      account_id: b.bank.id,
+      rail: 'bank',
+      amount: '1',
+      payee: 'X',
+    });
+    expect(none.json()).toMatchObject({ error: 'invalid_request', details: { field: 'contact_id' } });
+    const book = (await b.pay(b.member, { amount: '1' })).json();
+    expect((await b.get(b.owner, `/payments/${book.id}/file`)).json()).toMatchObject({
+      details: { field: 'rail' },
+    });
+    const fine = (
+      await b.post(b.member, '/payments', {
+        account_id: eur.id,
+        rail: 'bank',
+        amount: '1.005',
+        payee: 'L',
+        contact_id: sepaContact,
+      })
+    ).json();
+    const file = await b.get(b.owner, `/payments/${fine.id}/file`);
+    expect(file.statusCode).toBe(422);
+    expect(file.json().error).toBe('amount_not_accepted');
+    expect((await b.post(b.member, `/payments/${fine.id}/cancel`)).json().status).toBe('cancelled');
+  });
+});

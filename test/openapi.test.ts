@@ -47,11 +47,13 @@ describe('the OpenAPI document', () => {
       if (typeof id !== 'string' || !/^[a-z][A-Za-z0-9]+$/.test(id)) problems.push(`${where}: operationId`);
       else if (ids.has(id)) problems.push(`${where}: operationId ${id} used twice`);
       else ids.add(id);
-      if (typeof operation.summary !== 'string' || operation.summary.length < 5) problems.push(`${where}: summary`);
+      if (typeof operation.summary !== 'string' || operation.summary.length < 5)
+        problems.push(`${where}: summary`);
       if (typeof operation.description !== 'string' || operation.description.length < 20)
         problems.push(`${where}: description`);
       const tags = operation.tags as string[] | undefined;
-      if (!tags || tags.length === 0 || tags.some((tag) => !tagNames.has(tag))) problems.push(`${where}: tags`);
+      if (!tags || tags.length === 0 || tags.some((tag) => !tagNames.has(tag)))
+        problems.push(`${where}: tags`);
       if (operation['x-errors'] !== undefined) problems.push(`${where}: x-errors left in the document`);
     }
     expect(problems).toEqual([]);

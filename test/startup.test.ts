@@ -70,7 +70,8 @@ describe('documentation routes', () => {
       ]),
     );
     expect(doc.paths['/integration/accounts'].post.security).toEqual([{ integrationKey: [] }]);
-    const bodyRef = doc.paths['/integration/accounts'].post.requestBody.content['application/json'].schema.$ref;
+    const bodyRef =
+      doc.paths['/integration/accounts'].post.requestBody.content['application/json'].schema.$ref;
     expect(bodyRef).toBe('#/components/schemas/AccountCreate');
     const body = doc.components.schemas.AccountCreate;
     expect(body.properties.opening_balance['x-amount']).toBe('signed');

@@ -31,7 +31,10 @@ type SolcOutput = {
   errors?: SolcMessage[];
   contracts?: Record<
     string,
-    Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+    Record<
+      string,
+      { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }
+    >
   >;
 };
 

@@ -13,8 +13,16 @@ const path = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(path, 'utf8'));
 
 function platformOf(name) {
-  const os = ['android', 'darwin', 'win32', 'linux', 'freebsd', 'openbsd', 'sunos', 'aix'].find((word) => name.includes(word));
-  const cpu = name.includes('arm64') ? 'arm64' : /x64|amd64/.test(name) ? 'x64' : name.includes('ia32') ? 'ia32' : undefined;
+  const os = ['android', 'darwin', 'win32', 'linux', 'freebsd', 'openbsd', 'sunos', 'aix'].find((word) =>
+    name.includes(word),
+  );
+  const cpu = name.includes('arm64')
+    ? 'arm64'
+    : /x64|amd64/.test(name)
+      ? 'x64'
+      : name.includes('ia32')
+        ? 'ia32'
+        : undefined;
   const libc = name.endsWith('-musl') ? 'musl' : os === 'linux' ? 'glibc' : undefined;
   return { os, cpu, libc };
 }
@@ -38,6 +46,8 @@ for (const [key, entry] of Object.entries(lock.packages)) {
     process.stdout.write(`added ${name}@${range} (for ${key})\n`);
   }
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+);
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
 process.stdout.write(`${added} platform entries added\n`);

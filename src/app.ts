@@ -36,8 +36,10 @@ import type { Config } from './platform/config.ts';
 import { constantTimeEqual, type SecretBox } from './platform/crypto.ts';
 import type { DatabaseHandle } from './platform/db/database.ts';
 import './platform/http/context.ts';
+import { EXAMPLES, PAY_PAGE_PATHS, TAGS, WEBHOOKS } from './openapi.ts';
 import { registerErrorHandling, sendRendered } from './platform/http/errors.ts';
 import { parseJsonBody } from './platform/http/json-body.ts';
+import { finishDocument } from './platform/http/openapi.ts';
 import type { RateLimiter } from './platform/http/rate-limit.ts';
 import { ErrorBody, ValidationErrorBody } from './platform/http/schema-kit.ts';
 import { amountKeyword } from './platform/http/validation.ts';
@@ -147,6 +149,7 @@ async function registerDocs(app: FastifyInstance, deps: AppDeps) {
       info: {
         title: 'Tollbook API',
         version: '1',
+        license: { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' },
         description:
           'Paid calls, prepaid charges, invoice mirroring and signed webhooks for a seller’s own server.',
       },
@@ -155,14 +158,38 @@ async function registerDocs(app: FastifyInstance, deps: AppDeps) {
         securitySchemes: {
           integrationKey: { type: 'http', scheme: 'bearer', description: 'oit_ followed by 43 characters' },
           session: { type: 'http', scheme: 'bearer', description: 'A session token from /app/api/login' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'tb_session',
+            description: 'The web app’s session cookie; writes also send X-CSRF-Token.',
+          },
+          webhookSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Service-Signature',
+            description:
+              'Webhooks Tollbook sends: sha256= and the HMAC-SHA256 of the raw body under the secret.',
+          },
         },
       },
     },
+    // Schemas with an $id keep it as their component name (ErrorBody, HTTPValidationError).
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
+    },
+    transformObject: (documentObject) =>
+      finishDocument((documentObject as { openapiObject: Record<string, unknown> }).openapiObject, {
+        examples: EXAMPLES,
+        paths: PAY_PAGE_PATHS,
+        webhooks: WEBHOOKS,
+        tags: TAGS,
+      }) as never,
     transform: ({ schema, url }) => {
       const security = url.startsWith('/integration')
         ? [{ integrationKey: [] }]
         : url.startsWith('/app/api')
-          ? [{ session: [] }]
+          ? [{ session: [] }, { sessionCookie: [] }]
           : [];
       return { schema: { ...schema, security } as never, url };
     },

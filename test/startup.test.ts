@@ -70,7 +70,10 @@ describe('documentation routes', () => {
       ]),
     );
     expect(doc.paths['/integration/accounts'].post.security).toEqual([{ integrationKey: [] }]);
-    const body = doc.paths['/integration/accounts'].post.requestBody.content['application/json'].schema;
+    const bodyRef =
+      doc.paths['/integration/accounts'].post.requestBody.content['application/json'].schema.$ref;
+    expect(bodyRef).toBe('#/components/schemas/AccountCreate');
+    const body = doc.components.schemas.AccountCreate;
     expect(body.properties.opening_balance['x-amount']).toBe('signed');
     expect(doc.paths['/livez']).toBeUndefined();
   });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { completeProof, type ProofsDeps, startProof } from './proofs.ts';
 
@@ -22,10 +23,29 @@ const ProofOut = Type.Object({
   proven_at: Type.Optional(Type.String({ format: 'date-time' })),
 });
 
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  proveAccountAddress: routeDoc({
+    operationId: 'proveAccountAddress',
+    summary: "Prove control of a crypto account's address",
+    description:
+      "Sent with {} it answers a challenge to sign; sent with the personal_sign signature of that challenge it marks the account's address proven. Owners and admins only; a challenge expires and is used once.",
+    tags: ['Accounts'],
+    errors: APP_WRITE_ERRORS,
+  }),
+};
+
 export function registerAccountAppRoutes(app: FastifyInstance, deps: ProofsDeps) {
   app.post(
     '/app/api/spaces/:id/accounts/:account_id/address-proof',
-    { schema: { tags: ['app'], params: Params, body: ProofIn, response: { 200: ProofOut } } },
+    {
+      schema: {
+        ...docs.proveAccountAddress,
+        params: Params,
+        body: ProofIn,
+        response: { 200: ProofOut },
+      },
+    },
     async (request) => {
       const { id, account_id } = request.params as Static<typeof Params>;
       const { signature } = request.body as Static<typeof ProofIn>;

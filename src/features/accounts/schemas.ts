@@ -31,7 +31,7 @@ export const AccountCreate = Type.Object(
     opening_balance: Type.Optional(Amount('signed', { description: 'Between -1e16 and 1e16; default 0.' })),
     opening_cost: Type.Optional(NullableAmount('positive')),
   },
-  { $id: 'AccountCreate' },
+  { $id: 'AccountCreate', title: 'AccountCreate' },
 );
 
 export const AccountOut = Type.Object(
@@ -52,7 +52,7 @@ export const AccountOut = Type.Object(
     balance: Type.String({ description: 'Decimal string, eight places.' }),
     created_at: Type.String({ format: 'date-time' }),
   },
-  { $id: 'AccountOut' },
+  { $id: 'AccountOut', title: 'AccountOut' },
 );
 
 export const AccountListQuery = Type.Object({

@@ -19,7 +19,7 @@ export const ChargeCreate = Type.Object(
       }),
     ),
   },
-  { $id: 'ChargeCreate' },
+  { $id: 'ChargeCreate', title: 'ChargeCreate' },
 );
 
 export const ChargeOut = Type.Object(
@@ -34,5 +34,5 @@ export const ChargeOut = Type.Object(
     top_up: Type.Union([PaymentRequestOut, Type.Null()]),
     balance_url: Type.Union([Type.String(), Type.Null()]),
   },
-  { $id: 'ChargeOut' },
+  { $id: 'ChargeOut', title: 'ChargeOut' },
 );

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
+import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
 import { listClientCredits, nameContact } from './service.ts';
 
@@ -20,13 +21,33 @@ const ClientCreditOut = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  listClientCredits: routeDoc({
+    operationId: 'listClientCredits',
+    summary: 'List client credits',
+    description:
+      'Lists every client_ref of the space with its prepaid balance and linked contact. Any member may read.',
+    tags: ['Client credits'],
+    errors: APP_READ_ERRORS,
+  }),
+  linkClientCreditContact: routeDoc({
+    operationId: 'linkClientCreditContact',
+    summary: 'Link a client credit to a contact',
+    description:
+      "Ties a client_ref's prepaid balance to a contact of the same space. Owners and admins only; the contact must exist in the space.",
+    tags: ['Client credits'],
+    errors: APP_WRITE_ERRORS,
+  }),
+};
+
 export function registerClientCreditRoutes(app: FastifyInstance, deps: { db: Db; clock: Clock }) {
-  const tags = ['app'];
   app.get(
     '/app/api/spaces/:id/client-credits',
     {
       schema: {
-        tags,
+        ...docs.listClientCredits,
+
         params: SpaceParams,
         response: { 200: Type.Object({ items: Type.Array(ClientCreditOut) }) },
       },
@@ -40,7 +61,8 @@ export function registerClientCreditRoutes(app: FastifyInstance, deps: { db: Db;
     '/app/api/spaces/:id/client-credits/:client_ref/contact',
     {
       schema: {
-        tags,
+        ...docs.linkClientCreditContact,
+
         params: CreditParams,
         body: Type.Object({ contact_id: Type.String({ format: 'uuid' }) }),
         response: { 200: ClientCreditOut },

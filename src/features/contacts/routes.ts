@@ -1,8 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { integrationRefusals } from '../../platform/http/schema-kit.ts';
+import { INTEGRATION_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { runWrite } from '../../platform/http/write.ts';
 import { ContactCreate, type ContactCreateBody, ContactOut } from './schemas.ts';
 import * as service from './service.ts';
+
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  createContact: routeDoc({
+    operationId: 'createContact',
+    summary: 'Create a contact',
+    description:
+      'Creates a contact with up to 20 addresses. Needs the contacts scope. save_to_book true also lists it in the space’s shared address book. ' +
+      'At most one address may be primary; when none is marked, the first one is. With an Idempotency-Key a retry answers the first contact.',
+    tags: ['Contacts'],
+    errors: INTEGRATION_WRITE_ERRORS,
+  }),
+};
 
 export function registerContactRoutes(app: FastifyInstance, deps: service.ContactsDeps) {
   app.post(
@@ -10,13 +23,9 @@ export function registerContactRoutes(app: FastifyInstance, deps: service.Contac
     {
       config: { scope: 'contacts', idempotent: true },
       schema: {
-        tags: ['integration'],
-        summary: 'Create a contact',
-        description:
-          'Creates a contact with up to 20 addresses. save_to_book true also lists it in the space’s shared address book. ' +
-          'At most one address may be primary; when none is marked, the first one is.',
+        ...docs.createContact,
         body: ContactCreate,
-        response: { 201: ContactOut, ...integrationRefusals },
+        response: { 201: ContactOut },
       },
     },
     (request, reply) =>

@@ -107,22 +107,29 @@ export const RequisitesIn = Type.Unsafe<RequisitesInput | null>({
   description: 'Bank requisites in one of four schemes, or null.',
 });
 
-export const ContactAddressIn = Type.Object({
-  address: Type.Optional(
-    Text({ maxLength: LIMITS.addressLine, default: '', description: 'A wallet address, or a postal line.' }),
-  ),
-  chain: Type.Optional(NullableText({ maxLength: LIMITS.chain })),
-  details: Type.Optional(Text({ maxLength: LIMITS.details, default: '' })),
-  is_primary: Type.Optional(
-    Type.Boolean({
-      default: false,
-      description: 'At most one; when none is marked, the first address is primary.',
-    }),
-  ),
-  label: Type.Optional(Text({ maxLength: LIMITS.label, default: '' })),
-  network: Type.Optional(NullableText({ maxLength: LIMITS.network })),
-  requisites: Type.Optional(RequisitesIn),
-});
+export const ContactAddressIn = Type.Object(
+  {
+    address: Type.Optional(
+      Text({
+        maxLength: LIMITS.addressLine,
+        default: '',
+        description: 'A wallet address, or a postal line.',
+      }),
+    ),
+    chain: Type.Optional(NullableText({ maxLength: LIMITS.chain })),
+    details: Type.Optional(Text({ maxLength: LIMITS.details, default: '' })),
+    is_primary: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'At most one; when none is marked, the first address is primary.',
+      }),
+    ),
+    label: Type.Optional(Text({ maxLength: LIMITS.label, default: '' })),
+    network: Type.Optional(NullableText({ maxLength: LIMITS.network })),
+    requisites: Type.Optional(RequisitesIn),
+  },
+  { title: 'ContactAddressIn' },
+);
 
 /** An empty string or an email address; if/then keeps the empty case out of the error list. */
 const Email = Type.Unsafe<string>({
@@ -170,7 +177,7 @@ export const ContactCreate = Type.Object(
     tax_id: optionalText(LIMITS.tax_id),
     whitelisted: Type.Optional(Type.Boolean({ default: false })),
   },
-  { $id: 'ContactCreate' },
+  { $id: 'ContactCreate', title: 'ContactCreate' },
 );
 
 const NullableString = () => Type.Union([Type.String(), Type.Null()]);
@@ -209,16 +216,19 @@ const RequisitesOut = Type.Union(
   { description: 'Normalised: IBAN and BIC compact and upper case, sort code as 6 digits.' },
 );
 
-export const ContactAddressOut = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  label: Type.String(),
-  address: Type.String(),
-  chain: NullableString(),
-  details: Type.String(),
-  is_primary: Type.Boolean(),
-  network: NullableString(),
-  requisites: RequisitesOut,
-});
+export const ContactAddressOut = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    label: Type.String(),
+    address: Type.String(),
+    chain: NullableString(),
+    details: Type.String(),
+    is_primary: Type.Boolean(),
+    network: NullableString(),
+    requisites: RequisitesOut,
+  },
+  { title: 'ContactAddressOut' },
+);
 
 export const ScreeningSummary = Type.Object({
   verdict: NullableString(),
@@ -256,7 +266,7 @@ export const ContactOut = Type.Object(
       description: "Whether the contact is listed in the space's shared address book.",
     }),
   },
-  { $id: 'ContactOut' },
+  { $id: 'ContactOut', title: 'ContactOut' },
 );
 
 export type ContactCreateBody = Static<typeof ContactCreate>;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
 import { InvoiceOut } from './schemas.ts';
 import { type InvoicesDeps, listDeliveries, writeOffInvoice } from './service.ts';
@@ -26,13 +27,33 @@ const DeliveryOut = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  listInvoiceDeliveries: routeDoc({
+    operationId: 'listInvoiceDeliveries',
+    summary: 'List invoice deliveries',
+    description:
+      "What was sent for the space's invoices (email or recorded only), newest first; filter by invoice_id. Any member may read.",
+    tags: ['Invoices'],
+    errors: APP_READ_ERRORS,
+  }),
+  writeOffInvoice: routeDoc({
+    operationId: 'writeOffInvoice',
+    summary: 'Write off an invoice',
+    description:
+      'Settles what is still due on a sent or partial invoice as a loss, with a reason; the invoice becomes paid via write_off and sends invoice.paid. Owners and admins only.',
+    tags: ['Invoices'],
+    errors: APP_WRITE_ERRORS,
+  }),
+};
+
 /** The owner's app: what only a person may do to an invoice, and what was sent for invoices. */
 export function registerInvoiceAppRoutes(app: FastifyInstance, deps: InvoicesDeps) {
   app.get(
     '/app/api/spaces/:id/invoice-deliveries',
     {
       schema: {
-        tags: ['app'],
+        ...docs.listInvoiceDeliveries,
         params: SpaceParams,
         querystring: DeliveriesQuery,
         response: { 200: Type.Object({ items: Type.Array(DeliveryOut) }) },
@@ -46,7 +67,14 @@ export function registerInvoiceAppRoutes(app: FastifyInstance, deps: InvoicesDep
   );
   app.post(
     '/app/api/spaces/:id/invoices/:invoice_id/write-off',
-    { schema: { tags: ['app'], params: Params, body: WriteOffIn, response: { 200: InvoiceOut } } },
+    {
+      schema: {
+        ...docs.writeOffInvoice,
+        params: Params,
+        body: WriteOffIn,
+        response: { 200: InvoiceOut },
+      },
+    },
     async (request) => {
       const { id, invoice_id } = request.params as Static<typeof Params>;
       const { reason } = request.body as Static<typeof WriteOffIn>;

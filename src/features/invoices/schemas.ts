@@ -127,7 +127,7 @@ export const IntegrationInvoiceCreate = Type.Object(
       }),
     ),
   },
-  { $id: 'IntegrationInvoiceCreate' },
+  { $id: 'IntegrationInvoiceCreate', title: 'IntegrationInvoiceCreate' },
 );
 
 export const SendIn = Type.Object({
@@ -145,7 +145,7 @@ export const InvoicePaymentCreate = Type.Object(
     occurred_on: Type.Optional(NullableDateOnly()),
     tx_id: Type.Optional(NullableUuid()),
   },
-  { description: 'A hand-recorded payment.' },
+  { title: 'InvoicePaymentCreate', description: 'A hand-recorded payment.' },
 );
 
 export const EmptyIn = Type.Object({});
@@ -250,7 +250,7 @@ export const InvoiceOut = Type.Object(
     url: Type.String({ description: 'The public invoice page.' }),
     created_at: Type.String({ format: 'date-time' }),
   },
-  { description: 'An invoice as the space has it (InvoiceOut).' },
+  { title: 'InvoiceOut', description: 'An invoice as the space has it.' },
 );
 
 export const RemindOut = Type.Object({

@@ -1,15 +1,62 @@
 import type { FastifyInstance } from 'fastify';
-import { integrationRefusals, type Static, Type } from '../../platform/http/schema-kit.ts';
+import {
+  APP_READ_ERRORS,
+  APP_WRITE_ERRORS,
+  INTEGRATION_READ_ERRORS,
+  routeDoc,
+} from '../../platform/http/openapi.ts';
+import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { KeyIssue, KeyIssued, KeyList, KeyOut, KeyParams, PingOut } from './schemas.ts';
 import * as service from './service.ts';
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  issueKey: routeDoc({
+    operationId: 'issueKey',
+    summary: 'Issue an integration key',
+    description:
+      'Issues an oit_ key with the chosen scopes and an optional webhook address. Owners and admins only. The key and its webhook secret are in this answer only; the server keeps a hash of the key and an encrypted copy of the secret.',
+    tags: ['Keys'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  listKeys: routeDoc({
+    operationId: 'listKeys',
+    summary: 'List integration keys',
+    description: "Lists the space's keys by name, prefix, scopes and state; never the key or its secret.",
+    tags: ['Keys'],
+    errors: APP_READ_ERRORS,
+  }),
+  revokeKey: routeDoc({
+    operationId: 'revokeKey',
+    summary: 'Revoke an integration key',
+    description:
+      'Revokes a key at once: its next call answers 401. Owners and admins only. Revoking twice answers the revoked key again.',
+    tags: ['Keys'],
+    errors: APP_READ_ERRORS,
+  }),
+  ping: routeDoc({
+    operationId: 'ping',
+    summary: 'Check a key',
+    description:
+      "Answers the key's space and scopes. Any valid key may call it; use it to test a key before going live.",
+    tags: ['Ping'],
+    errors: INTEGRATION_READ_ERRORS,
+  }),
+};
+
 export function registerKeyRoutes(app: FastifyInstance, deps: service.KeysDeps) {
-  const tags = ['app'];
   app.post(
     '/app/api/spaces/:id/keys',
-    { schema: { tags, params: SpaceParams, body: KeyIssue, response: { 201: KeyIssued } } },
+    {
+      schema: {
+        ...docs.issueKey,
+        params: SpaceParams,
+        body: KeyIssue,
+        response: { 201: KeyIssued },
+      },
+    },
     async (request, reply) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       const issued = await service.issueKey(
@@ -23,7 +70,13 @@ export function registerKeyRoutes(app: FastifyInstance, deps: service.KeysDeps) 
   );
   app.get(
     '/app/api/spaces/:id/keys',
-    { schema: { tags, params: SpaceParams, response: { 200: KeyList } } },
+    {
+      schema: {
+        ...docs.listKeys,
+        params: SpaceParams,
+        response: { 200: KeyList },
+      },
+    },
     async (request) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       return { items: await service.listKeys(deps, request.session!.userId, id) };
@@ -31,7 +84,13 @@ export function registerKeyRoutes(app: FastifyInstance, deps: service.KeysDeps) 
   );
   app.delete(
     '/app/api/spaces/:id/keys/:key_id',
-    { schema: { tags, params: KeyParams, response: { 200: KeyOut } } },
+    {
+      schema: {
+        ...docs.revokeKey,
+        params: KeyParams,
+        response: { 200: KeyOut },
+      },
+    },
     async (request) => {
       const { id, key_id } = request.params as Static<typeof KeyParams>;
       return service.revokeKey(deps, request.session!.userId, id, key_id);
@@ -45,9 +104,8 @@ export function registerPingRoute(app: FastifyInstance) {
     {
       config: { scope: 'any' },
       schema: {
-        tags: ['integration'],
-        summary: 'Check a key',
-        response: { 200: PingOut, ...integrationRefusals },
+        ...docs.ping,
+        response: { 200: PingOut },
       },
     },
     async (request) => ({ space_id: request.integration!.spaceId, scopes: request.integration!.scopes }),

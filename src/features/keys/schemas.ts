@@ -53,5 +53,5 @@ export const KeyParams = Type.Object({
 
 export const PingOut = Type.Object(
   { space_id: Type.String({ format: 'uuid' }), scopes: Type.Array(Type.String()) },
-  { $id: 'PingOut' },
+  { $id: 'PingOut', title: 'PingOut' },
 );

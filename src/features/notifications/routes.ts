@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db/database.ts';
+import { APP_READ_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { listForMember } from './service.ts';
 
@@ -13,12 +14,25 @@ const NotificationOut = Type.Object({
   read_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  listNotifications: routeDoc({
+    operationId: 'listNotifications',
+    summary: 'List notifications',
+    description:
+      'Lists the notices the server raised for the space (a paused subscription, a low gas wallet, …), newest first. Any member may read.',
+    tags: ['Notifications'],
+    errors: APP_READ_ERRORS,
+  }),
+};
+
 export function registerNotificationRoutes(app: FastifyInstance, deps: { db: Db }) {
   app.get(
     '/app/api/spaces/:id/notifications',
     {
       schema: {
-        tags: ['app'],
+        ...docs.listNotifications,
+
         params: Params,
         response: { 200: Type.Object({ items: Type.Array(NotificationOut) }) },
       },

@@ -1,5 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { integrationRefusals, type Static } from '../../platform/http/schema-kit.ts';
+import {
+  APP_WRITE_ERRORS,
+  INTEGRATION_READ_ERRORS,
+  INTEGRATION_WRITE_ERRORS,
+  routeDoc,
+} from '../../platform/http/openapi.ts';
+import type { Static } from '../../platform/http/schema-kit.ts';
 import { runWrite } from '../../platform/http/write.ts';
 import {
   MarkPaidIn,
@@ -10,17 +16,43 @@ import {
 } from './schemas.ts';
 import * as service from './service.ts';
 
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  createPaymentRequest: routeDoc({
+    operationId: 'createPaymentRequest',
+    summary: 'Mint a payment request',
+    description:
+      'Mints a payment request for an amount in USDC on a network the space accepts, with a pay page at url. Needs the payments scope. With an Idempotency-Key a retry answers the first request instead of minting another. The request settles once: by an x402 payment, a direct transfer of the amount, a card, or by hand.',
+    tags: ['Payment requests'],
+    errors: INTEGRATION_WRITE_ERRORS,
+  }),
+  getPaymentRequest: routeDoc({
+    operationId: 'getPaymentRequest',
+    summary: 'Read a payment request',
+    description:
+      "Reads one payment request of the key's space by its token, with its status (active, paid or expired) and settlement. Needs the payments scope; a token of another space is not found.",
+    tags: ['Payment requests'],
+    errors: INTEGRATION_READ_ERRORS,
+  }),
+  markPaymentRequestPaid: routeDoc({
+    operationId: 'markPaymentRequestPaid',
+    summary: 'Mark a payment request paid by hand',
+    description:
+      'Settles an active request that was paid outside the chain (cash, bank). Owners and admins only; the request must still be active, and the money lands on the chosen account.',
+    tags: ['Payment requests'],
+    errors: APP_WRITE_ERRORS,
+  }),
+};
+
 export function registerPaymentRequestRoutes(app: FastifyInstance, deps: service.RequestsDeps) {
-  const tags = ['integration'];
   app.post(
     '/integration/payment-requests',
     {
       config: { scope: 'payments', idempotent: true },
       schema: {
-        tags,
-        summary: 'Mint a payment request',
+        ...docs.createPaymentRequest,
         body: PaymentRequestCreate,
-        response: { 201: PaymentRequestOut, ...integrationRefusals },
+        response: { 201: PaymentRequestOut },
       },
     },
     (request, reply) => {
@@ -45,10 +77,9 @@ export function registerPaymentRequestRoutes(app: FastifyInstance, deps: service
     {
       config: { scope: 'payments' },
       schema: {
-        tags,
-        summary: 'Read a payment request',
+        ...docs.getPaymentRequest,
         params: TokenParams,
-        response: { 200: PaymentRequestOut, ...integrationRefusals },
+        response: { 200: PaymentRequestOut },
       },
     },
     async (request) =>
@@ -65,7 +96,8 @@ export function registerPaymentRequestAppRoutes(app: FastifyInstance, deps: serv
     '/app/api/spaces/:id/payment-requests/:token/mark-paid',
     {
       schema: {
-        tags: ['app'],
+        ...docs.markPaymentRequestPaid,
+
         params: SpaceTokenParams,
         body: MarkPaidIn,
         response: { 200: PaymentRequestOut },

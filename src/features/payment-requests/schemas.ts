@@ -19,7 +19,7 @@ export const PaymentRequestCreate = Type.Object(
       }),
     ),
   },
-  { $id: 'PaymentRequestCreate' },
+  { $id: 'PaymentRequestCreate', title: 'PaymentRequestCreate' },
 );
 
 export const PaymentRequestOut = Type.Object(
@@ -40,7 +40,7 @@ export const PaymentRequestOut = Type.Object(
     memo: Type.String(),
     resource_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   },
-  { description: 'A payment request record.' },
+  { title: 'PaymentRequestOut', description: 'A payment request record.' },
 );
 
 export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });

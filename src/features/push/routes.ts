@@ -1,8 +1,41 @@
 import type { FastifyInstance } from 'fastify';
-import { integrationRefusals, type Static, Type } from '../../platform/http/schema-kit.ts';
+import {
+  APP_READ_ERRORS,
+  APP_WRITE_ERRORS,
+  INTEGRATION_WRITE_ERRORS,
+  routeDoc,
+} from '../../platform/http/openapi.ts';
+import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { runWrite } from '../../platform/http/write.ts';
 import { BatchOut, PushIn, PushOut, UndoOut } from './schemas.ts';
 import * as service from './service.ts';
+
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  pushTransactions: routeDoc({
+    operationId: 'pushTransactions',
+    summary: 'Push rows from another system as one batch',
+    description:
+      'Books up to 500 rows from another system in one batch, filed with origin import. Needs the transactions scope. A row whose external_id was already pushed is counted as a duplicate and booked once; a row dated in a closed period is skipped; unknown account keys create accounts. The batch can be undone in the app.',
+    tags: ['Push'],
+    errors: INTEGRATION_WRITE_ERRORS,
+  }),
+  listPushBatches: routeDoc({
+    operationId: 'listPushBatches',
+    summary: 'List pushed batches',
+    description: "Lists the space's pushed batches with their counts, newest first. Any member may read.",
+    tags: ['Push'],
+    errors: APP_READ_ERRORS,
+  }),
+  undoPushBatch: routeDoc({
+    operationId: 'undoPushBatch',
+    summary: 'Undo a pushed batch',
+    description:
+      'Reverses every row of a batch with new entries (nothing is edited). Owners and admins only; a batch is undone once, and not when its rows fall in a closed period.',
+    tags: ['Push'],
+    errors: APP_WRITE_ERRORS,
+  }),
+};
 
 export function registerPushRoutes(app: FastifyInstance, deps: service.PushDeps) {
   app.post(
@@ -10,10 +43,9 @@ export function registerPushRoutes(app: FastifyInstance, deps: service.PushDeps)
     {
       config: { scope: 'transactions', idempotent: true },
       schema: {
-        tags: ['integration'],
-        summary: 'Push rows from another system as one batch',
+        ...docs.pushTransactions,
         body: PushIn,
-        response: { 200: PushOut, ...integrationRefusals },
+        response: { 200: PushOut },
       },
     },
     (request, reply) =>
@@ -35,7 +67,8 @@ export function registerPushAppRoutes(app: FastifyInstance, deps: service.PushDe
     '/app/api/spaces/:id/push-batches',
     {
       schema: {
-        tags: ['app'],
+        ...docs.listPushBatches,
+
         params: SpaceParams,
         querystring: BatchQuery,
         response: { 200: Type.Object({ items: Type.Array(BatchOut) }) },
@@ -49,7 +82,13 @@ export function registerPushAppRoutes(app: FastifyInstance, deps: service.PushDe
   );
   app.post(
     '/app/api/spaces/:id/push-batches/:batch_id/undo',
-    { schema: { tags: ['app'], params: BatchParams, response: { 200: UndoOut } } },
+    {
+      schema: {
+        ...docs.undoPushBatch,
+        params: BatchParams,
+        response: { 200: UndoOut },
+      },
+    },
     async (request) => {
       const { id, batch_id } = request.params as Static<typeof BatchParams>;
       return service.undoBatch(deps, request.session!.userId, id, batch_id);

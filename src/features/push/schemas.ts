@@ -13,7 +13,7 @@ export const PushIn = Type.Object(
       description: 'At most 500 rows; one call is one batch.',
     }),
   },
-  { $id: 'PushIn' },
+  { $id: 'PushIn', title: 'PushIn' },
 );
 
 export const PushOut = Type.Object(
@@ -35,7 +35,7 @@ export const PushOut = Type.Object(
       }),
     ),
   },
-  { $id: 'PushOut' },
+  { $id: 'PushOut', title: 'PushOut' },
 );
 
 export const BatchOut = Type.Object({

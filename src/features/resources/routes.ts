@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
 import { listEndpoints, type ResourcesDeps, updateEndpoint } from './service.ts';
 
@@ -32,11 +33,37 @@ const CardOut = Type.Object({
 });
 const CardList = Type.Object({ items: Type.Array(CardOut) });
 
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  listEndpoints: routeDoc({
+    operationId: 'listEndpoints',
+    summary: 'List endpoint cards',
+    description:
+      'Lists the resources paid calls were filed under: address, call count, last payment and payers per day. Any member may read.',
+    tags: ['Endpoints'],
+    errors: APP_READ_ERRORS,
+  }),
+  updateEndpoint: routeDoc({
+    operationId: 'updateEndpoint',
+    summary: 'Update an endpoint card',
+    description:
+      'Renames a card or marks it Findable, which lists its address and name (never volumes) in the public x402 discovery list. Owners and admins only.',
+    tags: ['Endpoints'],
+    errors: APP_WRITE_ERRORS,
+  }),
+};
+
 /** The Endpoints screen: a card per resource a payment or charge was filed under. */
 export function registerEndpointAppRoutes(app: FastifyInstance, deps: ResourcesDeps) {
   app.get(
     '/app/api/spaces/:id/endpoints',
-    { schema: { tags: ['app'], params: SpaceParams, response: { 200: CardList } } },
+    {
+      schema: {
+        ...docs.listEndpoints,
+        params: SpaceParams,
+        response: { 200: CardList },
+      },
+    },
     async (request) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       return listEndpoints(deps, request.session!.userId, id);
@@ -44,7 +71,14 @@ export function registerEndpointAppRoutes(app: FastifyInstance, deps: ResourcesD
   );
   app.patch(
     '/app/api/spaces/:id/endpoints/:resource_id',
-    { schema: { tags: ['app'], params: CardParams, body: CardPatch, response: { 200: CardOut } } },
+    {
+      schema: {
+        ...docs.updateEndpoint,
+        params: CardParams,
+        body: CardPatch,
+        response: { 200: CardOut },
+      },
+    },
     async (request) => {
       const { id, resource_id } = request.params as Static<typeof CardParams>;
       return updateEndpoint(

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
 import { addSite, listSites, removeSite, type SitesDeps, verifySite } from './service.ts';
 
@@ -24,12 +25,53 @@ const SiteOut = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  addSite: routeDoc({
+    operationId: 'addSite',
+    summary: 'Add a site',
+    description:
+      "Adds an origin that may show the space's pay pages in a frame once its control is proven. Owners and admins only. Adding an origin already listed answers 200 with it; a new one answers 201 with the proof to publish.",
+    tags: ['Sites'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  listSites: routeDoc({
+    operationId: 'listSites',
+    summary: 'List sites',
+    description: "Lists the space's sites and whether each is verified.",
+    tags: ['Sites'],
+    errors: APP_READ_ERRORS,
+  }),
+  verifySite: routeDoc({
+    operationId: 'verifySite',
+    summary: 'Verify a site',
+    description:
+      'Fetches the proof from the site (public addresses only, no redirects) and marks it verified when it matches. Owners and admins only.',
+    tags: ['Sites'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  removeSite: routeDoc({
+    operationId: 'removeSite',
+    summary: 'Remove a site',
+    description:
+      'Removes a site; its pages may no longer be framed there. Owners and admins only. Answers 204.',
+    tags: ['Sites'],
+    errors: APP_READ_ERRORS,
+  }),
+};
+
 /** Proven sites: where the space's payment pages may be shown in a frame. */
 export function registerSiteAppRoutes(app: FastifyInstance, deps: SitesDeps) {
-  const tags = ['app'];
   app.post(
     '/app/api/spaces/:id/sites',
-    { schema: { tags, params: SpaceParams, body: SiteIn, response: { 200: SiteOut, 201: SiteOut } } },
+    {
+      schema: {
+        ...docs.addSite,
+        params: SpaceParams,
+        body: SiteIn,
+        response: { 200: SiteOut, 201: SiteOut },
+      },
+    },
     async (request, reply) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       const { origin } = request.body as Static<typeof SiteIn>;
@@ -39,13 +81,25 @@ export function registerSiteAppRoutes(app: FastifyInstance, deps: SitesDeps) {
   );
   app.get(
     '/app/api/spaces/:id/sites',
-    { schema: { tags, params: SpaceParams, response: { 200: Type.Object({ items: Type.Array(SiteOut) }) } } },
+    {
+      schema: {
+        ...docs.listSites,
+        params: SpaceParams,
+        response: { 200: Type.Object({ items: Type.Array(SiteOut) }) },
+      },
+    },
     async (request) =>
       listSites(deps, request.session!.userId, (request.params as Static<typeof SpaceParams>).id),
   );
   app.post(
     '/app/api/spaces/:id/sites/:site_id/verify',
-    { schema: { tags, params: SiteParams, response: { 200: SiteOut } } },
+    {
+      schema: {
+        ...docs.verifySite,
+        params: SiteParams,
+        response: { 200: SiteOut },
+      },
+    },
     async (request) => {
       const { id, site_id } = request.params as Static<typeof SiteParams>;
       return verifySite(deps, request.session!.userId, id, site_id);
@@ -53,7 +107,12 @@ export function registerSiteAppRoutes(app: FastifyInstance, deps: SitesDeps) {
   );
   app.delete(
     '/app/api/spaces/:id/sites/:site_id',
-    { schema: { tags, params: SiteParams } },
+    {
+      schema: {
+        ...docs.removeSite,
+        params: SiteParams,
+      },
+    },
     async (request, reply) => {
       const { id, site_id } = request.params as Static<typeof SiteParams>;
       await removeSite(deps, request.session!.userId, id, site_id);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import type { Static } from '../../platform/http/schema-kit.ts';
 import { Type } from '../../platform/http/schema-kit.ts';
 import {
@@ -15,23 +16,112 @@ import {
 } from './schemas.ts';
 import * as service from './service.ts';
 
-const tags = ['app'];
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  createSpace: routeDoc({
+    operationId: 'createSpace',
+    summary: 'Create a space',
+    description: 'Creates a space (a set of books) with the caller as its owner.',
+    tags: ['Spaces'],
+    errors: [401, 413, 415, 422, 429],
+  }),
+  listSpaces: routeDoc({
+    operationId: 'listSpaces',
+    summary: 'List spaces',
+    description: "Lists the spaces the caller is a member of, with the caller's role.",
+    tags: ['Spaces'],
+    errors: [401, 429],
+  }),
+  getSpace: routeDoc({
+    operationId: 'getSpace',
+    summary: 'Read a space',
+    description: 'Reads one space the caller is a member of; others are not found.',
+    tags: ['Spaces'],
+    errors: APP_READ_ERRORS,
+  }),
+  updateSpace: routeDoc({
+    operationId: 'updateSpace',
+    summary: 'Update a space',
+    description: "Changes a space's name or settings. Owners and admins only.",
+    tags: ['Spaces'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  closePeriod: routeDoc({
+    operationId: 'closePeriod',
+    summary: 'Close the books through a date',
+    description:
+      'Closes the books through a date: no entry dated on or before it can be booked or undone afterwards. Owners only; the date only moves forward.',
+    tags: ['Spaces'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  listMembers: routeDoc({
+    operationId: 'listMembers',
+    summary: 'List members',
+    description: "Lists the space's members and their roles.",
+    tags: ['Spaces'],
+    errors: APP_READ_ERRORS,
+  }),
+  addMember: routeDoc({
+    operationId: 'addMember',
+    summary: 'Add a member',
+    description:
+      'Adds a registered user to the space with a role. Owners and admins only; an unknown email is refused with user_not_found.',
+    tags: ['Spaces'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  changeMemberRole: routeDoc({
+    operationId: 'changeMemberRole',
+    summary: "Change a member's role",
+    description:
+      "Changes a member's role. Owners and admins only; the last owner cannot be demoted (last_owner).",
+    tags: ['Spaces'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  removeMember: routeDoc({
+    operationId: 'removeMember',
+    summary: 'Remove a member',
+    description: 'Removes a member from the space. Owners and admins only; the last owner cannot be removed.',
+    tags: ['Spaces'],
+    errors: APP_READ_ERRORS,
+  }),
+};
 
 export function registerSpaceRoutes(app: FastifyInstance, deps: service.SpacesDeps) {
   app.post(
     '/app/api/spaces',
-    { schema: { tags, body: SpaceCreate, response: { 201: SpaceOut } } },
+    {
+      schema: {
+        ...docs.createSpace,
+        body: SpaceCreate,
+        response: { 201: SpaceOut },
+      },
+    },
     async (request, reply) => {
       const body = request.body as Static<typeof SpaceCreate>;
       return reply.code(201).send(await service.createSpace(deps, request.session!.userId, body));
     },
   );
-  app.get('/app/api/spaces', { schema: { tags, response: { 200: SpaceList } } }, async (request) => ({
-    items: await service.listSpaces(deps, request.session!.userId),
-  }));
+  app.get(
+    '/app/api/spaces',
+    {
+      schema: {
+        ...docs.listSpaces,
+        response: { 200: SpaceList },
+      },
+    },
+    async (request) => ({
+      items: await service.listSpaces(deps, request.session!.userId),
+    }),
+  );
   app.get(
     '/app/api/spaces/:id',
-    { schema: { tags, params: SpaceParams, response: { 200: SpaceOut } } },
+    {
+      schema: {
+        ...docs.getSpace,
+        params: SpaceParams,
+        response: { 200: SpaceOut },
+      },
+    },
     async (request) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       return service.getSpace(deps, request.session!.userId, id);
@@ -39,7 +129,14 @@ export function registerSpaceRoutes(app: FastifyInstance, deps: service.SpacesDe
   );
   app.patch(
     '/app/api/spaces/:id',
-    { schema: { tags, params: SpaceParams, body: SpacePatch, response: { 200: SpaceOut } } },
+    {
+      schema: {
+        ...docs.updateSpace,
+        params: SpaceParams,
+        body: SpacePatch,
+        response: { 200: SpaceOut },
+      },
+    },
     async (request) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       return service.updateSpace(
@@ -50,11 +147,17 @@ export function registerSpaceRoutes(app: FastifyInstance, deps: service.SpacesDe
       );
     },
   );
+  registerPeriodRoute(app, deps);
+  registerMemberRoutes(app, deps);
+}
+
+/** Closing the books: a date that only moves forward. */
+function registerPeriodRoute(app: FastifyInstance, deps: service.SpacesDeps) {
   app.post(
     '/app/api/spaces/:id/close-period',
     {
       schema: {
-        tags,
+        ...docs.closePeriod,
         params: SpaceParams,
         body: Type.Object({
           through: Type.String({ format: 'date', description: 'The last day of the closed books.' }),
@@ -77,13 +180,18 @@ export function registerSpaceRoutes(app: FastifyInstance, deps: service.SpacesDe
       );
     },
   );
-  registerMemberRoutes(app, deps);
 }
 
 function registerMemberRoutes(app: FastifyInstance, deps: service.SpacesDeps) {
   app.get(
     '/app/api/spaces/:id/members',
-    { schema: { tags, params: SpaceParams, response: { 200: MemberList } } },
+    {
+      schema: {
+        ...docs.listMembers,
+        params: SpaceParams,
+        response: { 200: MemberList },
+      },
+    },
     async (request) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       return { items: await service.listMembers(deps, request.session!.userId, id) };
@@ -91,7 +199,14 @@ function registerMemberRoutes(app: FastifyInstance, deps: service.SpacesDeps) {
   );
   app.post(
     '/app/api/spaces/:id/members',
-    { schema: { tags, params: SpaceParams, body: MemberAdd, response: { 201: MemberOut } } },
+    {
+      schema: {
+        ...docs.addMember,
+        params: SpaceParams,
+        body: MemberAdd,
+        response: { 201: MemberOut },
+      },
+    },
     async (request, reply) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       const member = await service.addMember(
@@ -105,7 +220,14 @@ function registerMemberRoutes(app: FastifyInstance, deps: service.SpacesDeps) {
   );
   app.patch(
     '/app/api/spaces/:id/members/:user_id',
-    { schema: { tags, params: MemberParams, body: MemberPatch, response: { 200: MemberOut } } },
+    {
+      schema: {
+        ...docs.changeMemberRole,
+        params: MemberParams,
+        body: MemberPatch,
+        response: { 200: MemberOut },
+      },
+    },
     async (request) => {
       const { id, user_id } = request.params as Static<typeof MemberParams>;
       const { role } = request.body as Static<typeof MemberPatch>;
@@ -114,7 +236,13 @@ function registerMemberRoutes(app: FastifyInstance, deps: service.SpacesDeps) {
   );
   app.delete(
     '/app/api/spaces/:id/members/:user_id',
-    { schema: { tags, params: MemberParams, response: { 200: Type.Object({ removed: Type.Boolean() }) } } },
+    {
+      schema: {
+        ...docs.removeMember,
+        params: MemberParams,
+        response: { 200: Type.Object({ removed: Type.Boolean() }) },
+      },
+    },
     async (request) => {
       const { id, user_id } = request.params as Static<typeof MemberParams>;
       await service.removeMember(deps, request.session!.userId, id, user_id);

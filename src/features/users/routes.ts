@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
+import { routeDoc } from '../../platform/http/openapi.ts';
 import { Type } from '../../platform/http/schema-kit.ts';
 import { LoginIn, SessionOut, SignupIn, SignupOut, UserOut } from './schemas.ts';
 import * as service from './service.ts';
@@ -8,6 +9,40 @@ export const SESSION_COOKIE = 'tb_session';
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export type UserRouteDeps = service.UsersDeps & { secureCookies: boolean };
+
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  signUp: routeDoc({
+    operationId: 'signUp',
+    summary: 'Sign up',
+    description:
+      'Creates a user and a session. The session token is in the answer and in an HttpOnly cookie; cookie callers send the csrf_token back in X-CSRF-Token on writes. An email already registered is refused.',
+    tags: ['Users'],
+    errors: [409, 413, 415, 422, 429],
+  }),
+  logIn: routeDoc({
+    operationId: 'logIn',
+    summary: 'Log in',
+    description:
+      'Opens a session for an email and password. A wrong email or password gets one answer (unauthorized) so neither is revealed; repeated failures are rate limited.',
+    tags: ['Users'],
+    errors: [401, 413, 415, 422, 429],
+  }),
+  getMe: routeDoc({
+    operationId: 'getMe',
+    summary: 'Read the signed-in user',
+    description: 'Answers the user behind the session.',
+    tags: ['Users'],
+    errors: [401, 429],
+  }),
+  logOut: routeDoc({
+    operationId: 'logOut',
+    summary: 'Log out',
+    description: 'Ends the session and clears its cookie.',
+    tags: ['Users'],
+    errors: [401, 403, 429],
+  }),
+};
 
 function setSessionCookie(reply: FastifyReply, deps: UserRouteDeps, session: service.NewSession) {
   reply.setCookie(SESSION_COOKIE, session.sessionToken, {
@@ -65,7 +100,13 @@ export function createSessionGuard(deps: service.UsersDeps) {
 export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps) {
   app.post(
     '/app/api/signup',
-    { schema: { tags: ['app'], body: SignupIn, response: { 201: SignupOut } } },
+    {
+      schema: {
+        ...docs.signUp,
+        body: SignupIn,
+        response: { 201: SignupOut },
+      },
+    },
     async (request, reply) => {
       const body = request.body as { email: string; password: string; name: string };
       const { user, session } = await service.signup(deps, body);
@@ -77,7 +118,13 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps) {
   );
   app.post(
     '/app/api/login',
-    { schema: { tags: ['app'], body: LoginIn, response: { 200: SessionOut } } },
+    {
+      schema: {
+        ...docs.logIn,
+        body: LoginIn,
+        response: { 200: SessionOut },
+      },
+    },
     async (request, reply) => {
       const session = await service.login(deps, request.body as { email: string; password: string });
       setSessionCookie(reply, deps, session);
@@ -88,13 +135,27 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps) {
 
 /** Routes behind the session guard. */
 export function registerSessionRoutes(app: FastifyInstance, deps: UserRouteDeps) {
-  app.get('/app/api/me', { schema: { tags: ['app'], response: { 200: UserOut } } }, async (request) => {
-    const user = await service.getUser(deps, request.session!.userId);
-    return { ...user, created_at: user.created_at.toISOString() };
-  });
+  app.get(
+    '/app/api/me',
+    {
+      schema: {
+        ...docs.getMe,
+        response: { 200: UserOut },
+      },
+    },
+    async (request) => {
+      const user = await service.getUser(deps, request.session!.userId);
+      return { ...user, created_at: user.created_at.toISOString() };
+    },
+  );
   app.post(
     '/app/api/logout',
-    { schema: { tags: ['app'], response: { 200: Type.Object({ logged_out: Type.Boolean() }) } } },
+    {
+      schema: {
+        ...docs.logOut,
+        response: { 200: Type.Object({ logged_out: Type.Boolean() }) },
+      },
+    },
     async (request, reply) => {
       await service.logout(deps, request.session!.sessionId);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import type { Static } from '../../platform/http/schema-kit.ts';
 import { closeSenders, createSenders, type Senders } from './delivery-service.ts';
 import {
@@ -20,10 +21,74 @@ import {
 } from './schemas.ts';
 import * as service from './service.ts';
 
-const tags = ['app'];
 const BASE = '/app/api/spaces/:id/subscriptions';
 
 export type WebhookRouteDeps = Omit<service.WebhooksDeps, 'senders'> & { senders?: Senders };
+
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  createSubscription: routeDoc({
+    operationId: 'createSubscription',
+    summary: 'Add a book webhook subscription',
+    description:
+      "Subscribes a public https address (port 443) to the space's book events; no events means all, including later ones. Owners and admins only. The signing secret is in this answer only.",
+    tags: ['Webhooks'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  listSubscriptions: routeDoc({
+    operationId: 'listSubscriptions',
+    summary: 'List book webhook subscriptions',
+    description: "Lists the space's subscriptions with their events and state (active or paused).",
+    tags: ['Webhooks'],
+    errors: APP_READ_ERRORS,
+  }),
+  deleteSubscription: routeDoc({
+    operationId: 'deleteSubscription',
+    summary: 'Delete a book webhook subscription',
+    description: 'Deletes a subscription; nothing more is sent to it. Owners and admins only.',
+    tags: ['Webhooks'],
+    errors: APP_READ_ERRORS,
+  }),
+  rotateSubscriptionSecret: routeDoc({
+    operationId: 'rotateSubscriptionSecret',
+    summary: "Rotate a subscription's secret",
+    description:
+      'Makes a new signing secret and answers it once; deliveries from now on are signed with it. Owners and admins only.',
+    tags: ['Webhooks'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  resumeSubscription: routeDoc({
+    operationId: 'resumeSubscription',
+    summary: 'Resume a paused subscription',
+    description:
+      'Resumes a subscription paused after a day of failures; held deliveries are sent again. Owners and admins only.',
+    tags: ['Webhooks'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  listDeliveries: routeDoc({
+    operationId: 'listDeliveries',
+    summary: "List a subscription's deliveries",
+    description:
+      'The delivery journal of the last 30 days: event, status, attempt and response code, newest first, paged with starting_after.',
+    tags: ['Webhooks'],
+    errors: APP_READ_ERRORS,
+  }),
+  retryDelivery: routeDoc({
+    operationId: 'retryDelivery',
+    summary: 'Retry a delivery',
+    description: 'Sends one delivery again now with its original event id. Owners and admins only.',
+    tags: ['Webhooks'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  testWebhook: routeDoc({
+    operationId: 'testWebhook',
+    summary: 'Send a test webhook',
+    description:
+      'Sends a signed test event to an address (or a subscription) and answers what the receiver said. Owners and admins only; the address follows the same public-address rules.',
+    tags: ['Webhooks'],
+    errors: APP_WRITE_ERRORS,
+  }),
+};
 
 /** Book subscriptions, their journal and the test send (owners and admins only). */
 export function registerWebhookRoutes(app: FastifyInstance, routeDeps: WebhookRouteDeps) {
@@ -37,7 +102,8 @@ export function registerWebhookRoutes(app: FastifyInstance, routeDeps: WebhookRo
     BASE,
     {
       schema: {
-        tags,
+        ...docs.createSubscription,
+
         params: SpaceParams,
         body: SubscriptionCreate,
         response: { 201: SubscriptionWithSecret },
@@ -52,15 +118,33 @@ export function registerWebhookRoutes(app: FastifyInstance, routeDeps: WebhookRo
   );
   app.get(
     BASE,
-    { schema: { tags, params: SpaceParams, response: { 200: SubscriptionList } } },
+    {
+      schema: {
+        ...docs.listSubscriptions,
+        params: SpaceParams,
+        response: { 200: SubscriptionList },
+      },
+    },
     async (request) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       return { items: await service.listSubscriptions(deps, request.session!.userId, id) };
     },
   );
+  registerSubscriptionChanges(app, deps);
+  registerJournalRoutes(app, deps);
+}
+
+/** Deleting, rotating and resuming one subscription. */
+function registerSubscriptionChanges(app: FastifyInstance, deps: service.WebhooksDeps) {
   app.delete(
     `${BASE}/:sid`,
-    { schema: { tags, params: SubscriptionParams, response: { 200: SubscriptionDeleted } } },
+    {
+      schema: {
+        ...docs.deleteSubscription,
+        params: SubscriptionParams,
+        response: { 200: SubscriptionDeleted },
+      },
+    },
     async (request) => {
       const { id, sid } = request.params as Static<typeof SubscriptionParams>;
       return service.deleteSubscription(deps, request.session!.userId, id, sid);
@@ -68,7 +152,13 @@ export function registerWebhookRoutes(app: FastifyInstance, routeDeps: WebhookRo
   );
   app.post(
     `${BASE}/:sid/rotate-secret`,
-    { schema: { tags, params: SubscriptionParams, response: { 200: SubscriptionWithSecret } } },
+    {
+      schema: {
+        ...docs.rotateSubscriptionSecret,
+        params: SubscriptionParams,
+        response: { 200: SubscriptionWithSecret },
+      },
+    },
     async (request, reply) => {
       const { id, sid } = request.params as Static<typeof SubscriptionParams>;
       const rotated = await service.rotateSecret(deps, request.session!.userId, id, sid);
@@ -77,13 +167,18 @@ export function registerWebhookRoutes(app: FastifyInstance, routeDeps: WebhookRo
   );
   app.post(
     `${BASE}/:sid/resume`,
-    { schema: { tags, params: SubscriptionParams, response: { 200: SubscriptionOut } } },
+    {
+      schema: {
+        ...docs.resumeSubscription,
+        params: SubscriptionParams,
+        response: { 200: SubscriptionOut },
+      },
+    },
     async (request) => {
       const { id, sid } = request.params as Static<typeof SubscriptionParams>;
       return service.resumeSubscription(deps, request.session!.userId, id, sid);
     },
   );
-  registerJournalRoutes(app, deps);
 }
 
 function registerJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps) {
@@ -91,7 +186,8 @@ function registerJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps)
     `${BASE}/:sid/deliveries`,
     {
       schema: {
-        tags,
+        ...docs.listDeliveries,
+
         params: SubscriptionParams,
         querystring: JournalQuery,
         response: { 200: DeliveryPage },
@@ -105,7 +201,13 @@ function registerJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps)
   );
   app.post(
     `${BASE}/:sid/deliveries/:did/retry`,
-    { schema: { tags, params: DeliveryParams, response: { 200: DeliveryOut } } },
+    {
+      schema: {
+        ...docs.retryDelivery,
+        params: DeliveryParams,
+        response: { 200: DeliveryOut },
+      },
+    },
     async (request) => {
       const { id, sid, did } = request.params as Static<typeof DeliveryParams>;
       const ids = { spaceId: id, subscriptionId: sid, deliveryId: did };
@@ -115,7 +217,14 @@ function registerJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps)
   registerKeyJournalRoutes(app, deps);
   app.post(
     '/app/api/spaces/:id/webhooks/test',
-    { schema: { tags, params: SpaceParams, body: WebhookTest, response: { 200: WebhookTestOut } } },
+    {
+      schema: {
+        ...docs.testWebhook,
+        params: SpaceParams,
+        body: WebhookTest,
+        response: { 200: WebhookTestOut },
+      },
+    },
     async (request, reply) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       const result = await service.sendTest(

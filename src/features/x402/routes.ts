@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
+import { routeDoc } from '../../platform/http/openapi.ts';
 import type { RateLimiter } from '../../platform/http/rate-limit.ts';
 import type { Static } from '../../platform/http/schema-kit.ts';
 import type { KeyDoor } from '../keys/index.ts';
@@ -34,16 +35,63 @@ async function callerOf(deps: X402RouteDeps, request: FastifyRequest): Promise<G
   return undefined;
 }
 
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  getSupportedX402: routeDoc({
+    operationId: 'getSupportedX402',
+    summary: 'List supported x402 schemes',
+    description: 'Lists the schemes and networks this facilitator verifies and settles. Public.',
+    tags: ['x402 facilitator'],
+    errors: [429],
+  }),
+  listDiscoveryResources: routeDoc({
+    operationId: 'listDiscoveryResources',
+    summary: 'List findable resources',
+    description:
+      'The public discovery list: address and name of each endpoint card marked Findable, never volumes, payers or prices. Paged with limit and offset.',
+    tags: ['x402 facilitator'],
+    errors: [422, 429],
+  }),
+  verifyX402Payment: routeDoc({
+    operationId: 'verifyX402Payment',
+    summary: 'Verify an x402 payment',
+    description:
+      "Checks a payer's signed authorization against the payment requirements without moving money. Public; an oit_ key, when sent, files the result under its space.",
+    tags: ['x402 facilitator'],
+    errors: [401, 413, 415, 422, 429],
+  }),
+  settleX402Payment: routeDoc({
+    operationId: 'settleX402Payment',
+    summary: 'Settle an x402 payment',
+    description:
+      'Puts a verified authorization on chain, pays the gas and files the payment under the endpoint. An authorization is settled once; a replay is refused.',
+    tags: ['x402 facilitator'],
+    errors: [401, 409, 413, 415, 422, 429],
+  }),
+};
+
 export function registerX402Routes(app: FastifyInstance, deps: X402RouteDeps): void {
-  const tags = ['x402 facilitator'];
-  app.get('/x402/supported', { schema: { tags, response: { 200: SupportedOut } } }, async () =>
-    supported(deps),
+  app.get(
+    '/x402/supported',
+    {
+      schema: {
+        ...docs.getSupportedX402,
+        response: { 200: SupportedOut },
+      },
+    },
+    async () => supported(deps),
   );
   // The public discovery list (x402 bazaar shape): Findable cards' address and name, never volumes,
   // payers or prices. `accepts` is empty: each resource quotes its own terms in its 402.
   app.get(
     '/x402/discovery/resources',
-    { schema: { tags, querystring: DiscoveryQuery, response: { 200: DiscoveryOut } } },
+    {
+      schema: {
+        ...docs.listDiscoveryResources,
+        querystring: DiscoveryQuery,
+        response: { 200: DiscoveryOut },
+      },
+    },
     async (request, reply) => {
       const query = request.query as Static<typeof DiscoveryQuery>;
       const limit = Number(query.limit ?? 20);
@@ -69,12 +117,24 @@ export function registerX402Routes(app: FastifyInstance, deps: X402RouteDeps): v
   );
   app.post(
     '/x402/verify',
-    { schema: { tags, body: EnvelopeIn, response: { 200: VerifyOut } } },
+    {
+      schema: {
+        ...docs.verifyX402Payment,
+        body: EnvelopeIn,
+        response: { 200: VerifyOut },
+      },
+    },
     async (request) => verify(deps, request.body as Envelope, await callerOf(deps, request)),
   );
   app.post(
     '/x402/settle',
-    { schema: { tags, body: EnvelopeIn, response: { 200: SettleOut } } },
+    {
+      schema: {
+        ...docs.settleX402Payment,
+        body: EnvelopeIn,
+        response: { 200: SettleOut },
+      },
+    },
     async (request) => settle(deps, request.body as Envelope, await callerOf(deps, request)),
   );
 }

@@ -1,0 +1,335 @@
+// How a route describes itself in the OpenAPI document, and the pass that turns the routes'
+// schemas into the published document. A route spreads `routeDoc({...})` into its schema: the
+// operation's stable id, a summary, a description of its rules, its feature tags and the
+// refusals it can answer. The refusals become references to shared response objects (one
+// error body, the validation body for 422, Retry-After on 429), so every route answers them
+// the same way. test/openapi.test.ts fails when a route skips any of this.
+
+/** The refusals a route can document; each maps to one shared response object. */
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
+
+export type RouteDoc = {
+  /** Stable and unique: generated clients name their methods after it. camelCase verb first. */
+  operationId: string;
+  summary: string;
+  /** The route's rules, in sentences: who may call it, what it refuses, what it changes. */
+  description: string;
+  tags: readonly string[];
+  errors: readonly ErrorStatus[];
+};
+
+/** The key in a route schema that carries its refusals until the document pass resolves them. */
+export const ERRORS_KEY = 'x-errors';
+
+/** Spread into a route's schema: `schema: { ...routeDoc({...}), body, response }`. */
+export function routeDoc(doc: RouteDoc) {
+  return {
+    operationId: doc.operationId,
+    summary: doc.summary,
+    description: doc.description,
+    tags: [...doc.tags],
+    [ERRORS_KEY]: [...doc.errors],
+  };
+}
+
+/** What every route under /integration can answer besides its own refusals: the key door and body rules. */
+export const INTEGRATION_READ_ERRORS: readonly ErrorStatus[] = [401, 403, 404, 422, 429];
+/** A money or record write under /integration: also 409 (same key in flight), 413 and 415 for bodies. */
+export const INTEGRATION_WRITE_ERRORS: readonly ErrorStatus[] = [401, 403, 404, 409, 413, 415, 422, 429];
+/** An app route behind a session that reads. */
+export const APP_READ_ERRORS: readonly ErrorStatus[] = [401, 403, 404, 422, 429];
+/** An app route behind a session that takes a body. */
+export const APP_WRITE_ERRORS: readonly ErrorStatus[] = [401, 403, 404, 409, 413, 415, 422, 429];
+
+type Json = Record<string, unknown>;
+
+const errorRef = { $ref: '#/components/schemas/ErrorBody' };
+const validationRef = { $ref: '#/components/schemas/HTTPValidationError' };
+
+function errorExample(error: string, detail: string) {
+  return { value: { error, detail } };
+}
+
+const rateHeaders = {
+  'RateLimit-Limit': {
+    description: 'Calls allowed per rolling minute for this key.',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Remaining': { description: 'Calls left in the current window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window frees a call.', schema: { type: 'integer' } },
+};
+
+/** The shared response objects, one per refusal status, named as `#/components/responses/<name>`. */
+export const ERROR_RESPONSES: Record<ErrorStatus, { name: string; response: Json }> = {
+  400: {
+    name: 'BadRequest',
+    response: {
+      description: 'The body is not JSON, or the URL is malformed.',
+      content: {
+        'application/json': {
+          schema: errorRef,
+          examples: { invalid_json: errorExample('invalid_json', 'The body is not valid JSON.') },
+        },
+      },
+    },
+  },
+  401: {
+    name: 'Unauthorized',
+    response: {
+      description:
+        'The credential is missing, unknown, expired or revoked (one answer covers all of them on purpose).',
+      content: {
+        'application/json': {
+          schema: errorRef,
+          examples: { unauthorized: errorExample('unauthorized', 'The key is not valid.') },
+        },
+      },
+    },
+  },
+  402: {
+    name: 'PaymentRequired',
+    response: {
+      description: 'The prepaid balance cannot carry this; the body names the top-up request to pay.',
+      content: {
+        'application/json': {
+          schema: errorRef,
+          examples: {
+            card_declined: errorExample('card_declined', 'The card was declined.'),
+          },
+        },
+      },
+    },
+  },
+  403: {
+    name: 'Forbidden',
+    response: {
+      description: 'The credential is valid but lacks the scope, role or plan this needs.',
+      content: {
+        'application/json': {
+          schema: errorRef,
+          examples: { missing_scope: errorExample('missing_scope', 'This key lacks the payments scope.') },
+        },
+      },
+    },
+  },
+  404: {
+    name: 'NotFound',
+    response: {
+      description:
+        'Nothing with this id exists in the caller’s space (another space’s records are not found).',
+      content: {
+        'application/json': {
+          schema: errorRef,
+          examples: { not_found: errorExample('not_found', 'No such record in this space.') },
+        },
+      },
+    },
+  },
+  409: {
+    name: 'Conflict',
+    response: {
+      description:
+        'The record is in a state that refuses this, or a request with the same Idempotency-Key is still running (retry after Retry-After).',
+      headers: {
+        'Retry-After': {
+          description: 'Seconds to wait before retrying, when the conflict is a request still in flight.',
+          schema: { type: 'integer', minimum: 0 },
+        },
+      },
+      content: {
+        'application/json': {
+          schema: errorRef,
+          examples: {
+            idempotency_in_progress: errorExample(
+              'idempotency_in_progress',
+              'A request with this Idempotency-Key is still running.',
+            ),
+          },
+        },
+      },
+    },
+  },
+  413: {
+    name: 'PayloadTooLarge',
+    response: {
+      description: 'The body is larger than 1 MiB.',
+      content: {
+        'application/json': {
+          schema: errorRef,
+          examples: {
+            payload_too_large: errorExample('payload_too_large', 'The body is larger than 1 MiB.'),
+          },
+        },
+      },
+    },
+  },
+  415: {
+    name: 'UnsupportedMediaType',
+    response: {
+      description: 'The body is not sent as application/json.',
+      content: {
+        'application/json': {
+          schema: errorRef,
+          examples: {
+            unsupported_media_type: errorExample(
+              'unsupported_media_type',
+              'Send the body as application/json.',
+            ),
+          },
+        },
+      },
+    },
+  },
+  422: {
+    name: 'UnprocessableEntity',
+    response: {
+      description:
+        'The request breaks a rule: either the schema (a list of problems, each with loc, msg and type) or a business rule (a stable code).',
+      content: {
+        'application/json': {
+          schema: { oneOf: [validationRef, errorRef] },
+          examples: {
+            validation: {
+              value: {
+                detail: [{ loc: ['body', 'amount'], msg: 'must be a positive amount', type: 'value_error' }],
+              },
+            },
+            rule: errorExample('currency_mismatch', 'The account holds USD, not EUR.'),
+          },
+        },
+      },
+    },
+  },
+  429: {
+    name: 'TooManyRequests',
+    response: {
+      description: 'The caller made too many calls in the last minute.',
+      headers: {
+        'Retry-After': {
+          description: 'Seconds to wait before the next call is admitted.',
+          schema: { type: 'integer', minimum: 1 },
+        },
+        ...rateHeaders,
+      },
+      content: {
+        'application/json': {
+          schema: errorRef,
+          examples: { rate_limited: errorExample('rate_limited', 'Too many calls; retry after 12 seconds.') },
+        },
+      },
+    },
+  },
+};
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** Every operation of a document, with its method and path. */
+export function listOperations(document: Json): { method: string; path: string; operation: Json }[] {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
+  return Object.entries(paths).flatMap(([path, item]) =>
+    HTTP_METHODS.filter((method) => item[method] !== undefined).map((method) => ({
+      method,
+      path,
+      operation: item[method]!,
+    })),
+  );
+}
+
+/** Replaces each operation's `x-errors` with references to the shared error responses. */
+function attachErrorResponses(document: Json): void {
+  const used = new Set<ErrorStatus>();
+  for (const { operation } of listOperations(document)) {
+    const statuses = (operation[ERRORS_KEY] ?? []) as ErrorStatus[];
+    delete operation[ERRORS_KEY];
+    const responses = (operation.responses ?? {}) as Json;
+    for (const status of statuses) {
+      // A route's own, more precise answer for a status wins over the shared one.
+      if (responses[String(status)] !== undefined) continue;
+      responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+      used.add(status);
+    }
+    operation.responses = responses;
+  }
+  const components = (document.components ?? {}) as Json;
+  const shared = (components.responses ?? {}) as Json;
+  for (const status of [...used].sort())
+    shared[ERROR_RESPONSES[status].name] = ERROR_RESPONSES[status].response;
+  components.responses = shared;
+  document.components = components;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Moves every schema that carries a `title` into `components.schemas` under that title and
+ * leaves a reference in its place, so generated clients get the spec's shape names
+ * (ChargeCreate, InvoiceOut, …). Two different schemas under one title are a bug: refused.
+ */
+function nameTitledSchemas(document: Json): void {
+  const components = (document.components ?? {}) as Json;
+  const named = (components.schemas ?? {}) as Json;
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!isObject(node)) return node;
+    const copy: Json = {};
+    for (const [key, value] of Object.entries(node)) copy[key] = visit(value);
+    // TypeBox schemas named with $id (the spec's shape names) are named by it too.
+    const title = typeof copy.$id === 'string' ? copy.$id : copy.title;
+    if (typeof title !== 'string' || !/^[A-Z][A-Za-z0-9]+$/.test(title)) return copy;
+    delete copy.$id;
+    copy.title = title;
+    const existing = named[title];
+    if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(copy)) {
+      throw new Error(`Two different schemas are both titled ${title}; give one of them another name.`);
+    }
+    named[title] = copy;
+    return { $ref: `#/components/schemas/${title}` };
+  };
+  for (const key of ['paths', 'webhooks'] as const) {
+    if (document[key] !== undefined) document[key] = visit(document[key]);
+  }
+  components.schemas = Object.fromEntries(Object.entries(named).sort(([a], [b]) => a.localeCompare(b)));
+  document.components = components;
+}
+
+/** An example for one operation: its request body, and the body of one answer. */
+export type OperationExample = {
+  request?: unknown;
+  response?: { status: number; body: unknown };
+};
+
+function attachExamples(document: Json, examples: Record<string, OperationExample>): void {
+  for (const { operation } of listOperations(document)) {
+    const example = examples[String(operation.operationId)];
+    if (example === undefined) continue;
+    const requestMedia = ((operation.requestBody as Json | undefined)?.content as Json | undefined)?.[
+      'application/json'
+    ] as Json | undefined;
+    if (example.request !== undefined && requestMedia) requestMedia.example = example.request;
+    if (example.response === undefined) continue;
+    const answer = (operation.responses as Json)[String(example.response.status)] as Json | undefined;
+    const media = (answer?.content as Json | undefined)?.['application/json'] as Json | undefined;
+    if (media) media.example = example.response.body;
+  }
+}
+
+export type DocumentExtras = {
+  examples: Record<string, OperationExample>;
+  /** Path items no route schema can describe (answers Fastify must not reshape). */
+  paths: Json;
+  webhooks: Json;
+  tags: { name: string; description: string }[];
+};
+
+/** The last pass over the document @fastify/swagger built from the routes (its transformObject). */
+export function finishDocument(document: Json, extras: DocumentExtras): Json {
+  document.paths = { ...(document.paths as Json), ...structuredClone(extras.paths) };
+  attachErrorResponses(document);
+  document.webhooks = structuredClone(extras.webhooks);
+  nameTitledSchemas(document);
+  attachExamples(document, extras.examples);
+  document.tags = extras.tags;
+  return document;
+}

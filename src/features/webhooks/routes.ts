@@ -57,6 +57,22 @@ const docs = {
     tags: ['Webhooks'],
     errors: APP_WRITE_ERRORS,
   }),
+  listKeyDeliveries: routeDoc({
+    operationId: 'listKeyDeliveries',
+    summary: "Read an integration key's webhook journal",
+    description:
+      "Lists the key channel's deliveries of the last 30 days (event, status, attempt, response code), newest first, by cursor, optionally filtered by status. Owners and admins only.",
+    tags: ['Webhooks'],
+    errors: APP_READ_ERRORS,
+  }),
+  retryKeyDelivery: routeDoc({
+    operationId: 'retryKeyDelivery',
+    summary: 'Retry a key-channel delivery',
+    description:
+      'Sends one journal row of the key channel again, with its original event id, and answers the row as it now stands. Owners and admins only.',
+    tags: ['Webhooks'],
+    errors: APP_WRITE_ERRORS,
+  }),
   resumeSubscription: routeDoc({
     operationId: 'resumeSubscription',
     summary: 'Resume a paused subscription',
@@ -242,7 +258,14 @@ function registerJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps)
 function registerKeyJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps) {
   app.get(
     '/app/api/spaces/:id/keys/:key_id/deliveries',
-    { schema: { tags, params: KeyParams, querystring: JournalQuery, response: { 200: DeliveryPage } } },
+    {
+      schema: {
+        ...docs.listKeyDeliveries,
+        params: KeyParams,
+        querystring: JournalQuery,
+        response: { 200: DeliveryPage },
+      },
+    },
     async (request) => {
       const { id, key_id } = request.params as Static<typeof KeyParams>;
       const query = request.query as Static<typeof JournalQuery>;
@@ -251,7 +274,7 @@ function registerKeyJournalRoutes(app: FastifyInstance, deps: service.WebhooksDe
   );
   app.post(
     '/app/api/spaces/:id/keys/:key_id/deliveries/:did/retry',
-    { schema: { tags, params: KeyDeliveryParams, response: { 200: DeliveryOut } } },
+    { schema: { ...docs.retryKeyDelivery, params: KeyDeliveryParams, response: { 200: DeliveryOut } } },
     async (request) => {
       const { id, key_id, did } = request.params as Static<typeof KeyDeliveryParams>;
       const ids = { spaceId: id, keyId: key_id, deliveryId: did };

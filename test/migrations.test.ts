@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -16,6 +18,14 @@ import { migrate } from '../src/platform/db/migrate.ts';
 // and the (space_id, id) keys those references need.
 
 const OLD_CHAIN = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/migrations-0019');
+const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '../migrations');
+
+/** A folder holding the baseline alone: later migrations build on it and are not compared here. */
+function baselineOnly(): { directory: string; remove: () => void } {
+  const directory = mkdtempSync(join(tmpdir(), 'tollbook-baseline-'));
+  copyFileSync(join(MIGRATIONS, '0001_baseline.sql'), join(directory, '0001_baseline.sql'));
+  return { directory, remove: () => rmSync(directory, { recursive: true, force: true }) };
+}
 
 /** Keys the composite foreign keys point at: new in the baseline. */
 const ADDED_KEYS = [
@@ -175,9 +185,20 @@ describe('the baseline migration', () => {
     drop = places.drop;
     const [oldHandle, newHandle] = places.handles;
     expect(await migrate(oldHandle, OLD_CHAIN)).toHaveLength(19);
-    expect(await migrate(newHandle)).toEqual(['0001_baseline.sql']);
+    const only = baselineOnly();
+    try {
+      expect(await migrate(newHandle, only.directory)).toEqual(['0001_baseline.sql']);
+    } finally {
+      only.remove();
+    }
     old = await readCatalog(oldHandle);
     baseline = await readCatalog(newHandle);
+    // The migrations after the baseline apply on top of it, in order, once each.
+    const later = readdirSync(MIGRATIONS).filter(
+      (name) => name.endsWith('.sql') && name !== '0001_baseline.sql',
+    );
+    expect(await migrate(newHandle)).toEqual(later.sort());
+    expect(await migrate(newHandle)).toEqual([]);
   }, 120_000);
 
   afterAll(async () => {

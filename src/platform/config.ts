@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { NETWORKS, type NetworkName } from './chain/networks.ts';
 
 // Every setting is read and checked here, once. A bad value stops start-up with a sentence that
@@ -37,6 +38,11 @@ export type Config = {
   metricsToken: string | undefined;
   /** METRICS_PORT: a second port, bound to 127.0.0.1, serving /metrics without a token. */
   metricsPort: number | undefined;
+  /**
+   * TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client's address (the login
+   * throttles count per address): 1 for any, or a comma list of addresses and CIDR ranges.
+   */
+  trustProxy: boolean | string;
 };
 
 export class ConfigError extends Error {
@@ -145,7 +151,24 @@ function readMetricsSettings(env: Env) {
     env.METRICS_PORT === undefined || env.METRICS_PORT === ''
       ? undefined
       : readInteger(env, 'METRICS_PORT', 0, 1, 65535);
-  return { metricsToken, metricsPort };
+  return { metricsToken, metricsPort, trustProxy: readTrustProxy(env) };
+}
+
+function readTrustProxy(env: Env): boolean | string {
+  const raw = env.TRUST_PROXY?.trim();
+  if (raw === undefined || raw === '' || ['0', 'false', 'no', 'off'].includes(raw.toLowerCase()))
+    return false;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  for (const part of raw.split(',')) {
+    const [address = '', bits] = part.trim().split('/');
+    const valid =
+      isIP(address) !== 0 && (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= 128));
+    if (!valid)
+      throw new ConfigError(
+        `TRUST_PROXY must be 1, 0 or a comma list of addresses and CIDR ranges; "${part.trim()}" is neither.`,
+      );
+  }
+  return raw;
 }
 
 function readChainSettings(env: Env, production: boolean) {

@@ -88,6 +88,12 @@ function readUrl(env: Env, name: string, protocols: string[]): string | undefine
   return raw;
 }
 
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url.charCodeAt(end - 1) === 47) end--;
+  return url.slice(0, end);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -117,7 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...chainSettings,
     host,
     port,
-    publicUrl: publicUrl.replace(/\/+$/, ''),
+    publicUrl: withoutTrailingSlashes(publicUrl),
     dataDir: env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data',
     databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: readInteger(env, 'DATABASE_POOL_SIZE', 10, 1, 500),

@@ -18,6 +18,7 @@ import {
   readSettings,
   table,
 } from './lib.ts';
+import { benchParse } from './parse.ts';
 import { benchPing } from './ping.ts';
 import { benchPush } from './push.ts';
 import { benchWebhooks } from './webhooks.ts';
@@ -30,6 +31,7 @@ const BENCHMARKS: { name: string; run: BenchFn }[] = [
   { name: 'push', run: benchPush },
   { name: 'invoices', run: benchInvoices },
   { name: 'x402', run: benchX402 },
+  { name: 'parse', run: benchParse },
 ];
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

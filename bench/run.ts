@@ -19,6 +19,7 @@ import {
   table,
 } from './lib.ts';
 import { benchPayouts } from './payouts.ts';
+import { benchParse } from './parse.ts';
 import { benchPing } from './ping.ts';
 import { benchPush } from './push.ts';
 import { benchWebhooks } from './webhooks.ts';
@@ -32,6 +33,7 @@ const BENCHMARKS: { name: string; run: BenchFn }[] = [
   { name: 'invoices', run: benchInvoices },
   { name: 'x402', run: benchX402 },
   { name: 'payouts', run: benchPayouts },
+  { name: 'parse', run: benchParse },
 ];
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

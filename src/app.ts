@@ -27,7 +27,12 @@ import { registerPushAppRoutes, registerPushRoutes } from './features/push/index
 import { registerEndpointAppRoutes } from './features/resources/index.ts';
 import { registerSiteAppRoutes } from './features/sites/index.ts';
 import { registerSpaceRoutes } from './features/spaces/index.ts';
-import { createSessionGuard, registerSessionRoutes, registerUserRoutes } from './features/users/index.ts';
+import {
+  createSessionGuard,
+  registerPasswordResetRoutes,
+  registerSessionRoutes,
+  registerUserRoutes,
+} from './features/users/index.ts';
 import { registerWebhookRoutes } from './features/webhooks/index.ts';
 import { createFacilitator, registerX402Routes } from './features/x402/index.ts';
 import type { AuthStamps } from './platform/auth-stamps.ts';
@@ -72,6 +77,7 @@ function createFastify(deps: AppDeps): FastifyInstance {
     loggerInstance: deps.logger === false ? undefined : (deps.logger as never),
     logger: deps.logger === false ? false : undefined,
     bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: deps.config.trustProxy,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
@@ -269,7 +275,13 @@ function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer
 function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) {
   const db = deps.database.db;
   const base = { db, clock: deps.clock };
-  const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
+  const userDeps = {
+    ...base,
+    secureCookies: deps.config.publicUrl.startsWith('https://'),
+    mailer: appMailer,
+    publicUrl: deps.config.publicUrl,
+    logger: deps.logger === false ? undefined : deps.logger,
+  };
   // Site proofs fetch addresses people typed: the same SSRF rules as webhooks.
   const siteSender = new SafeSender({
     policy: { allowPrivate: deps.config.webhookAllowPrivate },
@@ -277,6 +289,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
   });
   app.addHook('onClose', () => siteSender.close());
   registerUserRoutes(app, userDeps);
+  registerPasswordResetRoutes(app, userDeps);
   return app.register(async (scope) => {
     scope.addHook('onRequest', createSessionGuard(base));
     registerSessionRoutes(scope, userDeps);

@@ -2,6 +2,7 @@ import { watchOnce } from './features/chain-watch/index.ts';
 import { sendAutomaticReminders } from './features/invoices/index.ts';
 import { remindExpiringKeys } from './features/keys/index.ts';
 import { lapseRequests } from './features/payment-requests/index.ts';
+import { pruneAttemptThrottles } from './platform/http/attempt-throttle.ts';
 import { pruneRateBuckets } from './platform/http/rate-limit.ts';
 import { pruneIdempotencyRecords } from './platform/http/write.ts';
 import type { PeriodicTask } from './platform/jobs/scheduler.ts';
@@ -33,6 +34,7 @@ export function housekeepingTasks(runtime: Runtime): PeriodicTask[] {
   return [
     ...watch,
     { name: 'prune-rate-buckets', everyMs: 60_000, run: () => pruneRateBuckets(db, clock) },
+    { name: 'prune-attempt-throttles', everyMs: 600_000, run: () => pruneAttemptThrottles(db, clock) },
     {
       name: 'prune-idempotency-records',
       everyMs: 10 * 60_000,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
+import { InvalidJsonError, parseJsonBody } from '../src/platform/http/json-body.ts';
 import { createHarness, type Key, type User } from './harness.ts';
 
 // Random bodies, parameters and headers on every route of the OpenAPI document never produce a
@@ -403,8 +404,25 @@ function patterned(pattern: unknown): fc.Arbitrary<string> | undefined {
   }
 }
 
-/** Characters a database or a log line may refuse: NUL, a lone surrogate, direction marks. */
-const TAINTS = ['\u0000', '\ud800', '\udc00', '\u202e', '\u0085', '\ufeff', '\n', '\u001b'];
+/**
+ * Characters a database or a log line may refuse or mangle: NUL, a lone surrogate, direction
+ * marks, combining marks and 4-byte emoji (alone and joined).
+ */
+const TAINTS = [
+  '\u0000',
+  '\ud800',
+  '\udc00',
+  '\u202e',
+  '\u200f',
+  '\u0085',
+  '\ufeff',
+  '\n',
+  '\u001b',
+  'e\u0301',
+  '\u0301',
+  '😀',
+  '\ud83d\ude00\u200d\ud83d\udd25',
+];
 
 function tainted(text: fc.Arbitrary<string>): fc.Arbitrary<string> {
   return fc.tuple(text, fc.constantFrom(...TAINTS), fc.nat()).map(([base, taint, at]) => {
@@ -930,6 +948,17 @@ function checkShape(
   }
 }
 
+/** True when the body, read as JSON, holds half a UTF-16 surrogate pair in any string or key. */
+function holdsLoneSurrogate(payload: string | undefined): boolean {
+  if (payload === undefined) return false;
+  try {
+    parseJsonBody(payload);
+  } catch (error) {
+    return error instanceof InvalidJsonError && error.type === 'string_unicode';
+  }
+  return false;
+}
+
 /** Routes whose first 5xx was already printed (fast-check then prints the shrunk one). */
 const printedFailures = new Set<string>();
 
@@ -945,6 +974,10 @@ async function judge(operation: Operation, request: FuzzRequest, caller: Caller)
   }
   const body = parseJson(res.body);
   checkShape(operation, request, res, body);
+  // A GET's body is never read; every other method's body is, before its handler runs.
+  if (operation.method !== 'GET' && res.statusCode < 300 && holdsLoneSurrogate(request.payload)) {
+    throw new Error(report(operation, request, res, 'a body holding half a surrogate pair was accepted'));
+  }
   if (res.statusCode < 300 && request.credential === 'own') harvest(body);
 }
 

@@ -100,7 +100,11 @@ export function formatAmount(amount: AmountE8): string {
 /** No trailing zeros: the key webhook's spelling ("1.5", "2"). */
 export function formatAmountTrimmed(amount: AmountE8): string {
   const full = formatAmount(amount);
-  return full.replace(/\.?0+$/, '');
+  // The fraction always has eight digits, so trimming stops at the point at the latest.
+  let end = full.length;
+  while (full.charCodeAt(end - 1) === 48) end--;
+  if (full.charCodeAt(end - 1) === 46) end--;
+  return full.slice(0, end);
 }
 
 export function isPositive(amount: AmountE8): boolean {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { NETWORKS, type NetworkName } from './chain/networks.ts';
 
 // Every setting is read and checked here, once. A bad value stops start-up with a sentence that
@@ -39,6 +40,11 @@ export type Config = {
   metricsPort: number | undefined;
   /** STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: the card rail through Stripe Checkout, set together or not at all. */
   stripe: StripeSettings | undefined;
+  /**
+   * TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client's address (the login
+   * throttles count per address): 1 for any, or a comma list of addresses and CIDR ranges.
+   */
+  trustProxy: boolean | string;
 };
 
 export type StripeSettings = {
@@ -91,6 +97,12 @@ function readUrl(env: Env, name: string, protocols: string[]): string | undefine
   return raw;
 }
 
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url.charCodeAt(end - 1) === 47) end--;
+  return url.slice(0, end);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -121,7 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     stripe: readStripeSettings(env, production),
     host,
     port,
-    publicUrl: publicUrl.replace(/\/+$/, ''),
+    publicUrl: withoutTrailingSlashes(publicUrl),
     dataDir: env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data',
     databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: readInteger(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
@@ -155,7 +167,24 @@ function readMetricsSettings(env: Env) {
     env.METRICS_PORT === undefined || env.METRICS_PORT === ''
       ? undefined
       : readInteger(env, 'METRICS_PORT', 0, 1, 65535);
-  return { metricsToken, metricsPort };
+  return { metricsToken, metricsPort, trustProxy: readTrustProxy(env) };
+}
+
+function readTrustProxy(env: Env): boolean | string {
+  const raw = env.TRUST_PROXY?.trim();
+  if (raw === undefined || raw === '' || ['0', 'false', 'no', 'off'].includes(raw.toLowerCase()))
+    return false;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  for (const part of raw.split(',')) {
+    const [address = '', bits] = part.trim().split('/');
+    const valid =
+      isIP(address) !== 0 && (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= 128));
+    if (!valid)
+      throw new ConfigError(
+        `TRUST_PROXY must be 1, 0 or a comma list of addresses and CIDR ranges; "${part.trim()}" is neither.`,
+      );
+  }
+  return raw;
 }
 
 function readChainSettings(env: Env, production: boolean) {

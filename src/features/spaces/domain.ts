@@ -50,8 +50,8 @@ export function handleFrom(name: string, suffix: string): string {
   const slug = name
     .normalize('NFKD')
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40);
-  return `${slug.length > 0 ? slug : 'space'}-${suffix}`;
+    .replace(/[^a-z0-9]+/g, '-');
+  // Runs were collapsed above, so at most one hyphen stands at either end.
+  const trimmed = slug.slice(slug.startsWith('-') ? 1 : 0, slug.endsWith('-') ? -1 : undefined).slice(0, 40);
+  return `${trimmed.length > 0 ? trimmed : 'space'}-${suffix}`;
 }

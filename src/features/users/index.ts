@@ -1,2 +1,9 @@
-export { createSessionGuard, registerSessionRoutes, registerUserRoutes, SESSION_COOKIE } from './routes.ts';
+export { RESET_LIFETIME_MS, resetLink } from './password-reset.ts';
+export {
+  createSessionGuard,
+  registerPasswordResetRoutes,
+  registerSessionRoutes,
+  registerUserRoutes,
+  SESSION_COOKIE,
+} from './routes.ts';
 export { createUser, findUserIdByEmail, hashPassword, type UsersDeps } from './service.ts';

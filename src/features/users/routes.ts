@@ -2,13 +2,24 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { routeDoc } from '../../platform/http/openapi.ts';
 import { Type } from '../../platform/http/schema-kit.ts';
-import { LoginIn, SessionOut, SignupIn, SignupOut, UserOut } from './schemas.ts';
+import { confirmPasswordReset, type ResetDeps, requestPasswordReset } from './password-reset.ts';
+import {
+  LoginIn,
+  PasswordResetAccepted,
+  PasswordResetConfirmIn,
+  PasswordResetDone,
+  PasswordResetIn,
+  SessionOut,
+  SignupIn,
+  SignupOut,
+  UserOut,
+} from './schemas.ts';
 import * as service from './service.ts';
 
 export const SESSION_COOKIE = 'tb_session';
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export type UserRouteDeps = service.UsersDeps & { secureCookies: boolean };
+export type UserRouteDeps = ResetDeps & { secureCookies: boolean };
 
 /** The OpenAPI description of each route below (see platform/http/openapi.ts). */
 const docs = {
@@ -109,7 +120,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps) {
     },
     async (request, reply) => {
       const body = request.body as { email: string; password: string; name: string };
-      const { user, session } = await service.signup(deps, body);
+      const { user, session } = await service.signup(deps, body, { clientAddress: request.ip });
       setSessionCookie(reply, deps, session);
       return reply
         .code(201)
@@ -126,9 +137,47 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps) {
       },
     },
     async (request, reply) => {
-      const session = await service.login(deps, request.body as { email: string; password: string });
+      const session = await service.login(deps, request.body as { email: string; password: string }, {
+        clientAddress: request.ip,
+      });
       setSessionCookie(reply, deps, session);
       return sessionBody(session);
+    },
+  );
+}
+
+const REFUSALS = { 422: Type.Ref('ErrorBody'), 429: Type.Ref('ErrorBody') };
+
+/** Public routes: asking for a password reset by mail, and using its link. */
+export function registerPasswordResetRoutes(app: FastifyInstance, deps: UserRouteDeps) {
+  app.post(
+    '/app/api/password-reset',
+    {
+      schema: { tags: ['app'], body: PasswordResetIn, response: { 202: PasswordResetAccepted, ...REFUSALS } },
+    },
+    async (request, reply) => {
+      const { email } = request.body as { email: string };
+      // The mail goes out after the answer: the answer and its timing are the same for everyone.
+      await requestPasswordReset(deps, email, { clientAddress: request.ip });
+      return reply.code(202).send({
+        detail:
+          'If an account uses this address, a link to set a new password is on its way; it works for 30 minutes.',
+      });
+    },
+  );
+  app.post(
+    '/app/api/password-reset/confirm',
+    {
+      schema: {
+        tags: ['app'],
+        body: PasswordResetConfirmIn,
+        response: { 200: PasswordResetDone, ...REFUSALS },
+      },
+    },
+    async (request) => {
+      const { token, password } = request.body as { token: string; password: string };
+      await confirmPasswordReset(deps, token, password);
+      return { reset: true };
     },
   );
 }

@@ -32,3 +32,22 @@ export const SignupOut = Type.Object({
   csrf_token: Type.String(),
   expires_at: Type.String({ format: 'date-time' }),
 });
+
+export const PasswordResetIn = Type.Object({
+  email: Text({ maxLength: 200, format: 'email' }),
+});
+
+export const PasswordResetAccepted = Type.Object({
+  detail: Type.String({ description: 'The same sentence whether or not the address has an account.' }),
+});
+
+export const PasswordResetConfirmIn = Type.Object({
+  token: Text({ minLength: 1, maxLength: 200, description: 'The token of the link in the mail.' }),
+  password: Text({ minLength: 10, maxLength: 200, description: 'The new password: at least 10 characters.' }),
+});
+
+export const PasswordResetDone = Type.Object({
+  reset: Type.Boolean({
+    description: 'True: log in with the new password; every old session is signed out.',
+  }),
+});

@@ -5,6 +5,13 @@ import { AppError } from '../../core/errors.ts';
 import { hasSecretShape, SECRET_PREFIX } from '../../core/ids.ts';
 import { randomSecret, sha256Hex } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
+import {
+  admitAttempt,
+  attemptChecks,
+  creditAttempt,
+  forgiveAttempts,
+  THROTTLES,
+} from '../../platform/http/attempt-throttle.ts';
 import * as store from './store.ts';
 
 const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
@@ -12,6 +19,9 @@ const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 let decoyHash: Promise<string> | undefined;
 
 export type UsersDeps = { db: Db; clock: Clock };
+
+/** Where a request came from: the throttles count per client address. */
+export type Origin = { clientAddress: string };
 
 export type NewSession = { sessionToken: string; csrfToken: string; expiresAt: Date };
 
@@ -57,19 +67,43 @@ export async function createUser(deps: UsersDeps, input: { email: string; passwo
   return { id: user.id, email: user.email, name: user.name, created_at: user.at };
 }
 
-export async function signup(deps: UsersDeps, input: { email: string; password: string; name: string }) {
+export async function signup(
+  deps: UsersDeps,
+  input: { email: string; password: string; name: string },
+  origin: Origin,
+) {
+  await admitAttempt(
+    deps.db,
+    deps.clock,
+    attemptChecks([THROTTLES.signupAddress, origin.clientAddress]),
+    'signup',
+  );
   const user = await createUser(deps, input);
   return { user, session: await openSession(deps, user.id) };
 }
 
+/**
+ * Every login attempt is counted per account (the email as typed, so unknown addresses are
+ * throttled alike) and per client address before the password is checked; a correct password
+ * forgets the account's count and takes the attempt back from the address.
+ */
 export async function login(
   deps: UsersDeps,
   input: { email: string; password: string },
+  origin: Origin,
 ): Promise<NewSession> {
+  await admitAttempt(
+    deps.db,
+    deps.clock,
+    attemptChecks([THROTTLES.loginAddress, origin.clientAddress], [THROTTLES.loginAccount, input.email]),
+    'login',
+  );
   const user = await store.findUserByEmail(deps.db, input.email);
   decoyHash ??= hashPassword('decoy-password-for-timing');
   const matches = await verify(user?.password_hash ?? (await decoyHash), input.password);
   if (!user || !matches) throw new AppError('unauthorized', 'The email or password is wrong.');
+  await forgiveAttempts(deps.db, THROTTLES.loginAccount, input.email);
+  await creditAttempt(deps.db, THROTTLES.loginAddress, origin.clientAddress);
   return openSession(deps, user.id);
 }
 

@@ -58,3 +58,49 @@ export function findLiveSession(db: Queryable, tokenHash: string, now: Date) {
 export async function revokeSession(db: Queryable, sessionId: string, now: Date) {
   await db.updateTable('sessions').set({ revoked_at: now }).where('id', '=', sessionId).execute();
 }
+
+export async function insertPasswordReset(
+  db: Queryable,
+  reset: { id: string; userId: string; tokenHash: string; at: Date; expiresAt: Date },
+) {
+  await db
+    .insertInto('password_resets')
+    .values({
+      id: reset.id,
+      user_id: reset.userId,
+      token_hash: reset.tokenHash,
+      created_at: reset.at,
+      expires_at: reset.expiresAt,
+    })
+    .execute();
+}
+
+/** Uses a live reset exactly once: of two concurrent uses, only one gets the user id. */
+export async function useLiveReset(db: Queryable, tokenHash: string, now: Date) {
+  const row = await db
+    .updateTable('password_resets')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id;
+}
+
+/** A new password ends every other way in: open resets and live sessions. */
+export async function replacePassword(db: Queryable, userId: string, passwordHash: string, now: Date) {
+  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+  await db
+    .updateTable('password_resets')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .execute();
+  await db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}

@@ -719,3 +719,33 @@ export interface Database {
   card_checkouts: CardCheckoutsTable;
   stripe_events: StripeEventsTable;
 }
+
+// Throttled attempts and password resets (migrations/0020_login_throttle.sql).
+export type ThrottleScope =
+  | 'login-account'
+  | 'login-address'
+  | 'signup-address'
+  | 'reset-account'
+  | 'reset-address';
+
+export interface AttemptThrottlesTable {
+  scope: ThrottleScope;
+  subject: string;
+  attempts: number;
+  locked_until: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface PasswordResetsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface Database {
+  attempt_throttles: AttemptThrottlesTable;
+  password_resets: PasswordResetsTable;
+}

@@ -47,12 +47,15 @@ export function renderError(error: unknown): RenderedError | null {
     const rendered: RenderedError = { status: error.status, body: error.toBody() };
     const retryAfter = error.details?.retry_after_seconds;
     if (error.code === 'rate_limited' && typeof retryAfter === 'number') {
-      rendered.headers = {
-        'retry-after': String(retryAfter),
-        'ratelimit-limit': String(error.details?.limit ?? ''),
-        'ratelimit-remaining': '0',
-        'ratelimit-reset': String(retryAfter),
-      };
+      rendered.headers = { 'retry-after': String(retryAfter) };
+      // Only the per-key limiter has a limit to report; throttled logins say when to come back.
+      if (error.details?.limit !== undefined) {
+        Object.assign(rendered.headers, {
+          'ratelimit-limit': String(error.details.limit),
+          'ratelimit-remaining': '0',
+          'ratelimit-reset': String(retryAfter),
+        });
+      }
     }
     return rendered;
   }

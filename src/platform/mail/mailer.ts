@@ -30,7 +30,10 @@ export type Mailer = {
 export type MailerOptions = { smtpUrl?: string | undefined; from: string; fileDir?: string | undefined };
 
 function fromHeader(options: MailerOptions, name?: string) {
-  const address = /<([^>]+)>/.exec(options.from)?.[1] ?? options.from;
+  // "Name <address>": the address between the first < and the > after it.
+  const open = options.from.indexOf('<');
+  const close = open < 0 ? -1 : options.from.indexOf('>', open + 2);
+  const address = close < 0 ? options.from : options.from.slice(open + 1, close);
   return name ? { name, address } : options.from;
 }
 

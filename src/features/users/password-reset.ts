@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { AppError } from '../../core/errors.ts';
+import { escapeHtml } from '../../core/html.ts';
+import { hasSecretShape } from '../../core/ids.ts';
+import { randomSecret, sha256Hex } from '../../platform/crypto.ts';
+import {
+  admitAttempt,
+  attemptChecks,
+  forgiveAttempts,
+  THROTTLES,
+} from '../../platform/http/attempt-throttle.ts';
+import type { Mailer } from '../../platform/mail/mailer.ts';
+import { hashPassword, type Origin, type UsersDeps } from './service.ts';
+import * as store from './store.ts';
+
+// A way back for an owner locked out of their books: a link by mail that sets a new password.
+// The link carries a secret shown nowhere else (stored as its hash), works once and for 30
+// minutes. Asking answers the same whether or not the address has an account, and the mail is
+// sent after the answer, so neither the words nor the timing tell who is a user.
+
+export const RESET_PREFIX = 'pwr_';
+export const RESET_LIFETIME_MS = 30 * 60 * 1000;
+
+export type ResetDeps = UsersDeps & { mailer: Mailer; publicUrl: string; logger?: Logger | undefined };
+
+export function resetLink(publicUrl: string, token: string): string {
+  return `${publicUrl}/app/reset-password?token=${encodeURIComponent(token)}`;
+}
+
+function resetMail(to: string, link: string) {
+  const text =
+    `Someone (we hope you) asked to set a new password for your Tollbook account.\n\n` +
+    `Open this link within 30 minutes to choose one; it works once:\n${link}\n\n` +
+    `If you did not ask, ignore this mail: your password stays as it is.\n`;
+  const html =
+    `<p>Someone (we hope you) asked to set a new password for your Tollbook account.</p>` +
+    `<p><a href="${escapeHtml(link)}">Choose a new password</a> within 30 minutes; the link works once.</p>` +
+    `<p>If you did not ask, ignore this mail: your password stays as it is.</p>`;
+  return { to, subject: 'Set a new Tollbook password', text, html };
+}
+
+/**
+ * Records a reset and mails its link when the address has an account. Throttled per address
+ * typed and per client address, so nobody can flood an inbox. Returns the mail's sending, which
+ * the route does not wait for (tests do).
+ */
+export async function requestPasswordReset(
+  deps: ResetDeps,
+  email: string,
+  origin: Origin,
+): Promise<{ mailed: Promise<void> }> {
+  await admitAttempt(
+    deps.db,
+    deps.clock,
+    attemptChecks([THROTTLES.resetAddress, origin.clientAddress], [THROTTLES.resetAccount, email]),
+    'password reset',
+  );
+  const user = await store.findUserByEmail(deps.db, email);
+  if (!user) return { mailed: Promise.resolve() };
+  const token = randomSecret(RESET_PREFIX);
+  const now = deps.clock.now();
+  await store.insertPasswordReset(deps.db, {
+    id: randomUUID(),
+    userId: user.id,
+    tokenHash: sha256Hex(token),
+    at: now,
+    expiresAt: new Date(now.getTime() + RESET_LIFETIME_MS),
+  });
+  const mailed = deps.mailer.send(resetMail(user.email, resetLink(deps.publicUrl, token))).then(
+    () => undefined,
+    (error: unknown) =>
+      deps.logger?.warn({ err: error, userId: user.id }, 'the password reset mail was not sent'),
+  );
+  return { mailed };
+}
+
+const refusedLink = () =>
+  new AppError(
+    'invalid_request',
+    'This reset link is unknown, used or older than 30 minutes; ask for a new one.',
+    {
+      field: 'token',
+    },
+  );
+
+/**
+ * Sets the new password if the link is live, using it up; every session of the account is
+ * signed out and its login count forgotten, so the owner can log in at once.
+ */
+export async function confirmPasswordReset(deps: UsersDeps, token: string, password: string): Promise<void> {
+  if (!hasSecretShape(token, RESET_PREFIX)) throw refusedLink();
+  const passwordHash = await hashPassword(password);
+  const email = await deps.db.transaction().execute(async (tx) => {
+    const now = deps.clock.now();
+    const userId = await store.useLiveReset(tx, sha256Hex(token), now);
+    if (userId === undefined) throw refusedLink();
+    await store.replacePassword(tx, userId, passwordHash, now);
+    return (await store.findUserById(tx, userId))?.email;
+  });
+  if (email !== undefined) await forgiveAttempts(deps.db, THROTTLES.loginAccount, email);
+}

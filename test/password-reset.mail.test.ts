@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../src/core/clock.ts';
+import { createHarness, type Harness, type User } from './harness.ts';
+
+// Password reset by mail, through a real SMTP server on loopback: the link works once and for
+// 30 minutes, signs every old session out, and lets a throttled owner in at once.
+
+const clock = new ManualClock(new Date());
+const PUBLIC_URL = 'https://books.example.com';
+let h: Harness;
+let smtp: SMTPServer;
+const received: { to: string[]; mail: ParsedMail }[] = [];
+
+beforeAll(async () => {
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, session, callback) {
+      simpleParser(stream)
+        .then((mail) => {
+          received.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), mail });
+          callback();
+        })
+        .catch(callback);
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const port = (smtp.server.address() as AddressInfo).port;
+  h = await createHarness({
+    clock,
+    env: { SMTP_URL: `smtp://127.0.0.1:${port}`, PUBLIC_URL, MAIL_FROM: 'Tollbook <no-reply@tollbook.test>' },
+  });
+});
+afterAll(async () => {
+  await h?.close();
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+});
+
+const freshAddress = () => `2001:db8:1::${randomBytes(2).toString('hex')}`;
+
+const ask = (email: string, remoteAddress = freshAddress()) =>
+  h.inject({ method: 'POST', url: '/app/api/password-reset', payload: { email }, remoteAddress });
+const confirm = (token: string, password: string) =>
+  h.inject({ method: 'POST', url: '/app/api/password-reset/confirm', payload: { token, password } });
+const login = (email: string, password: string) =>
+  h.inject({
+    method: 'POST',
+    url: '/app/api/login',
+    payload: { email, password },
+    remoteAddress: freshAddress(),
+  });
+
+/** Waits for the mail to `email` (it is sent after the answer) and returns its link's token. */
+async function tokenMailedTo(email: string): Promise<string> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const found = received.find((item) => item.to.includes(email.toLowerCase()));
+    if (found) {
+      received.splice(received.indexOf(found), 1);
+      const link = /https:\/\/\S+/.exec(found.mail.text ?? '')?.[0] ?? '';
+      expect(link.startsWith(`${PUBLIC_URL}/app/reset-password?token=`)).toBe(true);
+      expect(found.mail.html).toContain(link.replace(/&/g, '&amp;'));
+      return new URL(link).searchParams.get('token')!;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no mail to ${email}`);
+}
+
+describe('POST /app/api/password-reset', () => {
+  it('answers 202 with the same words whether or not the address has an account, and mails only an account', async () => {
+    const owner = await h.signup('Owner');
+    const known = await ask(owner.email);
+    const unknown = await ask(`nobody-${randomBytes(4).toString('hex')}@example.com`);
+    expect(known.statusCode).toBe(202);
+    expect(unknown.statusCode).toBe(202);
+    expect(unknown.json()).toEqual(known.json());
+    const token = await tokenMailedTo(owner.email);
+    expect(token).toMatch(/^pwr_[0-9A-Za-z]{43}$/);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(received.filter((item) => item.to.some((to) => to.startsWith('nobody-')))).toEqual([]);
+  });
+
+  it('refuses to flood one inbox: three asks an hour, then 429', async () => {
+    const owner = await h.signup('Owner');
+    const statuses = [];
+    for (let index = 0; index < 5; index++) statuses.push((await ask(owner.email)).statusCode);
+    expect(statuses).toEqual([202, 202, 202, 429, 429]);
+  });
+});
+
+describe('POST /app/api/password-reset/confirm', () => {
+  async function resetFor(owner: User) {
+    await ask(owner.email);
+    return tokenMailedTo(owner.email);
+  }
+
+  it('sets the new password once, signs every old session out, and refuses the link the second time', async () => {
+    const owner = await h.signup('Owner');
+    const token = await resetFor(owner);
+    const done = await confirm(token, 'a-brand-new-password');
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json()).toEqual({ reset: true });
+    expect((await h.inject({ method: 'GET', url: '/app/api/me', session: owner.token })).statusCode).toBe(
+      401,
+    );
+    expect((await login(owner.email, owner.password)).statusCode).toBe(401);
+    expect((await login(owner.email, 'a-brand-new-password')).statusCode).toBe(200);
+    const again = await confirm(token, 'another-new-password');
+    expect(again.statusCode).toBe(422);
+    expect(again.json()).toMatchObject({ error: 'invalid_request', details: { field: 'token' } });
+  });
+
+  it('refuses a link older than 30 minutes, a forged one and a too-short password', async () => {
+    const owner = await h.signup('Owner');
+    const token = await resetFor(owner);
+    expect((await confirm(token, 'short')).statusCode).toBe(422);
+    expect((await confirm(`pwr_${'A'.repeat(43)}`, 'a-brand-new-password')).statusCode).toBe(422);
+    expect((await confirm('not-a-token', 'a-brand-new-password')).statusCode).toBe(422);
+    clock.advance(30 * 60 * 1000 + 1000);
+    expect((await confirm(token, 'a-brand-new-password')).statusCode).toBe(422);
+    expect((await login(owner.email, owner.password)).statusCode).toBe(200);
+  });
+
+  it('lets exactly one of two concurrent uses of a link win', async () => {
+    const owner = await h.signup('Owner');
+    const token = await resetFor(owner);
+    const answers = await Promise.all([
+      confirm(token, 'first-new-password'),
+      confirm(token, 'second-new-password'),
+    ]);
+    expect(answers.map((res) => res.statusCode).sort()).toEqual([200, 422]);
+    const winner = answers[0]!.statusCode === 200 ? 'first-new-password' : 'second-new-password';
+    expect((await login(owner.email, winner)).statusCode).toBe(200);
+  });
+
+  it('lets an owner locked out by wrong guesses in at once', async () => {
+    const owner = await h.signup('Owner');
+    for (let index = 0; index < 8; index++) await login(owner.email, 'guess');
+    expect((await login(owner.email, owner.password)).statusCode).toBe(429);
+    const token = await resetFor(owner);
+    expect((await confirm(token, 'a-brand-new-password')).statusCode).toBe(200);
+    expect((await login(owner.email, 'a-brand-new-password')).statusCode).toBe(200);
+  });
+});

@@ -123,6 +123,24 @@ describe('the pay page with Stripe configured', () => {
     expect(await settlementsOf(pr.id)).toEqual([]);
   });
 
+  it('opens one session for many clicks at once', async () => {
+    const { key } = await h.world({ scopes: ['payments', 'accounts'] });
+    const pr = await request(key, '7.5');
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        h.inject({ method: 'POST', url: `/pay/${pr.token}/checkout`, headers: FORM, payload: '' }),
+      ),
+    );
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(6).fill(303));
+    expect(new Set(answers.map((answer) => answer.headers.location)).size).toBe(1);
+    const rows = await h.db
+      .selectFrom('card_checkouts')
+      .select('session_id')
+      .where('payment_request_id', '=', pr.id)
+      .execute();
+    expect(rows).toHaveLength(1);
+  });
+
   it('charges zero-decimal currencies in whole units (JPY 1500 is 1500, not 150000)', async () => {
     const { key } = await h.world({ scopes: ['payments', 'accounts'] });
     const pr = await request(key, '1500', 'JPY');

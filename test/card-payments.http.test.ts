@@ -123,6 +123,24 @@ describe('the pay page with Stripe configured', () => {
     expect(await settlementsOf(pr.id)).toEqual([]);
   });
 
+  it('opens one session for many clicks at once', async () => {
+    const { key } = await h.world({ scopes: ['payments', 'accounts'] });
+    const pr = await request(key, '7.5');
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        h.inject({ method: 'POST', url: `/pay/${pr.token}/checkout`, headers: FORM, payload: '' }),
+      ),
+    );
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(6).fill(303));
+    expect(new Set(answers.map((answer) => answer.headers.location)).size).toBe(1);
+    const rows = await h.db
+      .selectFrom('card_checkouts')
+      .select('session_id')
+      .where('payment_request_id', '=', pr.id)
+      .execute();
+    expect(rows).toHaveLength(1);
+  });
+
   it('charges zero-decimal currencies in whole units (JPY 1500 is 1500, not 150000)', async () => {
     const { key } = await h.world({ scopes: ['payments', 'accounts'] });
     const pr = await request(key, '1500', 'JPY');
@@ -307,6 +325,68 @@ describe('POST /stripe/webhook', () => {
       '7.34000000',
     ]);
     expect((await checkLedger(h.db, spaceId)).sound).toBe(true);
+  });
+
+  it('books a card payment that lands after the request was paid another way (overpaid, never dropped)', async () => {
+    const { key, spaceId } = await h.world({ scopes: ['payments', 'accounts'] });
+    const pr = await request(key, '10');
+    const session = await checkout(pr.token);
+    // The payer also paid by another rail while Checkout was open (the development test card here).
+    const other = await h.inject({
+      method: 'POST',
+      url: `/pay/${pr.token}/card`,
+      payload: { number: '4242424242424242', exp: '12/34', cvc: '123' },
+    });
+    expect(other.json()).toMatchObject({ status: 'paid' });
+    const { event } = stripe.pay(session.id);
+    expect((await deliver(event)).json()).toMatchObject({ outcome: 'settled' });
+    expect(await getRequest(key, pr.token)).toMatchObject({ status: 'paid', amount_received: '20.00000000' });
+    expect(await balanceOf(key, pr.accountId)).toBe('20.00000000');
+    expect((await checkLedger(h.db, spaceId)).sound).toBe(true);
+  });
+
+  it('refunds a USD card payment into a USDC account through the peg, and the ledger stays balanced', async () => {
+    const { key, spaceId } = await h.world({ scopes: ['payments', 'accounts'] });
+    const wallet = await h.makeWallet(key.spaceId);
+    const minted = await h.inject({
+      method: 'POST',
+      url: '/integration/payment-requests',
+      key: key.key,
+      payload: { account_id: wallet.id, amount: '10', currency: 'USD' },
+    });
+    expect(minted.statusCode, minted.body).toBe(201);
+    const session = await checkout(minted.json().token);
+    expect(session).toMatchObject({ amount_total: 1000, currency: 'usd' });
+    const { charge, event } = stripe.pay(session.id);
+    await deliver(event);
+    expect(await balanceOf(key, wallet.id)).toBe('10.00000000');
+    expect((await deliver(stripe.refund(charge.id, 250).charged)).json()).toMatchObject({
+      outcome: 'refunded',
+    });
+    expect(await balanceOf(key, wallet.id)).toBe('7.50000000');
+    expect((await checkLedger(h.db, spaceId)).sound).toBe(true);
+  });
+
+  it('answers a body that is not JSON with 415 and one over the size limit with 413, booking nothing', async () => {
+    const text = await h.inject({
+      method: 'POST',
+      url: '/stripe/webhook',
+      headers: { 'content-type': 'text/plain', 'stripe-signature': 't=1,v1=00' },
+      payload: 'hello',
+    });
+    expect(text.statusCode).toBe(415);
+    const { payload, signature } = stripe.signedEvent('customer.created', {
+      id: 'cus_big',
+      note: 'x'.repeat(300_000),
+    });
+    const big = await h.inject({
+      method: 'POST',
+      url: '/stripe/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      payload,
+    });
+    expect(big.statusCode).toBe(413);
+    expect(big.json()).toMatchObject({ error: 'payload_too_large' });
   });
 
   it('acknowledges events it does not act on, and sessions it never opened, without booking anything', async () => {

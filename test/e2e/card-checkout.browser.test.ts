@@ -64,8 +64,12 @@ describe('Pay by card (Stripe Checkout) in a browser', () => {
       const sessionId = page.url().split('/c/pay/')[1]!;
       expect(await page.textContent('#checkout')).toBe(`Checkout ${sessionId}`);
       expect(await page.textContent('#total')).toBe('4990 usd');
-      // The payer completes Checkout; Stripe calls the webhook and sends the browser back.
+      // The payer completes Checkout and is sent back before Stripe's webhook has arrived.
       const { event } = stripe.pay(sessionId);
+      await page.goto(`${base}/pay/${token}?card=returned`, { waitUntil: 'load' });
+      expect(await page.textContent('#card-confirming')).toContain('Stripe is confirming your card payment');
+      expect(await page.isVisible('#pay-by-card')).toBe(false);
+      if (SHOTS) await page.screenshot({ path: `${SHOTS}/pay-page-returned.png`, fullPage: true });
       const delivered = await h.inject({
         method: 'POST',
         url: '/stripe/webhook',
@@ -73,8 +77,9 @@ describe('Pay by card (Stripe Checkout) in a browser', () => {
         payload: event.payload,
       });
       expect(delivered.json()).toMatchObject({ outcome: 'settled' });
-      await page.goto(`${base}/pay/${token}?card=returned`, { waitUntil: 'load' });
+      await page.reload({ waitUntil: 'load' });
       expect(await page.textContent('#status')).toBe('paid');
+      expect(await page.isVisible('#pay-by-card')).toBe(false);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

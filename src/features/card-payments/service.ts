@@ -186,7 +186,16 @@ async function refundFacts(
   // refund.* events carry one refund; the charge holds the total refunded, which is what counts.
   const chargeId = idOf(object.charge);
   if (!chargeId) return { paymentIntentId: null, amountRefunded: undefined, currency: '' };
-  return deps.gateway.charge(chargeId);
+  try {
+    return await deps.gateway.charge(chargeId);
+  } catch (error) {
+    // Answered 502, so Stripe delivers the event again later; nothing was claimed.
+    deps.logger?.warn({ err: error, chargeId }, 'Stripe did not answer for a refunded charge');
+    throw new AppError(
+      'card_provider_unavailable',
+      'The card processor could not be reached; try again shortly.',
+    );
+  }
 }
 
 /**

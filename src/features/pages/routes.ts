@@ -45,6 +45,12 @@ const PAYER_CORS = {
 /** Pages that may be framed, with the origins allowed; every other page refuses framing. */
 const framable = new WeakMap<FastifyRequest, string[]>();
 
+/** Back from Checkout (`?card=returned`): the page says the card payment may still be confirming. */
+const withCardReturn = <T>(request: FastifyRequest, model: T) => ({
+  ...model,
+  cardReturned: (request.query as { card?: unknown }).card === 'returned',
+});
+
 function wantsJson(request: FastifyRequest): boolean {
   const accept = request.headers.accept ?? '';
   return accept.includes('application/json') && !accept.includes('text/html');
@@ -108,7 +114,7 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
       try {
         const page = await service.payPage(deps, token);
         framable.set(request, page.frameOrigins);
-        return html(reply, 200, payPage(page.model));
+        return html(reply, 200, payPage(withCardReturn(request, page.model)));
       } catch (error) {
         if ((error as { code?: string }).code === 'not_found') return html(reply, 404, notFoundPage());
         throw error;

@@ -39,6 +39,8 @@ export type PayPageModel = {
   rails: Rails;
   /** Stripe Checkout takes this request's open amount: the page shows "Pay by card". */
   cardCheckout?: boolean;
+  /** The payer is back from Checkout (`?card=returned`): the payment may still be confirming. */
+  cardReturned?: boolean;
   qrSvg: string | null;
 };
 
@@ -63,6 +65,11 @@ function bankSection(model: PayPageModel): string {
 }
 
 function cardSection(model: PayPageModel): string {
+  // Back from Checkout: no second button while Stripe confirms, so nobody pays twice by mistake.
+  if (model.cardCheckout && model.cardReturned) {
+    return `<section class="card" id="rail-card"><h2>Card</h2>
+<p id="card-confirming" role="status">Thank you. Stripe is confirming your card payment; this page shows it as paid once it is. Reload in a moment.</p></section>`;
+  }
   if (model.cardCheckout) {
     return `<section class="card" id="rail-card"><h2>Card</h2>
 <form method="post" action="/pay/${escapeHtml(model.token)}/checkout"><button type="submit" id="pay-by-card">Pay by card</button></form>

@@ -3,6 +3,7 @@ export { NETWORKS } from './domain.ts';
 export { completeProof, startProof } from './proofs.ts';
 export { registerAccountRoutes } from './routes.ts';
 export {
+  type AccountFacts,
   createAccount,
   findProvenAccounts,
   listSpaceAccounts,

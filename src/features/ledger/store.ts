@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { jsonRecords, recordsJson } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
-import { committedByOthers, LastingRows } from '../../platform/db/lasting.ts';
+import { committedByOthers, committedByOthersOf, LastingRows } from '../../platform/db/lasting.ts';
 import type { LedgerAccountKind, LedgerAccountRef, NormalSide } from './domain.ts';
 
 export type LedgerAccountSpec = {
@@ -90,10 +90,13 @@ export async function ensureLedgerAccounts(
   db: Queryable,
   specs: LedgerAccountSpec[],
 ): Promise<LedgerAccountRef[]> {
+  const cached = specs.map((spec) => lastingAccounts.get(specKey(spec)));
+  if (cached.every((ref) => ref !== undefined)) return cached;
   const wanted = [...new Map(specs.map((spec) => [specKey(spec), spec])).values()];
   const lookup = () =>
-    sql<Row & { space_id: string; kind: string; ref: string }>`
-      SELECT a.id, a.space_id, a.kind, a.ref, a.currency, a.normal_side, a.tracks_balance, a.no_overdraft
+    sql<Row & { space_id: string; kind: string; ref: string; lasting: boolean }>`
+      SELECT a.id, a.space_id, a.kind, a.ref, a.currency, a.normal_side, a.tracks_balance, a.no_overdraft,
+        ${committedByOthersOf('a')} AS lasting
       FROM ${jsonRecords(
         wanted.map((spec) => ({
           space_id: spec.spaceId,
@@ -106,10 +109,16 @@ export async function ensureLedgerAccounts(
       )}
       JOIN ledger_accounts a ON a.space_id = w.space_id AND a.kind = w.kind AND a.ref = w.ref AND a.currency = w.currency`
       .execute(db)
-      .then(
-        (result) =>
-          new Map(result.rows.map((row) => [specKey({ ...row, spaceId: row.space_id }), toRef(row)])),
-      );
+      .then((result) => {
+        const found = new Map<string, LedgerAccountRef>();
+        for (const row of result.rows) {
+          const key = specKey({ ...row, spaceId: row.space_id });
+          const ref = toRef(row);
+          found.set(key, ref);
+          if (row.lasting) lastingAccounts.remember(key, ref);
+        }
+        return found;
+      });
   let found = await lookup();
   const missing = wanted.filter((spec) => !found.has(specKey(spec)));
   if (missing.length > 0) {

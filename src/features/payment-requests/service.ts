@@ -13,7 +13,7 @@ import {
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { enqueueEvents, type OutboxEvent } from '../../platform/outbox/outbox.ts';
-import { type AccountRow, requireAccount } from '../accounts/index.ts';
+import { type AccountFacts, requireAccountFacts } from '../accounts/index.ts';
 import { findClientCredit } from '../client-credits/index.ts';
 import { applyInvoiceSettlement, recordInvoiceShortfall } from '../invoices/index.ts';
 import {
@@ -82,7 +82,7 @@ export async function mintRequest(
   deps: Pick<RequestsDeps, 'clock' | 'publicUrl'>,
   input: MintInput,
 ): Promise<PaymentRequestRecord> {
-  const account = await requireAccount(tx, input.spaceId, input.accountId);
+  const account = await requireAccountFacts(tx, input.spaceId, input.accountId);
   const currency = (input.currency ?? account.currency).toUpperCase();
   const problem = checkMint(account, currency, input.amount);
   if (problem?.code === 'currency_mismatch')
@@ -189,7 +189,7 @@ export type SettleOutcome =
 async function postingsFor(
   tx: Queryable,
   request: store.RequestRow,
-  account: AccountRow,
+  account: AccountFacts,
   amount: AmountE8,
   at: Date,
 ): Promise<Posting[]> {
@@ -234,7 +234,7 @@ async function postingsFor(
 async function emitEvents(
   tx: Queryable,
   request: store.RequestRow,
-  account: AccountRow,
+  account: AccountFacts,
   settlement: store.SettlementRow,
   input: SettleInput,
 ) {
@@ -303,7 +303,7 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
   const status = visibleStatus(request.status, request.expires_at, input.at);
   if (status !== 'active' && !input.committed) return { ok: false, code: 'request_not_payable', status };
   const settlementId = randomUUID();
-  const account = await requireAccount(tx, request.space_id, request.account_id);
+  const account = await requireAccountFacts(tx, request.space_id, request.account_id);
   const posted = await postEntry(
     tx,
     {
@@ -333,14 +333,17 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
     settled_at: input.at,
     matched_by: input.matchedBy ?? null,
   };
-  await store.insertSettlement(tx, settlement);
   const next = afterSettlement(
     readAmount(request.amount_due),
     readAmount(request.amount_received),
     input.amount,
   );
   const paidAt = request.paid_at ?? (next.status === 'paid' ? input.at : null);
-  await store.recordReceipt(tx, request.id, formatAmount(next.received), next.status, paidAt);
+  await store.recordSettlement(tx, settlement, {
+    received: formatAmount(next.received),
+    status: next.status,
+    paidAt,
+  });
   await emitEvents(tx, request, account, settlement, input);
   if (request.invoice_id) {
     await applyInvoiceSettlement(tx, {

@@ -109,6 +109,20 @@ export async function insertSettlement(db: Queryable, row: SettlementRow) {
   await db.insertInto('settlements').values(row).execute();
 }
 
+/** A settlement and the receipt it makes on its request, in one statement. */
+export async function recordSettlement(
+  db: Queryable,
+  row: SettlementRow,
+  receipt: { received: string; status: RequestRow['status']; paidAt: Date | null },
+) {
+  await db
+    .with('settlement', (q) => q.insertInto('settlements').values(row))
+    .updateTable('payment_requests')
+    .set({ amount_received: receipt.received, status: receipt.status, paid_at: receipt.paidAt })
+    .where('id', '=', row.payment_request_id)
+    .execute();
+}
+
 /** Moves lapsed active requests to cancelled, a bounded batch at a time; safe in many processes. */
 export async function lapseDue(db: Queryable, now: Date, limit: number): Promise<number> {
   const result = await sql`

@@ -43,4 +43,10 @@ export class LastingRows<V> {
  * one reading it (its xmin is not the reader's transaction id): only such rows are remembered.
  * The reader's id is 64-bit (epoch and xid); a row's xmin is the 32-bit xid.
  */
-export const committedByOthers = sql<boolean>`(xmin::text <> COALESCE((txid_current_if_assigned() % 4294967296)::text, ''))`;
+export const committedByOthers = committedByOthersOf();
+
+/** The same test for the row of `table` (an alias) in a query that joins several. */
+export function committedByOthersOf(table?: string) {
+  const xmin = table === undefined ? sql.ref('xmin') : sql.ref(`${table}.xmin`);
+  return sql<boolean>`(${xmin}::text <> COALESCE((txid_current_if_assigned() % 4294967296)::text, ''))`;
+}

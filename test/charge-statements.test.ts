@@ -1,0 +1,92 @@
+import type { KyselyPlugin, PluginTransformQueryArgs, RootOperationNode } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../src/core/clock.ts';
+import { asAmount } from '../src/core/money.ts';
+import { charge } from '../src/features/charges/service.ts';
+import { checkLedger } from '../src/features/ledger/index.ts';
+import { createHarness, type Harness, type Key } from './harness.ts';
+
+// A charge costs the database a few statements: once its client, ledger accounts, endpoint and
+// account are known to the process, the transaction holds one statement that moves the balance
+// and files the entry with its postings, and one for the charge row. A refused charge holds the
+// move that refused and the top-up request, and writes no entry.
+
+/** Counts the statements sent through a Kysely instance (BEGIN and COMMIT are not among them). */
+class Counter implements KyselyPlugin {
+  statements: string[] = [];
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.statements.push(args.node.kind);
+    return args.node;
+  }
+  async transformResult<T>(args: { result: T }): Promise<T> {
+    return args.result;
+  }
+}
+
+let h: Harness;
+let key: Key;
+let bankId: string;
+const TEST_CARD = { number: '4242424242424242', exp: '12/34', cvc: '123' };
+
+beforeAll(async () => {
+  h = await createHarness({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+  ({ key } = await h.world({ scopes: ['payments'] }));
+  bankId = (await h.makeAccount(key.spaceId, { kind: 'bank', name: 'USD bank', currency: 'USD' })).id;
+});
+afterAll(() => h.close());
+
+const caller = () => ({
+  keyId: key.id,
+  spaceId: key.spaceId,
+  issuerUserId: key.id,
+  scopes: ['payments' as const],
+  pushSourceId: null,
+});
+
+async function chargeCounted(ref: string, price: bigint, resource?: string) {
+  const counter = new Counter();
+  const db = h.db.withPlugin(counter);
+  const answer = await db
+    .transaction()
+    .execute((tx) =>
+      charge(
+        tx,
+        { clock: systemClock, publicUrl: 'http://127.0.0.1' },
+        caller(),
+        { client_ref: ref, account_id: bankId, amount: '1', resource },
+        { price: asAmount(price), topUp: asAmount(5n * 10n ** 8n) },
+      ),
+    );
+  return { answer, statements: counter.statements };
+}
+
+describe('the statements of a charge', () => {
+  it('pays a known client in two statements: the balance move with the entry, and the charge row', async () => {
+    const ref = `statements-${Date.now()}`;
+    const first = await chargeCounted(ref, 10n ** 8n, 'https://api.example/a');
+    expect(first.answer.paid).toBe(false);
+    const paid = await h.inject({
+      method: 'POST',
+      url: `/pay/${(first.answer.top_up as { token: string }).token}/card`,
+      payload: TEST_CARD,
+    });
+    expect(paid.json().status, paid.body).toBe('paid');
+    // Warms what a charge keeps: this one reads what the first could not keep (it wrote it).
+    expect((await chargeCounted(ref, 10n ** 8n, 'https://api.example/a')).answer.paid).toBe(true);
+    const warm = await chargeCounted(ref, 10n ** 8n, 'https://api.example/a');
+    expect(warm.answer).toMatchObject({ paid: true, balance_usd: '3.00000000' });
+    expect(warm.statements).toEqual(['RawNode', 'InsertQueryNode']);
+    // A refused charge: the move that refused (nothing written), then the top-up request.
+    const refused = await chargeCounted(ref, 4n * 10n ** 8n, 'https://api.example/a');
+    expect(refused.answer).toMatchObject({ paid: false, balance_usd: '3.00000000', entry_id: null });
+    expect(refused.statements[0]).toBe('RawNode');
+    const entries = await h.db
+      .selectFrom('ledger_entries')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('space_id', '=', key.spaceId)
+      .where('cause_type', '=', 'charge')
+      .executeTakeFirstOrThrow();
+    expect(Number(entries.n)).toBe(2);
+    expect((await checkLedger(h.db, key.spaceId)).sound).toBe(true);
+  });
+});

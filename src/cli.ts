@@ -154,6 +154,18 @@ function replaySelection(options: Options) {
   return { space, eventId, since };
 }
 
+/** A usage mistake found before any database is opened (so the command fails at once). */
+function usageProblem(command: string, options: Options): string | undefined {
+  if (command !== 'webhooks replay') return undefined;
+  try {
+    replaySelection(options);
+    return undefined;
+  } catch (error) {
+    if (error instanceof UsageError) return error.message;
+    throw error;
+  }
+}
+
 async function webhooksReplay(runtime: Runtime, options: Options) {
   const { space, eventId, since } = replaySelection(options);
   await replayCommand(runtime, space, { eventId, since }, process.stdout);
@@ -188,29 +200,31 @@ const COMMANDS: Record<string, (runtime: Runtime, options: Options) => Promise<v
   'webhooks replay': webhooksReplay,
 };
 
+/** The options every command may take (each as text). */
+const OPTION_NAMES = [
+  'name',
+  'owner-email',
+  'currency',
+  'plan',
+  'space',
+  'scopes',
+  'webhook-url',
+  'push-source',
+  'lifetime-days',
+  'key',
+  'secret',
+  'signature',
+  'event-id',
+  'since',
+];
+
 export async function main(argv: string[]): Promise<number> {
-  const names = [
-    'name',
-    'owner-email',
-    'currency',
-    'plan',
-    'space',
-    'scopes',
-    'webhook-url',
-    'push-source',
-    'lifetime-days',
-    'key',
-    'secret',
-    'signature',
-    'event-id',
-    'since',
-  ];
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])),
+      options: Object.fromEntries(OPTION_NAMES.map((name) => [name, { type: 'string' as const }])),
     });
   } catch (error) {
     process.stderr.write(`tollbook: ${(error as Error).message}\n${USAGE}\n`);
@@ -239,14 +253,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return positionals.length === 0 || positionals[0] === 'help' ? 0 : 2;
   }
-  if (command === 'webhooks replay') {
-    try {
-      replaySelection(values as Options);
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      process.stderr.write(`tollbook: ${error.message}\n`);
-      return 2;
-    }
+  const early = usageProblem(command, values as Options);
+  if (early) {
+    process.stderr.write(`tollbook: ${early}\n`);
+    return 2;
   }
   let runtime: Runtime;
   try {

@@ -139,22 +139,38 @@ async function webhooksTail(runtime: Runtime, options: Options) {
   await tailDeliveries(deps, need(options, 'space'), { out: process.stdout, shouldStop: () => stop });
 }
 
-async function webhooksReplay(runtime: Runtime, options: Options) {
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The replay's arguments, checked before any database is opened. */
+function replaySelection(options: Options) {
   const eventId = options['event-id'];
   const sinceText = options.since;
   if ((eventId === undefined) === (sinceText === undefined))
     throw new UsageError('Give exactly one of --event-id and --since.');
-  if (
-    eventId !== undefined &&
-    !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(eventId)
-  )
+  if (eventId !== undefined && !UUID_SHAPE.test(eventId))
     throw new UsageError('--event-id must be an event id (a UUID).');
   const since = sinceText === undefined ? undefined : new Date(sinceText);
   if (since !== undefined && (!/^\d{4}-\d{2}-\d{2}/.test(sinceText!) || Number.isNaN(since.getTime())))
     throw new UsageError('--since must be an ISO 8601 time, e.g. 2026-11-24T09:00:00Z.');
   const space = need(options, 'space');
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(space))
-    throw new UsageError('--space must be a space id (a UUID).');
+  if (!UUID_SHAPE.test(space)) throw new UsageError('--space must be a space id (a UUID).');
+  return { space, eventId, since };
+}
+
+/** A usage mistake found before any database is opened (so the command fails at once). */
+function usageProblem(command: string, options: Options): string | undefined {
+  if (command !== 'webhooks replay') return undefined;
+  try {
+    replaySelection(options);
+    return undefined;
+  } catch (error) {
+    if (error instanceof UsageError) return error.message;
+    throw error;
+  }
+}
+
+async function webhooksReplay(runtime: Runtime, options: Options) {
+  const { space, eventId, since } = replaySelection(options);
   await replayCommand(runtime, space, { eventId, since }, process.stdout);
 }
 
@@ -205,29 +221,31 @@ const COMMANDS: Record<string, (runtime: Runtime, options: Options) => Promise<v
   'webhooks replay': webhooksReplay,
 };
 
+/** The options every command may take (each as text). */
+const OPTION_NAMES = [
+  'name',
+  'owner-email',
+  'currency',
+  'plan',
+  'space',
+  'scopes',
+  'webhook-url',
+  'push-source',
+  'lifetime-days',
+  'key',
+  'secret',
+  'signature',
+  'event-id',
+  'since',
+];
+
 export async function main(argv: string[]): Promise<number> {
-  const names = [
-    'name',
-    'owner-email',
-    'currency',
-    'plan',
-    'space',
-    'scopes',
-    'webhook-url',
-    'push-source',
-    'lifetime-days',
-    'key',
-    'secret',
-    'signature',
-    'event-id',
-    'since',
-  ];
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])),
+      options: Object.fromEntries(OPTION_NAMES.map((name) => [name, { type: 'string' as const }])),
     });
   } catch (error) {
     process.stderr.write(`tollbook: ${(error as Error).message}\n${USAGE}\n`);
@@ -255,6 +273,11 @@ export async function main(argv: string[]): Promise<number> {
   if (positionals[0] !== 'migrate' && run === undefined) {
     process.stdout.write(`${USAGE}\n`);
     return positionals.length === 0 || positionals[0] === 'help' ? 0 : 2;
+  }
+  const early = usageProblem(command, values as Options);
+  if (early) {
+    process.stderr.write(`tollbook: ${early}\n`);
+    return 2;
   }
   let runtime: Runtime;
   try {

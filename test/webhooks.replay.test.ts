@@ -95,7 +95,7 @@ describe('the key channel journal', () => {
     }
   });
 
-  it('answers only owners and admins of the space, and only for its own keys and deliveries', async () => {
+  it('answers only owners and admins of the space, only for its own keys and deliveries, and retries nothing to a revoked key', async () => {
     const w = await keyWorld();
     const other = await keyWorld();
     try {
@@ -117,6 +117,22 @@ describe('the key channel journal', () => {
       });
       expect(foreign.statusCode).toBe(404);
       expect((await w.journal(`?starting_after=${theirs}`)).statusCode).toBe(422);
+      // A revoked key keeps its journal but has nowhere to send a retry to.
+      const mine = (await w.journal()).json().items[0].id as string;
+      const revoked = await h.inject({
+        method: 'DELETE',
+        url: `/app/api/spaces/${w.spaceId}/keys/${w.key.id}`,
+        session: w.owner.token,
+      });
+      expect(revoked.statusCode).toBeLessThan(300);
+      expect((await w.journal()).json().items).toHaveLength(1);
+      const refused = await h.inject({
+        method: 'POST',
+        url: `/app/api/spaces/${w.spaceId}/keys/${w.key.id}/deliveries/${mine}/retry`,
+        session: w.owner.token,
+      });
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toMatchObject({ error: 'conflict' });
     } finally {
       await Promise.all([w.close(), other.close()]);
     }
@@ -282,5 +298,5 @@ describe('tollbook webhooks replay', () => {
     } finally {
       await target.close();
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -1,3 +1,4 @@
+import QRCode from 'qrcode';
 import { type Address, createWalletClient, http } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +103,10 @@ describe('unique asked amounts', () => {
     ).text();
     expect(page).toContain('Send exactly <strong>1.99999900 USDC</strong>');
     expect(page).toContain('QR code of the transfer');
+    // The QR code is an EIP-681 transfer of exactly that many base units of the token: the same
+    // library drawing the expected link must draw the same code.
+    const uri = `ethereum:${w.token.address}@${w.local.network.chainId}/transfer?address=${s.address}&uint256=1999999`;
+    expect(page).toContain(await QRCode.toString(uri, { type: 'svg', margin: 1 }));
   });
 });
 

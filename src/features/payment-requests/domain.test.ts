@@ -1,6 +1,15 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { asAmount, UNIT } from '../../core/money.ts';
-import { afterSettlement, checkMint, currenciesFit, expiryFor, visibleStatus } from './domain.ts';
+import {
+  afterSettlement,
+  askedAmount,
+  checkMint,
+  currenciesFit,
+  expiryFor,
+  TAG_LIMIT,
+  visibleStatus,
+} from './domain.ts';
 
 const usdc = { kind: 'crypto', currency: 'USDC' };
 const eurBank = { kind: 'bank', currency: 'EUR' };
@@ -46,5 +55,34 @@ describe('payment request rules', () => {
       received: 10n * UNIT,
       status: 'paid',
     });
+  });
+});
+
+describe('askedAmount', () => {
+  const price = asAmount(5n * UNIT);
+  it('asks for the price while no open request asks for it, and lowers it by whole token units otherwise', () => {
+    expect(askedAmount(price, 6, new Set())).toBe(price);
+    expect(askedAmount(price, 6, new Set([price as bigint]))).toBe(price - 100n);
+    expect(askedAmount(price, 6, new Set([price as bigint, price - 100n]))).toBe(price - 200n);
+    // A gap is reused: the fewest steps that are free.
+    expect(askedAmount(price, 6, new Set([price as bigint, price - 200n]))).toBe(price - 100n);
+  });
+
+  it('leaves accounts without token decimals at the price, and refuses once every tag under a cent is taken', () => {
+    expect(askedAmount(price, undefined, new Set([price as bigint]))).toBe(price);
+    const all = new Set(Array.from({ length: 10_000 }, (_, step) => (price as bigint) - BigInt(step) * 100n));
+    expect(askedAmount(price, 6, all)).toBeNull();
+  });
+
+  it('never asks for a taken amount, and stays within one cent below the price in token steps', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 40 }), (steps) => {
+        const taken = new Set(steps.map((step) => (price as bigint) - BigInt(step) * 100n));
+        const asked = askedAmount(price, 6, taken)!;
+        expect(taken.has(asked)).toBe(false);
+        const tag = (price as bigint) - asked;
+        expect(tag >= 0n && tag < TAG_LIMIT && tag % 100n === 0n).toBe(true);
+      }),
+    );
   });
 });

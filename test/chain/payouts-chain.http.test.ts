@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createWalletClient, decodeFunctionData, erc20Abi, type Hex, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followChainPayouts } from '../../src/features/payouts/index.ts';
 import type { Chain } from '../../src/platform/chain/chain.ts';
 import { createHarness, type Harness } from '../harness.ts';
 import { type Book, expectEventBody, makeBook } from '../payouts-setup.ts';
@@ -116,5 +117,60 @@ describe('chain payments', () => {
       'executed',
     );
     expect(await b.balance(wallet.id)).toBe('87.50000000');
+  }, 120_000);
+
+  it('a reorganisation that removes the transfer moves the payment back to executing and reverses the entry; seen again, it executes', async () => {
+    const deps = { db: h.db, clock: h.clock, chain, confirmations: { local: 3 } };
+    const payment = (
+      await call('POST', '/payments', {
+        account_id: wallet.id,
+        rail: 'chain',
+        amount: '5',
+        payee: 'Vendor',
+        destination: DESTINATION,
+      })
+    ).json();
+    const tx = (await call('GET', `/payments/${payment.id}/transaction`)).json();
+    const walletClient = createWalletClient({
+      chain: chain.local!.walletClient.chain,
+      transport: http(chain.local!.rpcUrl),
+      account: signer,
+    });
+    const request = await walletClient.prepareTransactionRequest({ to: tx.to as Hex, data: tx.data as Hex });
+    const raw = await walletClient.signTransaction(request);
+    const hash = await chain.local!.publicClient.sendRawTransaction({ serializedTransaction: raw });
+    await chain.local!.publicClient.waitForTransactionReceipt({ hash });
+    expect((await call('POST', `/payments/${payment.id}/chain-tx`, { tx_hash: hash })).json().status).toBe(
+      'executing',
+    );
+    await chain.local!.publicClient.request({ method: 'anvil_mine' as never, params: ['0x2'] as never });
+    // The worker sees the confirmations (nobody reports the transaction again).
+    expect(await followChainPayouts(deps)).toMatchObject({ executed: 1 });
+    const executed = (await call('GET', `/payments/${payment.id}`)).json();
+    expect(executed.status).toBe('executed');
+    expect(await b.balance(wallet.id)).toBe('82.50000000');
+
+    // anvil_reorg replaces the last three blocks (the transfer's and the two mined after) with empty ones.
+    await chain.local!.publicClient.request({ method: 'anvil_reorg' as never, params: [3, []] as never });
+    expect(await followChainPayouts(deps)).toMatchObject({ reversed: 1 });
+    const back = (await call('GET', `/payments/${payment.id}`)).json();
+    expect(back).toMatchObject({ status: 'executing', transaction_id: null, tx_hash: hash.toLowerCase() });
+    expect(await b.balance(wallet.id)).toBe('87.50000000');
+    const reversal = await h.db
+      .selectFrom('ledger_entries')
+      .select('reverses_entry_id')
+      .where('space_id', '=', b.spaceId)
+      .where('reverses_entry_id', '=', executed.transaction_id)
+      .execute();
+    expect(reversal).toHaveLength(1);
+
+    // The same signed transaction is broadcast again and mined: seen again, executed again.
+    await chain.local!.publicClient.sendRawTransaction({ serializedTransaction: raw }).catch(() => undefined);
+    await chain.local!.publicClient.request({ method: 'anvil_mine' as never, params: ['0x3'] as never });
+    expect(await followChainPayouts(deps)).toMatchObject({ executed: 1 });
+    const again = (await call('GET', `/payments/${payment.id}`)).json();
+    expect(again.status).toBe('executed');
+    expect(again.transaction_id).not.toBe(executed.transaction_id);
+    expect(await b.balance(wallet.id)).toBe('82.50000000');
   }, 120_000);
 });

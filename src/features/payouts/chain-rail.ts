@@ -4,6 +4,7 @@ import type { Chain } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork, NetworkName } from '../../platform/chain/networks.ts';
 import { toBaseUnits } from '../../platform/chain/units.ts';
 import type { AccountRow } from '../accounts/index.ts';
+import { reverseEntry } from '../ledger/index.ts';
 import { execute } from './execution.ts';
 import { onLockedPayout, type PayoutsDeps } from './service.ts';
 import * as store from './store.ts';
@@ -88,7 +89,8 @@ async function confirmationsOf(
   if (!matches) {
     refuse('tx_hash', 'The transaction does not carry this payment’s transfer from the account’s address.');
   }
-  return (await client.getBlockNumber()) - receipt.blockNumber + 1n;
+  // Not the client's cached head: a block mined a moment ago counts.
+  return (await client.getBlockNumber({ cacheTime: 0 })) - receipt.blockNumber + 1n;
 }
 
 /**
@@ -130,4 +132,62 @@ export async function reportChainTx(
     }
     return row;
   });
+}
+
+/** How long an executed chain payment is re-checked against reorganisations. */
+const REORG_WATCH_MS = 24 * 60 * 60 * 1000;
+const FOLLOW_BATCH = 100;
+
+type Followed = { executed: number; reversed: number };
+
+/** Undoes a payment whose transaction a reorganisation removed: reversal entry, back to executing. */
+async function undoExecution(
+  deps: ChainRailDeps,
+  row: store.PayoutRow,
+  tx: Parameters<typeof reverseEntry>[0],
+) {
+  const at = deps.clock.now();
+  const reversed = await reverseEntry(
+    tx,
+    row.space_id,
+    row.transaction_id!,
+    at,
+    at.toISOString().slice(0, 10),
+    'chain reorganisation',
+  );
+  if (!reversed.ok) throw new Error(`Reversing payment ${row.id} was refused: ${reversed.code}`);
+  await store.updatePayout(tx, row.space_id, row.id, {
+    status: 'executing',
+    transaction_id: null,
+    executed_at: null,
+    updated_at: at,
+  });
+}
+
+/**
+ * The worker's side of the chain rail: a reported transaction that reached its confirmations
+ * executes its payment; an executed payment whose transaction is no longer on the chain (a
+ * reorganisation) is reversed and waits in `executing` until the transaction is seen again.
+ */
+export async function followChainPayouts(deps: ChainRailDeps): Promise<Followed> {
+  const done: Followed = { executed: 0, reversed: 0 };
+  if (!deps.chain) return done;
+  const since = new Date(deps.clock.now().getTime() - REORG_WATCH_MS);
+  for (const found of await store.chainPayoutsToFollow(deps.db, since, FOLLOW_BATCH)) {
+    const ids = { userId: found.maker_id, spaceId: found.space_id, payoutId: found.id };
+    await onLockedPayout(deps, ids, async ({ tx, row, account }) => {
+      const rail = railOf(deps, row, account);
+      const confirmations = await confirmationsOf(deps, rail, row, row.tx_hash as Hash).catch(
+        () => undefined,
+      );
+      const needed = BigInt(deps.confirmations[rail.network.name] ?? 1);
+      if (row.status === 'executed' && confirmations === undefined) {
+        await undoExecution(deps, row, tx);
+        done.reversed++;
+      } else if (row.status === 'executing' && confirmations !== undefined && confirmations >= needed) {
+        if (await execute({ tx, deps, account }, row, { txHash: row.tx_hash! })) done.executed++;
+      }
+    });
+  }
+  return done;
 }

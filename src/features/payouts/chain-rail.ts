@@ -174,7 +174,7 @@ export async function followChainPayouts(deps: ChainRailDeps): Promise<Followed>
   if (!deps.chain) return done;
   const since = new Date(deps.clock.now().getTime() - REORG_WATCH_MS);
   for (const found of await store.chainPayoutsToFollow(deps.db, since, FOLLOW_BATCH)) {
-    const ids = { userId: found.maker_id, spaceId: found.space_id, payoutId: found.id };
+    const ids = { userId: null, spaceId: found.space_id, payoutId: found.id };
     await onLockedPayout(deps, ids, async ({ tx, row, account }) => {
       const rail = railOf(deps, row, account);
       const confirmations = await confirmationsOf(deps, rail, row, row.tx_hash as Hash).catch(

@@ -309,7 +309,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
     registerEndpointAppRoutes(scope, base);
     registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl, mailer: appMailer });
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
-    registerPayoutRoutes(scope, base);
+    registerPayoutRoutes(scope, { ...base, chain: deps.chain, confirmations: deps.config.confirmations });
     registerWebhookRoutes(scope, {
       ...base,
       secrets: deps.secrets,

@@ -2,6 +2,7 @@ import { watchOnce } from './features/chain-watch/index.ts';
 import { sendAutomaticReminders } from './features/invoices/index.ts';
 import { remindExpiringKeys } from './features/keys/index.ts';
 import { lapseRequests } from './features/payment-requests/index.ts';
+import { followChainPayouts } from './features/payouts/index.ts';
 import { pruneAttemptThrottles } from './platform/http/attempt-throttle.ts';
 import { pruneRateBuckets } from './platform/http/rate-limit.ts';
 import { pruneIdempotencyRecords } from './platform/http/write.ts';
@@ -20,14 +21,17 @@ export function housekeepingTasks(runtime: Runtime): PeriodicTask[] {
         {
           name: 'chain-watch',
           everyMs: 2_000,
-          run: () =>
-            watchOnce({
+          run: async () => {
+            await watchOnce({
               db,
               clock,
               chain,
               confirmations: runtime.config.confirmations,
               logger: runtime.logger || undefined,
-            }),
+            });
+            // Chain payments out: executed at their confirmations, undone by a reorganisation.
+            await followChainPayouts({ db, clock, chain, confirmations: runtime.config.confirmations });
+          },
         },
       ]
     : [];

@@ -1,2 +1,3 @@
+export { type ChainRailDeps, followChainPayouts } from './chain-rail.ts';
 export { registerPayoutRoutes } from './routes.ts';
 export type { PayoutsDeps } from './service.ts';

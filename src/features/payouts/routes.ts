@@ -3,6 +3,7 @@ import { assert } from '../../core/assert.ts';
 import { type AmountE8, parseAmountInput } from '../../core/money.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { screeningStatus } from '../screening/index.ts';
+import { type ChainRailDeps, chainTransaction, reportChainTx } from './chain-rail.ts';
 import type { PolicyKind, Rail } from './domain.ts';
 import {
   createApprovalRule,
@@ -229,7 +230,41 @@ function registerRuleRoutes(app: FastifyInstance, deps: PayoutsDeps) {
   }
 }
 
-export function registerPayoutRoutes(app: FastifyInstance, deps: PayoutsDeps) {
+const ChainTxIn = Type.Object({ tx_hash: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) });
+const UnsignedOut = Type.Object({
+  chain_id: Type.Integer(),
+  network: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  value: Type.String(),
+  data: Type.String(),
+});
+
+function registerChainRail(app: FastifyInstance, deps: ChainRailDeps) {
+  app.get(
+    '/app/api/spaces/:id/payments/:pid/transaction',
+    { schema: { tags: ['app'], params: PaymentParams, response: { 200: UnsignedOut } } },
+    async (request) => chainTransaction(deps, userOf(request), paymentOf(request).id, paymentOf(request).pid),
+  );
+  app.post(
+    '/app/api/spaces/:id/payments/:pid/chain-tx',
+    { schema: { tags: ['app'], params: PaymentParams, body: ChainTxIn, response: { 200: PaymentOut } } },
+    async (request) => {
+      const ids = paymentOf(request);
+      await reportChainTx(
+        deps,
+        userOf(request),
+        ids.id,
+        ids.pid,
+        (request.body as { tx_hash: string }).tx_hash,
+      );
+      return getPayout(deps, userOf(request), ids.id, ids.pid);
+    },
+  );
+}
+
+export function registerPayoutRoutes(app: FastifyInstance, deps: ChainRailDeps) {
+  registerChainRail(app, deps);
   registerPaymentReads(app, deps);
   registerPaymentWrites(app, deps);
   registerRuleRoutes(app, deps);

@@ -248,14 +248,17 @@ export async function listPayouts(
 
 type Locked = { tx: Queryable; row: store.PayoutRow; account: AccountRow; role: string };
 
-/** Runs `work` on the payment's row lock, after checking the caller is a member. */
+/**
+ * Runs `work` on the payment's row lock, after checking the caller is a member. A null userId
+ * is the chain worker, acting for nobody (it only confirms or undoes what the rail did).
+ */
 export async function onLockedPayout<T>(
   deps: PayoutsDeps,
-  ids: { userId: string; spaceId: string; payoutId: string },
+  ids: { userId: string | null; spaceId: string; payoutId: string },
   work: (locked: Locked) => Promise<T>,
 ): Promise<T> {
   return deps.db.transaction().execute(async (tx) => {
-    const role = await requireRole(tx, ids.spaceId, ids.userId);
+    const role = ids.userId === null ? 'worker' : await requireRole(tx, ids.spaceId, ids.userId);
     const row = await store.lockPayout(tx, ids.spaceId, ids.payoutId);
     if (!row) throw new AppError('not_found', 'No payment with this id in this space.');
     const account = await requireAccount(tx, ids.spaceId, row.account_id);

@@ -277,3 +277,21 @@ function readAmount(text: string) {
   assert(parsed.ok, `The database returned a non-decimal amount: ${text}`);
   return parsed.value;
 }
+
+/** Chain payments the worker follows: waiting for confirmations, or executed recently enough to be reorganised away. */
+export async function chainPayoutsToFollow(db: Queryable, executedSince: Date, limit: number) {
+  return db
+    .selectFrom('payouts')
+    .select(['id', 'space_id', 'maker_id'])
+    .where('rail', '=', 'chain')
+    .where('tx_hash', 'is not', null)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'executing'),
+        eb.and([eb('status', '=', 'executed'), eb('executed_at', '>=', executedSince)]),
+      ]),
+    )
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
+}

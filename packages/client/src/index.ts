@@ -159,3 +159,12 @@ export function createTollbook(options: TollbookOptions): Tollbook {
   client.use(idempotencyMiddleware(baseUrl), errorMiddleware);
   return Object.assign(client, { baseUrl });
 }
+
+export {
+  type ChargeOutcome,
+  type ChargePerCallOptions,
+  type ChargeRequestInfo,
+  chargeClient,
+  chargeForCall,
+  deriveIdempotencyKey,
+} from './charge-per-call.ts';

@@ -13,7 +13,7 @@ const HEADER =
 
 /** The client's types for a document, exactly as the checked-in file must read. */
 export async function clientTypes(document: object): Promise<string> {
-  const ast = await openapiTS(document as never, { alphabetize: true });
+  const ast = await openapiTS(document as never, { alphabetize: true, defaultNonNullable: false });
   return HEADER + astToString(ast);
 }
 

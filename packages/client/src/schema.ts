@@ -1389,9 +1389,9 @@ export interface components {
             /** @description Currency or token code (USD, EUR, USDC). */
             currency: string;
             /** @default  */
-            details: string;
+            details?: string;
             /** @default false */
-            external_signer: boolean;
+            external_signer?: boolean;
             /** @enum {string} */
             kind: "bank" | "card" | "cash" | "crypto" | "platform";
             name: string;
@@ -1550,11 +1550,11 @@ export interface components {
             /** @description The seller's own client identifier; keys the balance. */
             client_ref: string;
             /** @default USD */
-            currency: string;
+            currency?: string;
             /** @default  */
-            memo: string;
+            memo?: string;
             /** @default  */
-            resource: string;
+            resource?: string;
             /** @description Size of the top-up request if the balance cannot carry the call. */
             top_up_amount?: number | string | null;
         };
@@ -1576,17 +1576,17 @@ export interface components {
              * @description A wallet address, or a postal line.
              * @default
              */
-            address: string;
+            address?: string;
             chain?: string | null;
             /** @default  */
-            details: string;
+            details?: string;
             /**
              * @description At most one; when none is marked, the first address is primary.
              * @default false
              */
-            is_primary: boolean;
+            is_primary?: boolean;
             /** @default  */
-            label: string;
+            label?: string;
             network?: string | null;
             /** @description Bank requisites in one of four schemes, or null. */
             requisites?: (({
@@ -1643,49 +1643,49 @@ export interface components {
              * @description Postal address.
              * @default
              */
-            address: string;
+            address?: string;
             /** @default [] */
-            addresses: components["schemas"]["ContactAddressIn"][];
+            addresses?: components["schemas"]["ContactAddressIn"][];
             /** @default  */
-            compliance: string;
+            compliance?: string;
             /** @default  */
-            country: string;
+            country?: string;
             /**
              * @description An email address, or empty.
              * @default
              */
-            email: string;
+            email?: string;
             /** Format: uuid */
             identity_id?: string | null;
             /**
              * @description person by default; company, etc.
              * @default person
              */
-            kind: string;
+            kind?: string;
             name: string;
             /** @default  */
-            note: string;
+            note?: string;
             /** @default  */
-            phone: string;
+            phone?: string;
             /**
              * @description Company registration number.
              * @default
              */
-            reg_number: string;
+            reg_number?: string;
             /**
              * @description true lists the contact in the space's shared address book; false keeps it for this integration, usable by id.
              * @default false
              */
-            save_to_book: boolean;
+            save_to_book?: boolean;
             /**
              * @description Each 1 to 40 characters.
              * @default []
              */
-            tags: string[];
+            tags?: string[];
             /** @default  */
-            tax_id: string;
+            tax_id?: string;
             /** @default false */
-            whitelisted: boolean;
+            whitelisted?: boolean;
         };
         /** ContactOut */
         ContactOut: {
@@ -1745,23 +1745,23 @@ export interface components {
             /** Format: uuid */
             account_id: string;
             /** @default  */
-            client_address: string;
+            client_address?: string;
             /** @default  */
-            client_country: string;
+            client_country?: string;
             /** @default  */
-            client_country_code: string;
+            client_country_code?: string;
             /**
              * @description An email address, or empty.
              * @default
              */
-            client_email: string;
+            client_email?: string;
             client_name: string;
             /** @default  */
-            client_phone: string;
+            client_phone?: string;
             /** @default  */
-            client_reg_number: string;
+            client_reg_number?: string;
             /** @default  */
-            client_tax_id: string;
+            client_tax_id?: string;
             /** Format: uuid */
             contact_id?: string | null;
             /**
@@ -1780,37 +1780,37 @@ export interface components {
              * @default invoice
              * @enum {string}
              */
-            kind: "invoice" | "quote" | "credit_note";
+            kind?: "invoice" | "quote" | "credit_note";
             line_items: {
                 description: string;
                 /**
                  * @description A decimal string above 0.
                  * @default 1
                  */
-                quantity: string;
+                quantity?: string;
                 /** @enum {string|null} */
                 tax_kind?: "standard" | "reduced" | "zero" | "exempt" | "reverse_charge" | null;
                 /**
                  * @description A percent: "20", "7.5".
                  * @default
                  */
-                tax_rate: string;
+                tax_rate?: string;
                 /** @default  */
-                unit: string;
+                unit?: string;
                 /** @description A decimal string (a discount may be negative). */
                 unit_price: string;
             }[];
             /** @default  */
-            notes: string;
+            notes?: string;
             /** @description The seller's own number. */
             number?: string | null;
             prices_include_tax?: boolean | null;
             /** Format: uuid */
             project_id?: string | null;
             /** @default  */
-            purchase_order: string;
+            purchase_order?: string;
             /** @default false */
-            save_contact: boolean;
+            save_contact?: boolean;
             seller?: {
                 address?: string;
                 country?: string;
@@ -1822,7 +1822,7 @@ export interface components {
                 website?: string;
             } | null;
             /** @default  */
-            tax_authority_number: string;
+            tax_authority_number?: string;
             tax_exempt_reason?: string | null;
             tax_zero_reason?: string | null;
         };
@@ -1940,7 +1940,7 @@ export interface components {
             /** @description In the invoice's own currency. */
             amount: number | string;
             /** @default  */
-            note: string;
+            note?: string;
             /** Format: date */
             occurred_on?: string | null;
             /** Format: uuid */
@@ -2076,12 +2076,12 @@ export interface components {
             /** Format: date-time */
             expires_at?: string | null;
             /** @default  */
-            memo: string;
+            memo?: string;
             /**
              * @description The endpoint this pays for; files the payment under its card.
              * @default
              */
-            resource: string;
+            resource?: string;
         };
         /**
          * PaymentRequestOut

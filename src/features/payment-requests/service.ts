@@ -92,7 +92,7 @@ export async function mintRequest(
   const now = deps.clock.now();
   const expiry = expiryFor(now, input.expiresAt);
   if (!expiry.ok) throw new AppError('invalid_request', expiry.detail, { field: 'expires_at' });
-  const amountDue = await uniqueAsk(tx, account, input.amount, now);
+  const amountDue = await uniqueAsk(tx, input.spaceId, account, input.amount, now);
   const row = {
     id: randomUUID(),
     space_id: input.spaceId,
@@ -120,10 +120,16 @@ export async function mintRequest(
  * requests when the account is paid by direct transfers (crypto), so the watch can tell them
  * apart; the price itself elsewhere. The account lock makes concurrent mints take turns.
  */
-async function uniqueAsk(tx: Queryable, account: AccountRow, amount: AmountE8, now: Date): Promise<AmountE8> {
+async function uniqueAsk(
+  tx: Queryable,
+  spaceId: string,
+  account: AccountFacts,
+  amount: AmountE8,
+  now: Date,
+): Promise<AmountE8> {
   const decimals = account.kind === 'crypto' ? TOKEN_DECIMALS[account.currency] : undefined;
   if (decimals === undefined) return amount;
-  await store.lockAccountForMint(tx, account.space_id, account.id);
+  await store.lockAccountForMint(tx, spaceId, account.id);
   const taken = new Set((await store.openDues(tx, account.id, now)).map((due) => readAmount(due) as bigint));
   const asked = askedAmount(amount, decimals, taken);
   if (asked === null)
@@ -450,7 +456,7 @@ export async function refundSettlement(
   assert(settlement, `No ${input.rail} settlement ${input.reference}`);
   const request = await store.lockRequest(tx, input.spaceId, settlement.payment_request_id);
   assert(request, 'A settlement always names its request.');
-  const account = await requireAccount(tx, request.space_id, request.account_id);
+  const account = await requireAccountFacts(tx, request.space_id, request.account_id);
   const draft = {
     spaceId: request.space_id,
     origin: 'rail' as const,

@@ -7,23 +7,37 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './core/clock.ts';
-import { registerAccountAppRoutes, registerAccountRoutes } from './features/accounts/index.ts';
+import {
+  registerAccountAppRoutes,
+  registerAccountPages,
+  registerAccountRoutes,
+} from './features/accounts/index.ts';
 import { loadShell, registerShellPages } from './features/app-shell/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
-import { registerClientCreditRoutes } from './features/client-credits/index.ts';
-import { registerContactRoutes } from './features/contacts/index.ts';
+import { registerClientCreditPages, registerClientCreditRoutes } from './features/client-credits/index.ts';
+import {
+  registerContactAppRoutes,
+  registerContactPages,
+  registerContactRoutes,
+} from './features/contacts/index.ts';
 import { registerDevFaucetRoutes } from './features/dev-faucet/index.ts';
 import { registerInvoiceAppRoutes, registerInvoiceRoutes } from './features/invoices/index.ts';
-import { createKeyDoor, registerKeyRoutes, registerPingRoute } from './features/keys/index.ts';
-import { registerNotificationRoutes } from './features/notifications/index.ts';
+import {
+  createKeyDoor,
+  registerKeyPages,
+  registerKeyRoutes,
+  registerPingRoute,
+} from './features/keys/index.ts';
+import { registerNotificationPages, registerNotificationRoutes } from './features/notifications/index.ts';
 import { registerPageRoutes } from './features/pages/index.ts';
 import {
   registerPaymentRequestAppRoutes,
+  registerPaymentRequestPages,
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
 import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
 import { registerEndpointAppRoutes } from './features/resources/index.ts';
-import { registerSiteAppRoutes } from './features/sites/index.ts';
+import { registerSiteAppRoutes, registerSitePages } from './features/sites/index.ts';
 import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
 import {
   createSessionGuard,
@@ -233,9 +247,10 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
     });
     registerNotificationRoutes(scope, base);
     registerPaymentRequestAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
-    registerClientCreditRoutes(scope, base);
+    registerClientCreditRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
     registerPushAppRoutes(scope, base);
     registerAccountAppRoutes(scope, base);
+    registerContactAppRoutes(scope, base);
     registerEndpointAppRoutes(scope, base);
     registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl, mailer: appMailer });
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
@@ -254,6 +269,11 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
   const base = { db, clock: deps.clock };
   const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
   const spaceDeps = { ...base, authStamps: deps.authStamps };
+  const siteSender = new SafeSender({
+    policy: { allowPrivate: deps.config.webhookAllowPrivate },
+    resolver: deps.resolver,
+  });
+  app.addHook('onClose', () => siteSender.close());
   const webDeps = {
     resolveSession: async (token: string) => {
       const session = await resolveSession(base, token);
@@ -265,6 +285,19 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
     registerShellPages(scope);
     registerUserPages(scope, userDeps);
     registerSpacePages(scope, spaceDeps);
+    registerKeyPages(scope, {
+      ...base,
+      secrets: deps.secrets,
+      authStamps: deps.authStamps,
+      resolver: deps.resolver,
+      webhookAllowPrivate: deps.config.webhookAllowPrivate,
+    });
+    registerPaymentRequestPages(scope, { ...base, publicUrl: deps.config.publicUrl });
+    registerAccountPages(scope, base);
+    registerContactPages(scope, base);
+    registerClientCreditPages(scope, { ...base, publicUrl: deps.config.publicUrl });
+    registerNotificationPages(scope, base);
+    registerSitePages(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
   });
 }
 

@@ -41,6 +41,25 @@ function ProofCell({ site }: { site: Site }) {
   );
 }
 
+function SiteActions({ shell, site }: { shell: BookShell; site: Site }) {
+  return (
+    <div class="actions">
+      <ActionButton
+        action={bookPath(shell.book.id, `sites/${site.id}/verify`)}
+        csrf={shell.csrfToken}
+        label="Verify"
+      />
+      <ActionButton
+        action={bookPath(shell.book.id, `sites/${site.id}/remove`)}
+        csrf={shell.csrfToken}
+        label="Remove"
+        tone="danger"
+        confirm={`Stop allowing ${site.origin} to frame your pages?`}
+      />
+    </div>
+  );
+}
+
 export function SitesPage(props: {
   shell: BookShell;
   sites: Site[];
@@ -64,27 +83,7 @@ export function SitesPage(props: {
     },
     { header: 'Proof file', cell: (site) => <ProofCell site={site} /> },
   ];
-  if (admin) {
-    columns.push({
-      header: '',
-      cell: (site) => (
-        <div class="actions">
-          <ActionButton
-            action={bookPath(shell.book.id, `sites/${site.id}/verify`)}
-            csrf={shell.csrfToken}
-            label="Verify"
-          />
-          <ActionButton
-            action={bookPath(shell.book.id, `sites/${site.id}/remove`)}
-            csrf={shell.csrfToken}
-            label="Remove"
-            tone="danger"
-            confirm={`Stop allowing ${site.origin} to frame your pages?`}
-          />
-        </div>
-      ),
-    });
-  }
+  if (admin) columns.push({ header: '', cell: (site) => <SiteActions shell={shell} site={site} /> });
   return (
     <Layout shell={shell} title="Sites">
       <h1>Sites</h1>

@@ -8,30 +8,47 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './core/clock.ts';
 import { AppError } from './core/errors.ts';
-import { registerAccountAppRoutes, registerAccountRoutes } from './features/accounts/index.ts';
+import {
+  registerAccountAppRoutes,
+  registerAccountPages,
+  registerAccountRoutes,
+} from './features/accounts/index.ts';
+import { loadShell, registerShellPages } from './features/app-shell/index.ts';
 import { registerStripeWebhookRoute, stripeGateway } from './features/card-payments/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
-import { registerClientCreditRoutes } from './features/client-credits/index.ts';
-import { registerContactRoutes } from './features/contacts/index.ts';
+import { registerClientCreditPages, registerClientCreditRoutes } from './features/client-credits/index.ts';
+import {
+  registerContactAppRoutes,
+  registerContactPages,
+  registerContactRoutes,
+} from './features/contacts/index.ts';
 import { registerDevFaucetRoutes } from './features/dev-faucet/index.ts';
 import { registerInvoiceAppRoutes, registerInvoiceRoutes } from './features/invoices/index.ts';
-import { createKeyDoor, registerKeyRoutes, registerPingRoute } from './features/keys/index.ts';
-import { registerNotificationRoutes } from './features/notifications/index.ts';
+import {
+  createKeyDoor,
+  registerKeyPages,
+  registerKeyRoutes,
+  registerPingRoute,
+} from './features/keys/index.ts';
+import { registerNotificationPages, registerNotificationRoutes } from './features/notifications/index.ts';
 import { registerPageRoutes } from './features/pages/index.ts';
 import {
   registerPaymentRequestAppRoutes,
+  registerPaymentRequestPages,
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
 import { registerPayoutRoutes } from './features/payouts/index.ts';
 import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
 import { registerEndpointAppRoutes } from './features/resources/index.ts';
-import { registerSiteAppRoutes } from './features/sites/index.ts';
-import { registerSpaceRoutes } from './features/spaces/index.ts';
+import { registerSiteAppRoutes, registerSitePages } from './features/sites/index.ts';
+import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
 import {
   createSessionGuard,
   registerPasswordResetRoutes,
   registerSessionRoutes,
+  registerUserPages,
   registerUserRoutes,
+  resolveSession,
 } from './features/users/index.ts';
 import { registerWebhookRoutes } from './features/webhooks/index.ts';
 import { createFacilitator, registerX402Routes } from './features/x402/index.ts';
@@ -52,6 +69,7 @@ import { type Mailer, mailerFromConfig } from './platform/mail/mailer.ts';
 import { createMetrics, type Metrics, startGasSampler } from './platform/metrics.ts';
 import type { Resolver } from './platform/net/public-address.ts';
 import { SafeSender } from './platform/net/safe-post.ts';
+import { registerWebApp } from './platform/web/plumbing.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -303,9 +321,10 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
     });
     registerNotificationRoutes(scope, base);
     registerPaymentRequestAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
-    registerClientCreditRoutes(scope, base);
+    registerClientCreditRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
     registerPushAppRoutes(scope, base);
     registerAccountAppRoutes(scope, base);
+    registerContactAppRoutes(scope, base);
     registerEndpointAppRoutes(scope, base);
     registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl, mailer: appMailer });
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
@@ -316,6 +335,44 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
     });
+  });
+}
+
+/** The owner's web app under /app: pages that call the same services as /app/api. */
+function registerWebPages(app: FastifyInstance, deps: AppDeps) {
+  const db = deps.database.db;
+  const base = { db, clock: deps.clock };
+  const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
+  const spaceDeps = { ...base, authStamps: deps.authStamps };
+  const siteSender = new SafeSender({
+    policy: { allowPrivate: deps.config.webhookAllowPrivate },
+    resolver: deps.resolver,
+  });
+  app.addHook('onClose', () => siteSender.close());
+  const webDeps = {
+    resolveSession: async (token: string) => {
+      const session = await resolveSession(base, token);
+      return session && { userId: session.user_id, csrfToken: session.csrf_token };
+    },
+    loadShell: (userId: string, bookId: string | undefined) => loadShell(spaceDeps, userId, bookId),
+  };
+  return registerWebApp(app, webDeps, (scope) => {
+    registerShellPages(scope);
+    registerUserPages(scope, userDeps);
+    registerSpacePages(scope, spaceDeps);
+    registerKeyPages(scope, {
+      ...base,
+      secrets: deps.secrets,
+      authStamps: deps.authStamps,
+      resolver: deps.resolver,
+      webhookAllowPrivate: deps.config.webhookAllowPrivate,
+    });
+    registerPaymentRequestPages(scope, { ...base, publicUrl: deps.config.publicUrl });
+    registerAccountPages(scope, base);
+    registerContactPages(scope, base);
+    registerClientCreditPages(scope, { ...base, publicUrl: deps.config.publicUrl });
+    registerNotificationPages(scope, base);
+    registerSitePages(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
   });
 }
 
@@ -360,6 +417,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => mailer.close());
   await registerIntegration(app, deps, mailer);
   await registerAppApi(app, deps, mailer);
+  await registerWebPages(app, deps);
   // Development rail: only with a local chain, which production never has.
   if (deps.chain?.local && !deps.config.production) {
     registerDevFaucetRoutes(app, { local: deps.chain.local, production: deps.config.production });

@@ -1,5 +1,6 @@
 export { registerAccountAppRoutes } from './app-routes.ts';
 export { NETWORKS } from './domain.ts';
+export { registerAccountPages } from './page-routes.ts';
 export { completeProof, startProof } from './proofs.ts';
 export { registerAccountRoutes } from './routes.ts';
 export {

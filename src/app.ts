@@ -262,7 +262,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     facilitator,
     logger: deps.logger === false ? undefined : deps.logger,
   };
-  registerPageRoutes(app, { ...x402, production: deps.config.production });
+  registerPageRoutes(app, { ...x402, production: deps.config.production, networks: deps.chain?.networks });
   registerX402Routes(app, {
     ...x402,
     limiter: deps.limiter,

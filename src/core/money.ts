@@ -81,3 +81,17 @@ export function formatAmountTrimmed(amount: AmountE8): string {
 export function isPositive(amount: AmountE8): boolean {
   return amount > 0n;
 }
+
+/**
+ * The spelling for people on pages: at least two decimals, no zeros past them, thousands
+ * grouped, and the currency after the number ("2.00 USDC", "1,234.50 USD", "0.0015 USD").
+ * Nothing is rounded: every significant digit of the amount is shown.
+ */
+export function formatAmountForPeople(amount: AmountE8, currency: string): string {
+  const [whole = '0', fraction = ''] = formatAmount(amount).split('.');
+  const negative = whole.startsWith('-');
+  const digits = negative ? whole.slice(1) : whole;
+  const grouped = digits.replace(/\B(?=(\d{3})+$)/g, ',');
+  const shown = fraction.replace(/0+$/, '').padEnd(2, '0');
+  return `${negative ? '-' : ''}${grouped}.${shown} ${currency}`;
+}

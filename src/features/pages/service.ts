@@ -3,7 +3,9 @@ import QRCode from 'qrcode';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { asAmount, formatAmount } from '../../core/money.ts';
+import { asAmount, formatAmountForPeople } from '../../core/money.ts';
+import type { NetworkName, NetworkRegistry } from '../../platform/chain/networks.ts';
+import { walletPayment } from '../../platform/chain/wallet-payment.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
 import { creditPage } from '../client-credits/index.ts';
@@ -31,6 +33,8 @@ export type PagesDeps = {
   publicUrl: string;
   production: boolean;
   facilitator: Facilitator;
+  /** The chain's configured networks, for the wallet rail's transfer; none without a chain. */
+  networks?: NetworkRegistry | undefined;
 };
 
 /** A request by its token, or a 404 that says nothing about other requests. */
@@ -60,19 +64,57 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
     pegOf,
     !deps.production,
   );
-  const open = formatAmount(openAmount(request));
-  const address = rails.stablecoin?.account.address;
+  const open = openAmount(request);
+  const received = readAmount(request.amount_received);
+  const stablecoin = rails.stablecoin?.account;
+  const wallet = stablecoin ? walletFor(deps, stablecoin, open) : undefined;
+  // The QR carries the EIP-681 transfer when the network is known here; else the bare address.
+  const qrText = wallet?.uri ?? stablecoin?.address;
   return {
     spaceId: request.space_id,
     token,
-    amount: record.amount,
-    open,
+    amount: formatAmountForPeople(readAmount(request.amount), request.currency),
+    open: formatAmountForPeople(open, request.currency),
+    received: received > 0n ? formatAmountForPeople(received, request.currency) : null,
+    stablecoinOpen: stablecoin ? formatAmountForPeople(open, stablecoin.currency) : '',
     currency: request.currency,
     memo: request.memo,
     status: record.status,
     handle: (await publicFace(deps.db, request.space_id)).publicHandle,
     rails,
-    qrSvg: address ? await QRCode.toString(address, { type: 'svg', margin: 1 }) : null,
+    qrText: qrText ?? null,
+    qrSvg: qrText ? await QRCode.toString(qrText, { type: 'svg', margin: 1 }) : null,
+    wallet: wallet
+      ? {
+          uri: wallet.uri,
+          chainIdHex: wallet.chainIdHex,
+          networkName: wallet.networkName,
+          token: wallet.token,
+          recipient: wallet.recipient,
+          data: wallet.data,
+          localRpcUrl: wallet.localRpcUrl ?? null,
+        }
+      : null,
+  };
+}
+
+/** The wallet transfer for a crypto account, when its network is configured on this server. */
+function walletFor(deps: PagesDeps, account: AccountView, open: ReturnType<typeof openAmount>) {
+  if (!account.address || !account.network) return undefined;
+  const network = deps.networks?.byName(account.network as NetworkName);
+  return network ? walletPayment(network, account.address, open) : undefined;
+}
+
+/** What the pay page polls: its status and amounts, so it turns to Paid without a reload. */
+export async function payStatus(deps: PagesDeps, token: string) {
+  const request = await requestOr404(deps, token);
+  const record = presentRequest(request, deps.publicUrl, deps.clock.now());
+  return {
+    status: record.status,
+    amount: record.amount,
+    amount_received: record.amount_received,
+    currency: record.currency,
+    received_label: formatAmountForPeople(readAmount(request.amount_received), request.currency),
   };
 }
 
@@ -113,17 +155,17 @@ export async function creditPageModel(deps: PagesDeps, token: string): Promise<C
   return {
     handle: (await publicFace(deps.db, page.credit.space_id)).publicHandle,
     clientRef: page.credit.client_ref,
-    balance: formatAmount(page.balance),
-    paidIn: formatAmount(asAmount(paidIn)),
+    balance: formatAmountForPeople(page.balance, 'USD'),
+    paidIn: formatAmountForPeople(asAmount(paidIn), 'USD'),
     calls: page.calls.map((call) => ({
       at: call.created_at.toISOString().replace('T', ' ').slice(0, 16),
-      amount: formatAmount(readAmount(call.amount)),
+      amount: formatAmountForPeople(readAmount(call.amount), 'USD'),
       memo: call.memo,
       resource: call.resource ?? '',
     })),
     topUps: page.topUps.map((topUp) => ({
       at: topUp.settled_at.toISOString().replace('T', ' ').slice(0, 16),
-      amount: formatAmount(readAmount(topUp.amount)),
+      amount: formatAmountForPeople(readAmount(topUp.amount), 'USD'),
       rail: topUp.rail,
     })),
   };
@@ -144,7 +186,7 @@ export async function invoicePageModel(
     number: found.row.number,
     documentHtml: invoiceHtml(found.row),
     status,
-    open: formatAmount(found.open),
+    open: formatAmountForPeople(found.open, found.row.currency),
     currency: found.row.currency,
     payable: (status === 'sent' || status === 'partial') && found.open > 0n,
     problem,

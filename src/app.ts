@@ -7,7 +7,11 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './core/clock.ts';
-import { registerAccountAppRoutes, registerAccountRoutes } from './features/accounts/index.ts';
+import {
+  registerAccountAppRoutes,
+  registerAccountRoutes,
+  registerLedgerAppRoutes,
+} from './features/accounts/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
 import { registerClientCreditRoutes } from './features/client-credits/index.ts';
 import { registerContactRoutes } from './features/contacts/index.ts';
@@ -21,7 +25,7 @@ import {
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
 import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
-import { registerEndpointAppRoutes } from './features/resources/index.ts';
+import { registerEndpointAppRoutes, registerIncomeAppRoutes } from './features/resources/index.ts';
 import { registerSiteAppRoutes } from './features/sites/index.ts';
 import { registerSpaceRoutes } from './features/spaces/index.ts';
 import { createSessionGuard, registerSessionRoutes, registerUserRoutes } from './features/users/index.ts';
@@ -228,7 +232,9 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
     registerClientCreditRoutes(scope, base);
     registerPushAppRoutes(scope, base);
     registerAccountAppRoutes(scope, base);
+    registerLedgerAppRoutes(scope, base);
     registerEndpointAppRoutes(scope, base);
+    registerIncomeAppRoutes(scope, base);
     registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl, mailer: appMailer });
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
     registerWebhookRoutes(scope, {

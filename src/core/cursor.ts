@@ -1,0 +1,29 @@
+// Opaque list cursors: the sort key of the last row shown, as base64url JSON. A cursor is read
+// back only as the same number of strings; anything else is refused, never guessed at.
+
+export const PAGE_SIZE = 50;
+export const PAGE_SIZE_MAX = 100;
+const CURSOR_LENGTH_MAX = 400;
+
+export function encodeCursor(key: string[]): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/** The key inside a cursor, or undefined when it is not one of ours with `parts` strings. */
+export function decodeCursor(cursor: string, parts: number): string[] | undefined {
+  if (cursor.length > CURSOR_LENGTH_MAX || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  try {
+    const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(key) || key.length !== parts) return undefined;
+    return key.every((part) => typeof part === 'string') ? (key as string[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One more row than a page is fetched: its presence says another page follows. */
+export function pageOf<T>(rows: T[], limit: number, keyOf: (row: T) => string[]) {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return { items, next_cursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null };
+}

@@ -12,6 +12,7 @@ import {
   registerAccountRoutes,
   registerLedgerAppRoutes,
 } from './features/accounts/index.ts';
+import { loadShell, registerShellPages } from './features/app-shell/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
 import { registerClientCreditRoutes } from './features/client-credits/index.ts';
 import { registerContactRoutes } from './features/contacts/index.ts';
@@ -27,8 +28,14 @@ import {
 import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
 import { registerEndpointAppRoutes, registerIncomeAppRoutes } from './features/resources/index.ts';
 import { registerSiteAppRoutes } from './features/sites/index.ts';
-import { registerSpaceRoutes } from './features/spaces/index.ts';
-import { createSessionGuard, registerSessionRoutes, registerUserRoutes } from './features/users/index.ts';
+import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
+import {
+  createSessionGuard,
+  registerSessionRoutes,
+  registerUserPages,
+  registerUserRoutes,
+  resolveSession,
+} from './features/users/index.ts';
 import { registerWebhookRoutes } from './features/webhooks/index.ts';
 import { createFacilitator, registerX402Routes } from './features/x402/index.ts';
 import type { AuthStamps } from './platform/auth-stamps.ts';
@@ -45,6 +52,7 @@ import { amountKeyword } from './platform/http/validation.ts';
 import { type Mailer, mailerFromConfig } from './platform/mail/mailer.ts';
 import type { Resolver } from './platform/net/public-address.ts';
 import { SafeSender } from './platform/net/safe-post.ts';
+import { registerWebApp } from './platform/web/plumbing.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -246,6 +254,26 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
   });
 }
 
+/** The owner's web app under /app: pages that call the same services as /app/api. */
+function registerWebPages(app: FastifyInstance, deps: AppDeps) {
+  const db = deps.database.db;
+  const base = { db, clock: deps.clock };
+  const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
+  const spaceDeps = { ...base, authStamps: deps.authStamps };
+  const webDeps = {
+    resolveSession: async (token: string) => {
+      const session = await resolveSession(base, token);
+      return session && { userId: session.user_id, csrfToken: session.csrf_token };
+    },
+    loadShell: (userId: string, bookId: string | undefined) => loadShell(spaceDeps, userId, bookId),
+  };
+  return registerWebApp(app, webDeps, (scope) => {
+    registerShellPages(scope);
+    registerUserPages(scope, userDeps);
+    registerSpacePages(scope, spaceDeps);
+  });
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = createFastify(deps);
   registerErrorHandling(app);
@@ -284,6 +312,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => mailer.close());
   await registerIntegration(app, deps, mailer);
   await registerAppApi(app, deps, mailer);
+  await registerWebPages(app, deps);
   // Development rail: only with a local chain, which production never has.
   if (deps.chain?.local && !deps.config.production) {
     registerDevFaucetRoutes(app, { local: deps.chain.local, production: deps.config.production });

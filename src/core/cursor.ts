@@ -1,29 +1,30 @@
-// Opaque list cursors: the sort key of the last row shown, as base64url JSON. A cursor is read
-// back only as the same number of strings; anything else is refused, never guessed at.
+// Cursors for lists read newest first: the last row's (created_at, id), opaque to the reader.
+// A cursor that does not decode is a refusal the caller turns into a 422, never a crash.
+
+export type Cursor = { at: Date; id: string };
 
 export const PAGE_SIZE = 50;
-export const PAGE_SIZE_MAX = 100;
-const CURSOR_LENGTH_MAX = 400;
 
-export function encodeCursor(key: string[]): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(`${cursor.at.toISOString()}|${cursor.id}`, 'utf8').toString('base64url');
 }
 
-/** The key inside a cursor, or undefined when it is not one of ours with `parts` strings. */
-export function decodeCursor(cursor: string, parts: number): string[] | undefined {
-  if (cursor.length > CURSOR_LENGTH_MAX || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
-  try {
-    const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (!Array.isArray(key) || key.length !== parts) return undefined;
-    return key.every((part) => typeof part === 'string') ? (key as string[]) : undefined;
-  } catch {
+export function decodeCursor(text: string): Cursor | undefined {
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(text)) return undefined;
+  const [iso, id, extra] = Buffer.from(text, 'base64url').toString('utf8').split('|');
+  if (iso === undefined || id === undefined || extra !== undefined || id.length === 0 || id.length > 100) {
     return undefined;
   }
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) || at.toISOString() !== iso ? undefined : { at, id };
 }
 
-/** One more row than a page is fetched: its presence says another page follows. */
-export function pageOf<T>(rows: T[], limit: number, keyOf: (row: T) => string[]) {
-  const items = rows.slice(0, limit);
-  const last = items.at(-1);
-  return { items, next_cursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null };
+/** Rows fetched one past the page: the page, and the next cursor when there is more. */
+export function pageOf<T>(rows: T[], key: (row: T) => Cursor, size = PAGE_SIZE) {
+  const items = rows.slice(0, size);
+  const last = items[items.length - 1];
+  return {
+    items,
+    next_cursor: rows.length > size && last !== undefined ? encodeCursor(key(last)) : null,
+  };
 }

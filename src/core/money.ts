@@ -83,15 +83,19 @@ export function isPositive(amount: AmountE8): boolean {
 }
 
 /**
- * The spelling for people on pages: at least two decimals, no zeros past them, thousands
- * grouped, and the currency after the number ("2.00 USDC", "1,234.50 USD", "0.0015 USD").
- * Nothing is rounded: every significant digit of the amount is shown.
+ * For people reading a page: trailing zeros trimmed but at least two decimals and a thousands
+ * separator ("1,234.50", "0.00012"), never rounded.
  */
-export function formatAmountForPeople(amount: AmountE8, currency: string): string {
-  const [whole = '0', fraction = ''] = formatAmount(amount).split('.');
-  const negative = whole.startsWith('-');
-  const digits = negative ? whole.slice(1) : whole;
-  const grouped = digits.replace(/\B(?=(\d{3})+$)/g, ',');
+export function formatAmountForPeople(amount: AmountE8): string {
+  const full = formatAmount(amount);
+  const [whole = '0', fraction = ''] = full.split('.');
   const shown = fraction.replace(/0+$/, '').padEnd(2, '0');
-  return `${negative ? '-' : ''}${grouped}.${shown} ${currency}`;
+  const sign = whole.startsWith('-') ? '-' : '';
+  const digits = sign ? whole.slice(1) : whole;
+  return `${sign}${digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${shown}`;
+}
+
+/** The same with its currency after it, as the public pages show amounts ("2.00 USDC"). */
+export function formatMoneyForPeople(amount: AmountE8, currency: string): string {
+  return `${formatAmountForPeople(amount)} ${currency}`;
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { assert } from '../../core/assert.ts';
-import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
+import { PAGE_SIZE } from '../../core/cursor.ts';
+import { decodeKeyCursor, pageByKey } from '../../core/key-cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount, parseDecimalText } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
@@ -323,7 +324,7 @@ export type PageInput = { cursor?: string | undefined; limit?: number | undefine
 
 function keyOf(cursor: string | undefined, parts: number): string[] | undefined {
   if (cursor === undefined) return undefined;
-  const key = decodeCursor(cursor, parts);
+  const key = decodeKeyCursor(cursor, parts);
   if (!key)
     throw new AppError('invalid_request', 'This cursor is not one this list gave out.', { field: 'cursor' });
   return key;
@@ -338,7 +339,7 @@ export async function incomeRows(
   const limit = filter.limit ?? PAGE_SIZE;
   const after = keyOf(filter.cursor, 3) as [string, string, string] | undefined;
   const rows = await store.incomeDays(db, spaceId, { ref: filter.ref, after, limit });
-  const page = pageOf(rows, limit, (row) => [row.day, row.ref, row.currency]);
+  const page = pageByKey(rows, limit, (row) => [row.day, row.ref, row.currency]);
   return {
     items: page.items.map((row) => ({
       ref: row.ref,
@@ -361,7 +362,7 @@ export async function incomeRowEntries(
   const limit = pageInput.limit ?? PAGE_SIZE;
   const after = keyOf(pageInput.cursor, 2) as [string, string] | undefined;
   const rows = await store.incomeDayEntries(db, spaceId, row, { after, limit });
-  const page = pageOf(rows, limit, (entry) => [entry.created_at.toISOString(), entry.id]);
+  const page = pageByKey(rows, limit, (entry) => [entry.created_at.toISOString(), entry.id]);
   return {
     items: page.items.map((entry) => ({
       entry_id: entry.id,
@@ -389,7 +390,7 @@ export async function listEntriesWithPostings(db: Queryable, spaceId: string, fi
   const limit = filter.limit ?? PAGE_SIZE;
   const after = keyOf(filter.cursor, 2) as [string, string] | undefined;
   const rows = await store.listEntries(db, spaceId, { ...filter, after, limit });
-  const page = pageOf(rows, limit, (entry) => [entry.created_at.toISOString(), entry.id]);
+  const page = pageByKey(rows, limit, (entry) => [entry.created_at.toISOString(), entry.id]);
   return { items: await withPostings(db, spaceId, page.items), next_cursor: page.next_cursor };
 }
 

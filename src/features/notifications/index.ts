@@ -1,2 +1,3 @@
 export { registerNotificationRoutes } from './routes.ts';
+export { listForMember, unreadCount } from './service.ts';
 export { insertNotification, type NewNotification } from './store.ts';

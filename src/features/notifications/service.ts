@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/database.ts';
 import { requireRole } from '../spaces/index.ts';
-import { listNotifications } from './store.ts';
+import { countUnread, listNotifications } from './store.ts';
 
 /** A member's own notifications in one space, newest first. */
 export async function listForMember(deps: { db: Db }, spaceId: string, userId: string) {
@@ -11,4 +11,9 @@ export async function listForMember(deps: { db: Db }, spaceId: string, userId: s
     created_at: row.created_at.toISOString(),
     read_at: row.read_at ? row.read_at.toISOString() : null,
   }));
+}
+
+/** How many of a member's notifications in one space are unread (the shell's badge). */
+export function unreadCount(deps: { db: Db }, spaceId: string, userId: string): Promise<number> {
+  return countUnread(deps.db, spaceId, userId);
 }

@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { asAmount, formatAmountForPeople } from '../../core/money.ts';
+import { asAmount, formatMoneyForPeople } from '../../core/money.ts';
 import type { NetworkName, NetworkRegistry } from '../../platform/chain/networks.ts';
 import { walletPayment } from '../../platform/chain/wallet-payment.ts';
 import type { Db } from '../../platform/db/database.ts';
@@ -73,10 +73,10 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
   return {
     spaceId: request.space_id,
     token,
-    amount: formatAmountForPeople(readAmount(request.amount), request.currency),
-    open: formatAmountForPeople(open, request.currency),
-    received: received > 0n ? formatAmountForPeople(received, request.currency) : null,
-    stablecoinOpen: stablecoin ? formatAmountForPeople(open, stablecoin.currency) : '',
+    amount: formatMoneyForPeople(readAmount(request.amount), request.currency),
+    open: formatMoneyForPeople(open, request.currency),
+    received: received > 0n ? formatMoneyForPeople(received, request.currency) : null,
+    stablecoinOpen: stablecoin ? formatMoneyForPeople(open, stablecoin.currency) : '',
     currency: request.currency,
     memo: request.memo,
     status: record.status,
@@ -114,7 +114,7 @@ export async function payStatus(deps: PagesDeps, token: string) {
     amount: record.amount,
     amount_received: record.amount_received,
     currency: record.currency,
-    received_label: formatAmountForPeople(readAmount(request.amount_received), request.currency),
+    received_label: formatMoneyForPeople(readAmount(request.amount_received), request.currency),
   };
 }
 
@@ -155,17 +155,17 @@ export async function creditPageModel(deps: PagesDeps, token: string): Promise<C
   return {
     handle: (await publicFace(deps.db, page.credit.space_id)).publicHandle,
     clientRef: page.credit.client_ref,
-    balance: formatAmountForPeople(page.balance, 'USD'),
-    paidIn: formatAmountForPeople(asAmount(paidIn), 'USD'),
+    balance: formatMoneyForPeople(page.balance, 'USD'),
+    paidIn: formatMoneyForPeople(asAmount(paidIn), 'USD'),
     calls: page.calls.map((call) => ({
       at: call.created_at.toISOString().replace('T', ' ').slice(0, 16),
-      amount: formatAmountForPeople(readAmount(call.amount), 'USD'),
+      amount: formatMoneyForPeople(readAmount(call.amount), 'USD'),
       memo: call.memo,
       resource: call.resource ?? '',
     })),
     topUps: page.topUps.map((topUp) => ({
       at: topUp.settled_at.toISOString().replace('T', ' ').slice(0, 16),
-      amount: formatAmountForPeople(readAmount(topUp.amount), 'USD'),
+      amount: formatMoneyForPeople(readAmount(topUp.amount), 'USD'),
       rail: topUp.rail,
     })),
   };
@@ -186,7 +186,7 @@ export async function invoicePageModel(
     number: found.row.number,
     documentHtml: invoiceHtml(found.row),
     status,
-    open: formatAmountForPeople(found.open, found.row.currency),
+    open: formatMoneyForPeople(found.open, found.row.currency),
     currency: found.row.currency,
     payable: (status === 'sent' || status === 'partial') && found.open > 0n,
     problem,

@@ -9,7 +9,7 @@ const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export type UserRouteDeps = service.UsersDeps & { secureCookies: boolean };
 
-function setSessionCookie(reply: FastifyReply, deps: UserRouteDeps, session: service.NewSession) {
+export function setSessionCookie(reply: FastifyReply, deps: UserRouteDeps, session: service.NewSession) {
   reply.setCookie(SESSION_COOKIE, session.sessionToken, {
     httpOnly: true,
     sameSite: 'lax',

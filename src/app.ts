@@ -11,6 +11,7 @@ import {
   registerAccountAppRoutes,
   registerAccountRoutes,
   registerLedgerAppRoutes,
+  registerLedgerPages,
 } from './features/accounts/index.ts';
 import { loadShell, registerShellPages } from './features/app-shell/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
@@ -26,7 +27,11 @@ import {
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
 import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
-import { registerEndpointAppRoutes, registerIncomeAppRoutes } from './features/resources/index.ts';
+import {
+  registerEndpointAppRoutes,
+  registerIncomeAppRoutes,
+  registerResourcePages,
+} from './features/resources/index.ts';
 import { registerSiteAppRoutes } from './features/sites/index.ts';
 import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
 import {
@@ -271,6 +276,8 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
     registerShellPages(scope);
     registerUserPages(scope, userDeps);
     registerSpacePages(scope, spaceDeps);
+    registerResourcePages(scope, base);
+    registerLedgerPages(scope, base);
   });
 }
 

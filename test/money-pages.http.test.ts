@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from './harness.ts';
+
+// The page routes of Endpoints, Income and Ledger: no session is sent to the login page, a book
+// the viewer is not in is 404, a viewer's write is refused, and bad filters answer in place.
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+});
+afterAll(() => h.close());
+
+const CARD = { number: '4242424242424242', exp: '12/34', cvc: '123' };
+const cookie = (token: string) => ({ cookie: `tb_session=${token}` });
+
+async function paidBook() {
+  const world = await h.world({ scopes: ['payments'] });
+  const bank = await h.makeAccount(world.spaceId, { kind: 'bank', name: 'Bank <b>', currency: 'USD' });
+  const minted = await h.inject({
+    method: 'POST',
+    url: '/integration/payment-requests',
+    key: world.key.key,
+    payload: { account_id: bank.id, amount: '2', resource: 'https://api.example.com/<script>x</script>' },
+  });
+  await h.inject({ method: 'POST', url: `/pay/${minted.json().token}/card`, payload: CARD });
+  const endpoints = await h.inject({
+    method: 'GET',
+    url: `/app/api/spaces/${world.spaceId}/endpoints`,
+    session: world.owner.token,
+  });
+  const entries = await h.inject({
+    method: 'GET',
+    url: `/app/api/spaces/${world.spaceId}/ledger/entries`,
+    session: world.owner.token,
+  });
+  const income = await h.inject({
+    method: 'GET',
+    url: `/app/api/spaces/${world.spaceId}/income`,
+    session: world.owner.token,
+  });
+  const row = income.json().items[0];
+  return {
+    ...world,
+    bank,
+    resourceId: endpoints.json().items[0].id as string,
+    entryId: entries.json().items[0].id as string,
+    paymentsQuery: `ref=${row.ref}&day=${row.day}&currency=${row.currency}`,
+  };
+}
+
+function pagesOf(book: Awaited<ReturnType<typeof paidBook>>) {
+  const base = `/app/books/${book.spaceId}`;
+  return [
+    `${base}/endpoints`,
+    `${base}/income`,
+    `${base}/income?ref=${book.resourceId}`,
+    `${base}/income/payments?${book.paymentsQuery}`,
+    `${base}/ledger`,
+    `${base}/ledger?account_id=${book.bank.id}`,
+    `${base}/ledger/${book.entryId}`,
+  ];
+}
+
+describe('Endpoints, Income and Ledger pages', () => {
+  it('render for a member, escaping what payers and owners typed', async () => {
+    const book = await paidBook();
+    for (const url of pagesOf(book)) {
+      const res = await h.inject({ method: 'GET', url, headers: cookie(book.owner.token) });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).not.toContain('<script>x</script>');
+      expect(res.headers['content-security-policy']).not.toContain('unsafe-inline');
+    }
+    const endpoints = await h.inject({
+      method: 'GET',
+      url: pagesOf(book)[0]!,
+      headers: cookie(book.owner.token),
+    });
+    expect(endpoints.body).toContain('https://api.example.com/&lt;script>x&lt;/script>');
+  });
+
+  it('send a visitor without a session to the login page, and answer 404 for a book they are not in', async () => {
+    const book = await paidBook();
+    const stranger = await h.signup('Stranger');
+    for (const url of pagesOf(book)) {
+      const anonymous = await h.inject({ method: 'GET', url });
+      expect(anonymous.statusCode, url).toBe(303);
+      expect(anonymous.headers.location, url).toMatch(/^\/app\/login\?next=/);
+      const elsewhere = await h.inject({ method: 'GET', url, headers: cookie(stranger.token) });
+      expect(elsewhere.statusCode, url).toBe(404);
+    }
+    const findable = await h.inject({
+      method: 'POST',
+      url: `/app/books/${book.spaceId}/endpoints/${book.resourceId}/findable`,
+      headers: { ...cookie(stranger.token), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `_csrf=${stranger.csrf}&findable=true`,
+    });
+    expect(findable.statusCode).toBe(404);
+  });
+
+  it('show a viewer no Findable switch and refuse the viewer’s post; the owner’s post switches it', async () => {
+    const book = await paidBook();
+    const viewer = await h.signup('Viewer');
+    await h.addMember(book.owner, book.spaceId, viewer, 'viewer');
+    const url = `/app/books/${book.spaceId}/endpoints`;
+    const seen = await h.inject({ method: 'GET', url, headers: cookie(viewer.token) });
+    expect(seen.statusCode).toBe(200);
+    expect(seen.body).not.toContain('/findable');
+    const post = (user: { token: string; csrf: string }) =>
+      h.inject({
+        method: 'POST',
+        url: `${url}/${book.resourceId}/findable`,
+        headers: { ...cookie(user.token), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `_csrf=${user.csrf}&findable=true`,
+      });
+    expect((await post(viewer)).statusCode).toBe(403);
+    const cards = await h.inject({
+      method: 'GET',
+      url: `/app/api/spaces/${book.spaceId}/endpoints`,
+      session: book.owner.token,
+    });
+    expect(cards.json().items[0].findable).toBe(false);
+    const switched = await post(book.owner);
+    expect(switched.statusCode).toBe(303);
+    expect(switched.headers.location).toBe(url);
+    const after = await h.inject({
+      method: 'GET',
+      url: `/app/api/spaces/${book.spaceId}/endpoints`,
+      session: book.owner.token,
+    });
+    expect(after.json().items[0].findable).toBe(true);
+    // Without the CSRF token the post is refused and nothing changes.
+    const forged = await h.inject({
+      method: 'POST',
+      url: `${url}/${book.resourceId}/findable`,
+      headers: { ...cookie(book.owner.token), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'findable=false',
+    });
+    expect(forged.statusCode).toBe(403);
+  });
+
+  it('answer a bad ledger filter or cursor with the sentence in place, not a server error', async () => {
+    const book = await paidBook();
+    const base = `/app/books/${book.spaceId}/ledger`;
+    const backwards = await h.inject({
+      method: 'GET',
+      url: `${base}?from=2026-12-01&to=2026-11-01`,
+      headers: cookie(book.owner.token),
+    });
+    expect(backwards.statusCode).toBe(422);
+    expect(backwards.body).toContain('from must not be after to.');
+    const garbled = await h.inject({
+      method: 'GET',
+      url: `${base}?from=yesterday`,
+      headers: cookie(book.owner.token),
+    });
+    expect(garbled.statusCode).toBe(422);
+    const cursor = await h.inject({
+      method: 'GET',
+      url: `${base}?cursor=bm9wZQ`,
+      headers: cookie(book.owner.token),
+    });
+    expect(cursor.statusCode).toBe(422);
+    expect(cursor.body).toContain('This cursor is not one this list gave out.');
+  });
+});

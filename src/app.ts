@@ -26,7 +26,7 @@ import {
   registerPaymentRequestAppRoutes,
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
-import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
+import { registerPushAppRoutes, registerPushPages, registerPushRoutes } from './features/push/index.ts';
 import {
   registerEndpointAppRoutes,
   registerIncomeAppRoutes,
@@ -278,6 +278,7 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
     registerSpacePages(scope, spaceDeps);
     registerResourcePages(scope, base);
     registerLedgerPages(scope, base);
+    registerPushPages(scope, spaceDeps);
   });
 }
 

@@ -162,4 +162,62 @@ describe('Endpoints, Income and Ledger pages', () => {
     expect(cursor.statusCode).toBe(422);
     expect(cursor.body).toContain('This cursor is not one this list gave out.');
   });
+
+  it('Push sources: batches for owners and admins, a notice for others; no session, another book and a viewer’s undo are refused', async () => {
+    const world = await h.world({ scopes: ['transactions'], push_source: 'erp' });
+    const pushed = await h.inject({
+      method: 'POST',
+      url: '/integration/transactions',
+      key: world.key.key,
+      payload: {
+        rows: [
+          {
+            external_id: 'x-1',
+            account_key: 'bank',
+            currency: 'EUR',
+            occurred_on: '2026-03-15',
+            amount: '5',
+          },
+        ],
+      },
+    });
+    const batchId = pushed.json().batch_id as string;
+    expect(batchId).toMatch(/^[0-9a-f-]{36}$/);
+    const url = `/app/books/${world.spaceId}/push`;
+    const owner = await h.inject({ method: 'GET', url, headers: cookie(world.owner.token) });
+    expect(owner.statusCode).toBe(200);
+    expect(owner.body).toContain(`/push/${batchId}/undo`);
+    const viewer = await h.signup('Viewer');
+    await h.addMember(world.owner, world.spaceId, viewer, 'viewer');
+    const seen = await h.inject({ method: 'GET', url, headers: cookie(viewer.token) });
+    expect(seen.statusCode).toBe(200);
+    expect(seen.body).toContain('Only owners and admins see pushed batches.');
+    expect(seen.body).not.toContain('/undo');
+    expect(seen.body).not.toContain('/push/close');
+    const stranger = await h.signup('Stranger');
+    expect((await h.inject({ method: 'GET', url })).statusCode).toBe(303);
+    expect((await h.inject({ method: 'GET', url, headers: cookie(stranger.token) })).statusCode).toBe(404);
+    const undo = (user: { token: string; csrf: string }) =>
+      h.inject({
+        method: 'POST',
+        url: `${url}/${batchId}/undo`,
+        headers: { ...cookie(user.token), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `_csrf=${user.csrf}`,
+      });
+    expect((await undo(viewer)).statusCode).toBe(403);
+    expect((await undo(stranger)).statusCode).toBe(404);
+    const batches = await h.inject({
+      method: 'GET',
+      url: `/app/api/spaces/${world.spaceId}/push-batches`,
+      session: world.owner.token,
+    });
+    expect(batches.json().items[0].status).toBe('booked');
+    const done = await undo(world.owner);
+    expect(done.statusCode).toBe(303);
+    expect(done.headers.location).toBe(`${url}?reversed=1`);
+    // Undoing again answers the refusal in place.
+    const again = await undo(world.owner);
+    expect(again.statusCode).toBe(409);
+    expect(again.body).toContain('This batch was undone already.');
+  });
 });

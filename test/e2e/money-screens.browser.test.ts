@@ -166,4 +166,59 @@ describe('Endpoints, Income and Ledger in a browser', () => {
       await owning.close();
     }
   });
+
+  it('lists a pushed batch with its counts and undoes it from the app; the ledger keeps both entries', async () => {
+    const world = await h.world({ scopes: ['transactions'], push_source: 'erp' });
+    const row = (id: string, extra: Record<string, unknown> = {}) => ({
+      external_id: id,
+      account_key: 'bank-eur',
+      currency: 'EUR',
+      occurred_on: '2026-03-15',
+      amount: '10.25',
+      payee: 'Client',
+      ...extra,
+    });
+    const pushed = await h.inject({
+      method: 'POST',
+      url: '/integration/transactions',
+      key: world.key.key,
+      payload: { rows: [row('a-1'), row('a-2', { amount: '-4' }), row('a-1')] },
+    });
+    expect(pushed.statusCode).toBe(200);
+    const context = await signedIn(world.owner.token);
+    const page = await context.newPage();
+    try {
+      await page.goto(`${base}/app/books/${world.spaceId}/push`);
+      const batch = page.locator('.table-wrap > table > tbody > tr');
+      expect(await batch.count()).toBe(1);
+      const cells = (await batch.first().locator('td').allTextContents()).map((cell) => cell.trim());
+      // Rows, booked, duplicates, skipped (closed), rejected.
+      expect(cells.slice(2, 7)).toEqual(['3', '2', '1', '0', '0']);
+      await shoot(page, 'app-push');
+      page.once('dialog', (dialog) => dialog.accept());
+      await batch.first().getByRole('button', { name: 'Undo' }).click();
+      await waitForText(page, '.notice.ok', /Batch undone: 2 rows reversed\./);
+      expect(await batch.first().getByRole('button', { name: 'Undo' }).count()).toBe(0);
+      expect(await batch.first().textContent()).toContain('Undone');
+      await shoot(page, 'app-push-undone');
+      const entries = await h.inject({
+        method: 'GET',
+        url: `/app/api/spaces/${world.spaceId}/ledger/entries`,
+        session: world.owner.token,
+      });
+      expect(
+        entries.json().items.filter((entry: { reverses_entry_id: string | null }) => entry.reverses_entry_id),
+      ).toHaveLength(2);
+
+      // Closing the books answers in place; an earlier date is then refused with its sentence.
+      await page.fill('#field-through', '2026-03-31');
+      await page.getByRole('button', { name: 'Close the books' }).click();
+      await waitForText(page, '.notice.ok', /closed through 2026-03-31/);
+      await page.fill('#field-through', '2026-03-01');
+      await page.getByRole('button', { name: 'Close the books' }).click();
+      await waitForText(page, '.notice.error', /a closed day stays closed/);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -41,7 +41,7 @@ import {
   registerUserRoutes,
   resolveSession,
 } from './features/users/index.ts';
-import { registerWebhookRoutes } from './features/webhooks/index.ts';
+import { registerSubscriptionPages, registerWebhookRoutes } from './features/webhooks/index.ts';
 import { createFacilitator, registerX402Routes } from './features/x402/index.ts';
 import type { AuthStamps } from './platform/auth-stamps.ts';
 import { type Chain, GAS_LOW_WEI } from './platform/chain/chain.ts';
@@ -279,6 +279,12 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
     registerResourcePages(scope, base);
     registerLedgerPages(scope, base);
     registerPushPages(scope, spaceDeps);
+    registerSubscriptionPages(scope, {
+      ...base,
+      secrets: deps.secrets,
+      resolver: deps.resolver,
+      webhookAllowPrivate: deps.config.webhookAllowPrivate,
+    });
   });
 }
 

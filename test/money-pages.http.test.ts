@@ -220,4 +220,67 @@ describe('Endpoints, Income and Ledger pages', () => {
     expect(again.statusCode).toBe(409);
     expect(again.body).toContain('This batch was undone already.');
   });
+
+  it('Connections: owners manage, others see a notice; no session, another book and a viewer’s writes are refused', async () => {
+    const world = await h.world();
+    const created = await h.inject({
+      method: 'POST',
+      url: `/app/api/spaces/${world.spaceId}/subscriptions`,
+      session: world.owner.token,
+      payload: { url: 'https://hooks.example.com/tollbook', events: [] },
+    });
+    expect(created.statusCode).toBe(201);
+    const sid = created.json().id as string;
+    const base = `/app/books/${world.spaceId}/subscriptions`;
+    const owner = await h.inject({ method: 'GET', url: base, headers: cookie(world.owner.token) });
+    expect(owner.statusCode).toBe(200);
+    expect(owner.body).toContain('All events');
+    expect(owner.body).not.toContain(created.json().secret);
+    const journal = await h.inject({
+      method: 'GET',
+      url: `${base}/${sid}`,
+      headers: cookie(world.owner.token),
+    });
+    expect(journal.statusCode).toBe(200);
+    expect(journal.body).toContain('No deliveries in the last 30 days');
+    const viewer = await h.signup('Viewer');
+    await h.addMember(world.owner, world.spaceId, viewer, 'viewer');
+    const seen = await h.inject({ method: 'GET', url: base, headers: cookie(viewer.token) });
+    expect(seen.body).toContain('Only owners and admins manage event subscriptions.');
+    expect(seen.body).not.toContain('/rotate');
+    expect(
+      (await h.inject({ method: 'GET', url: `${base}/${sid}`, headers: cookie(viewer.token) })).statusCode,
+    ).toBe(403);
+    const stranger = await h.signup('Stranger');
+    for (const url of [base, `${base}/${sid}`]) {
+      expect((await h.inject({ method: 'GET', url })).statusCode).toBe(303);
+      expect((await h.inject({ method: 'GET', url, headers: cookie(stranger.token) })).statusCode).toBe(404);
+    }
+    const post = (user: { token: string; csrf: string }, action: string) =>
+      h.inject({
+        method: 'POST',
+        url: `${base}/${sid}/${action}`,
+        headers: { ...cookie(user.token), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `_csrf=${user.csrf}`,
+      });
+    for (const action of ['rotate', 'test', 'resume', 'delete']) {
+      expect((await post(viewer, action)).statusCode, action).toBe(403);
+      expect((await post(stranger, action)).statusCode, action).toBe(404);
+    }
+    const rotated = await post(world.owner, 'rotate');
+    expect(rotated.statusCode).toBe(200);
+    expect(rotated.body).toMatch(/whsec_[A-Za-z0-9]+/);
+    expect(rotated.body).toContain('you will not see this again');
+    const refused = await h.inject({
+      method: 'POST',
+      url: base,
+      headers: { ...cookie(world.owner.token), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `_csrf=${world.owner.csrf}&url=${encodeURIComponent('https://internal.example.com/x')}`,
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.body).toContain('The webhook address is refused');
+    const deleted = await post(world.owner, 'delete');
+    expect(deleted.statusCode).toBe(303);
+    expect(deleted.headers.location).toBe(`${base}?done=deleted`);
+  });
 });

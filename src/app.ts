@@ -9,21 +9,32 @@ import type { Logger } from 'pino';
 import type { Clock } from './core/clock.ts';
 import {
   registerAccountAppRoutes,
+  registerAccountPages,
   registerAccountRoutes,
   registerLedgerAppRoutes,
   registerLedgerPages,
 } from './features/accounts/index.ts';
 import { loadShell, registerShellPages } from './features/app-shell/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
-import { registerClientCreditRoutes } from './features/client-credits/index.ts';
-import { registerContactRoutes } from './features/contacts/index.ts';
+import { registerClientCreditPages, registerClientCreditRoutes } from './features/client-credits/index.ts';
+import {
+  registerContactAppRoutes,
+  registerContactPages,
+  registerContactRoutes,
+} from './features/contacts/index.ts';
 import { registerDevFaucetRoutes } from './features/dev-faucet/index.ts';
 import { registerInvoiceAppRoutes, registerInvoiceRoutes } from './features/invoices/index.ts';
-import { createKeyDoor, registerKeyRoutes, registerPingRoute } from './features/keys/index.ts';
-import { registerNotificationRoutes } from './features/notifications/index.ts';
+import {
+  createKeyDoor,
+  registerKeyPages,
+  registerKeyRoutes,
+  registerPingRoute,
+} from './features/keys/index.ts';
+import { registerNotificationPages, registerNotificationRoutes } from './features/notifications/index.ts';
 import { registerPageRoutes } from './features/pages/index.ts';
 import {
   registerPaymentRequestAppRoutes,
+  registerPaymentRequestPages,
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
 import { registerPushAppRoutes, registerPushPages, registerPushRoutes } from './features/push/index.ts';
@@ -32,7 +43,7 @@ import {
   registerIncomeAppRoutes,
   registerResourcePages,
 } from './features/resources/index.ts';
-import { registerSiteAppRoutes } from './features/sites/index.ts';
+import { registerSiteAppRoutes, registerSitePages } from './features/sites/index.ts';
 import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
 import {
   createSessionGuard,
@@ -242,10 +253,11 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
     });
     registerNotificationRoutes(scope, base);
     registerPaymentRequestAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
-    registerClientCreditRoutes(scope, base);
+    registerClientCreditRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
     registerPushAppRoutes(scope, base);
     registerAccountAppRoutes(scope, base);
     registerLedgerAppRoutes(scope, base);
+    registerContactAppRoutes(scope, base);
     registerEndpointAppRoutes(scope, base);
     registerIncomeAppRoutes(scope, base);
     registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl, mailer: appMailer });
@@ -265,6 +277,11 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
   const base = { db, clock: deps.clock };
   const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
   const spaceDeps = { ...base, authStamps: deps.authStamps };
+  const siteSender = new SafeSender({
+    policy: { allowPrivate: deps.config.webhookAllowPrivate },
+    resolver: deps.resolver,
+  });
+  app.addHook('onClose', () => siteSender.close());
   const webDeps = {
     resolveSession: async (token: string) => {
       const session = await resolveSession(base, token);
@@ -285,6 +302,19 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
     });
+    registerKeyPages(scope, {
+      ...base,
+      secrets: deps.secrets,
+      authStamps: deps.authStamps,
+      resolver: deps.resolver,
+      webhookAllowPrivate: deps.config.webhookAllowPrivate,
+    });
+    registerPaymentRequestPages(scope, { ...base, publicUrl: deps.config.publicUrl });
+    registerAccountPages(scope, base);
+    registerContactPages(scope, base);
+    registerClientCreditPages(scope, { ...base, publicUrl: deps.config.publicUrl });
+    registerNotificationPages(scope, base);
+    registerSitePages(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
   });
 }
 

@@ -3,6 +3,7 @@ export { NETWORKS } from './domain.ts';
 export { registerLedgerPages } from './ledger-page-routes.ts';
 export { listLedgerEntries, readLedgerEntry } from './ledger-reads.ts';
 export { registerLedgerAppRoutes } from './ledger-routes.ts';
+export { registerAccountPages } from './page-routes.ts';
 export { completeProof, startProof } from './proofs.ts';
 export { registerAccountRoutes } from './routes.ts';
 export {

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../core/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
-import { listForMember } from './service.ts';
+import { listForMember, markRead } from './service.ts';
 
 const Params = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const NotificationOut = Type.Object({
@@ -13,7 +14,16 @@ const NotificationOut = Type.Object({
   read_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
-export function registerNotificationRoutes(app: FastifyInstance, deps: { db: Db }) {
+export function registerNotificationRoutes(app: FastifyInstance, deps: { db: Db; clock: Clock }) {
+  app.post(
+    '/app/api/spaces/:id/notifications/read',
+    { schema: { tags: ['app'], params: Params, response: { 200: Type.Object({ read: Type.Boolean() }) } } },
+    async (request) => {
+      const { id } = request.params as Static<typeof Params>;
+      await markRead(deps, id, request.session!.userId, deps.clock.now());
+      return { read: true };
+    },
+  );
   app.get(
     '/app/api/spaces/:id/notifications',
     {

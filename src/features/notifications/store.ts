@@ -48,3 +48,13 @@ export async function countUnread(db: Queryable, spaceId: string, userId: string
     .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
+
+export async function markAllRead(db: Queryable, spaceId: string, userId: string, at: Date) {
+  await db
+    .updateTable('notifications')
+    .set({ read_at: at })
+    .where('space_id', '=', spaceId)
+    .where('user_id', '=', userId)
+    .where('read_at', 'is', null)
+    .execute();
+}

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { integrationRefusals, type Static } from '../../platform/http/schema-kit.ts';
+import { integrationRefusals, type Static, Type } from '../../platform/http/schema-kit.ts';
 import { runWrite } from '../../platform/http/write.ts';
 import {
   MarkPaidIn,
   PaymentRequestCreate,
   PaymentRequestOut,
+  RequestListOut,
+  RequestListQuery,
   SpaceTokenParams,
   TokenParams,
 } from './schemas.ts';
@@ -60,7 +62,30 @@ export function registerPaymentRequestRoutes(app: FastifyInstance, deps: service
   );
 }
 
+const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
 export function registerPaymentRequestAppRoutes(app: FastifyInstance, deps: service.RequestsDeps) {
+  app.get(
+    '/app/api/spaces/:id/payment-requests',
+    {
+      schema: {
+        tags: ['app'],
+        summary: 'List payment requests, newest first, 50 a page',
+        params: SpaceParams,
+        querystring: RequestListQuery,
+        response: { 200: RequestListOut },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as Static<typeof SpaceParams>;
+      return service.listRequests(
+        deps,
+        request.session!.userId,
+        id,
+        request.query as Static<typeof RequestListQuery>,
+      );
+    },
+  );
   app.post(
     '/app/api/spaces/:id/payment-requests/:token/mark-paid',
     {

@@ -85,7 +85,12 @@ export type FormState = {
 export const EMPTY_FORM: FormState = { values: {}, errors: {} };
 
 function typedValue(state: FormState | undefined, name: string): string | undefined {
-  const value = state?.values[name];
+  // Dotted names ("addresses.0.requisites.iban") read into the nested body the form built.
+  let value: unknown = state?.values;
+  for (const part of name.split('.')) {
+    value =
+      value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  }
   return typeof value === 'string' ? value : undefined;
 }
 

@@ -15,6 +15,8 @@ const HTMX_CONFIG = JSON.stringify({
   historyCacheSize: 0,
   refreshOnHistoryMiss: true,
   selfRequestsOnly: true,
+  // Settling copies these from old to new elements; `style` would be an inline style the CSP refuses.
+  attributesToSettle: ['class', 'width', 'height'],
   responseHandling: [
     { code: '204', swap: false },
     { code: '[2345]..', swap: true, error: false },

@@ -54,6 +54,8 @@ declare module 'fastify' {
     /** A page anyone may open (log in, sign up). */
     webPublic?: boolean;
     form?: FormShape;
+    /** A post a viewer may make: it changes only their own state (marking notifications read). */
+    viewerMay?: boolean;
   }
 }
 
@@ -65,6 +67,36 @@ function parseFormBody(text: string): Record<string, string | string[]> {
     else fields[name] = Array.isArray(held) ? [...held, value] : [held, value];
   }
   return fields;
+}
+
+/**
+ * Dotted names nest ("addresses.0.requisites.iban" → addresses[0].requisites.iban), so a form
+ * can fill the same body the app API takes; objects left empty by blank fields are dropped.
+ */
+function nest(flat: Record<string, unknown>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(flat)) {
+    const path = name.split('.');
+    if (
+      path.length > 4 ||
+      path.some(
+        (part) => part === '' || part === '__proto__' || part === 'constructor' || part === 'prototype',
+      )
+    ) {
+      continue;
+    }
+    let node: Record<string, unknown> = root;
+    path.forEach((part, index) => {
+      if (index === path.length - 1) {
+        node[part] = value;
+        return;
+      }
+      const nextIsIndex = /^\d{1,2}$/.test(path[index + 1]!);
+      node[part] ??= nextIsIndex ? [] : {};
+      node = node[part] as Record<string, unknown>;
+    });
+  }
+  return root;
 }
 
 /** Empty text is "not given"; the route's shape turns checkboxes and numbers into their types. */
@@ -81,7 +113,7 @@ function shapeForm(fields: Record<string, string | string[]>, shape: FormShape |
     const text = body[name];
     if (typeof text === 'string' && /^-?\d{1,15}$/.test(text)) body[name] = Number(text);
   }
-  return body;
+  return Object.keys(body).some((name) => name.includes('.')) ? nest(body) : body;
 }
 
 /** A write that came from another site is refused before it is read any further. */
@@ -145,7 +177,7 @@ export async function runForm<T>(
     );
     const errors: Record<string, string> = {};
     for (const item of items) {
-      const field = String(item.loc[1] ?? '');
+      const field = item.loc.slice(1).join('.');
       errors[field] ??= item.msg;
     }
     const sentence = errors[''] ?? 'Some fields need another look.';
@@ -190,7 +222,12 @@ function registerGuards(scope: FastifyInstance, deps: WebAppDeps) {
     const loaded = await deps.loadShell(session.userId, bookId);
     request.shell = { ...loaded, csrfToken: session.csrfToken, path: request.url.split('?')[0] ?? '' };
     // Two walls for a viewer: the pages show no write control, and a write is refused here.
-    if (request.method === 'POST' && loaded.book && !canWrite(loaded.book.role)) {
+    if (
+      request.method === 'POST' &&
+      loaded.book &&
+      !canWrite(loaded.book.role) &&
+      !request.routeOptions.config.viewerMay
+    ) {
       throw new AppError('forbidden', 'A viewer can look but not change anything in this book.');
     }
   });

@@ -108,6 +108,51 @@ describe('GET /app/api/spaces/{id}/income', () => {
   });
 });
 
+describe("a reversal shrinks the day's income row", () => {
+  it("shows an undone batch's reversals under the row, and the row shrinks by them", async () => {
+    const world = await h.world({ scopes: ['transactions'], push_source: 'erp' });
+    const pushed = await h.inject({
+      method: 'POST',
+      url: '/integration/transactions',
+      key: world.key.key,
+      payload: {
+        rows: ['r-1', 'r-2'].map((id) => ({
+          external_id: id,
+          account_key: 'bank',
+          currency: 'EUR',
+          occurred_on: '2026-03-15',
+          amount: '6',
+          payee: 'Client',
+        })),
+      },
+    });
+    expect(pushed.statusCode).toBe(200);
+    const get = (path: string) =>
+      h.inject({ method: 'GET', url: `/app/api/spaces/${world.spaceId}${path}`, session: world.owner.token });
+    const before = (await get('/income')).json().items as Body[];
+    expect(before).toHaveLength(1);
+    expect(before[0]).toMatchObject({
+      day: '2026-03-15',
+      amount: '12.00000000',
+      entries: 2,
+      label: expect.stringMatching(/^Imported: /),
+    });
+    const undone = await h.inject({
+      method: 'POST',
+      url: `/app/api/spaces/${world.spaceId}/push-batches/${pushed.json().batch_id}/undo`,
+      session: world.owner.token,
+    });
+    expect(undone.statusCode).toBe(200);
+    const after = (await get('/income')).json().items as Body[];
+    expect(after[0]).toMatchObject({ day: '2026-03-15', amount: '0.00000000', entries: 4 });
+    const query = `ref=${encodeURIComponent(after[0]!.ref)}&day=2026-03-15&currency=EUR`;
+    const payments = (await get(`/income/payments?${query}`)).json().items as Body[];
+    expect(
+      payments.filter((payment) => payment.reverses_entry_id !== null).map((payment) => payment.amount),
+    ).toEqual(['-6.00000000', '-6.00000000']);
+  });
+});
+
 describe('GET /app/api/spaces/{id}/ledger/entries', () => {
   it('lists entries with their postings newest first, filtered by account and by day', async () => {
     const s = await shop();

@@ -12,6 +12,8 @@ import {
   registerAccountAppRoutes,
   registerAccountPages,
   registerAccountRoutes,
+  registerLedgerAppRoutes,
+  registerLedgerPages,
 } from './features/accounts/index.ts';
 import { loadShell, registerShellPages } from './features/app-shell/index.ts';
 import { registerStripeWebhookRoute, stripeGateway } from './features/card-payments/index.ts';
@@ -38,8 +40,12 @@ import {
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
 import { registerPayoutRoutes } from './features/payouts/index.ts';
-import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
-import { registerEndpointAppRoutes } from './features/resources/index.ts';
+import { registerPushAppRoutes, registerPushPages, registerPushRoutes } from './features/push/index.ts';
+import {
+  registerEndpointAppRoutes,
+  registerIncomeAppRoutes,
+  registerResourcePages,
+} from './features/resources/index.ts';
 import { registerSiteAppRoutes, registerSitePages } from './features/sites/index.ts';
 import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
 import {
@@ -50,7 +56,7 @@ import {
   registerUserRoutes,
   resolveSession,
 } from './features/users/index.ts';
-import { registerWebhookRoutes } from './features/webhooks/index.ts';
+import { registerSubscriptionPages, registerWebhookRoutes } from './features/webhooks/index.ts';
 import { createFacilitator, registerX402Routes } from './features/x402/index.ts';
 import type { AuthStamps } from './platform/auth-stamps.ts';
 import { type Chain, GAS_LOW_WEI } from './platform/chain/chain.ts';
@@ -324,8 +330,10 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
     registerClientCreditRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
     registerPushAppRoutes(scope, base);
     registerAccountAppRoutes(scope, base);
+    registerLedgerAppRoutes(scope, base);
     registerContactAppRoutes(scope, base);
     registerEndpointAppRoutes(scope, base);
+    registerIncomeAppRoutes(scope, base);
     registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl, mailer: appMailer });
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
     registerPayoutRoutes(scope, { ...base, chain: deps.chain, confirmations: deps.config.confirmations });
@@ -360,6 +368,15 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
     registerShellPages(scope);
     registerUserPages(scope, userDeps);
     registerSpacePages(scope, spaceDeps);
+    registerResourcePages(scope, base);
+    registerLedgerPages(scope, base);
+    registerPushPages(scope, spaceDeps);
+    registerSubscriptionPages(scope, {
+      ...base,
+      secrets: deps.secrets,
+      resolver: deps.resolver,
+      webhookAllowPrivate: deps.config.webhookAllowPrivate,
+    });
     registerKeyPages(scope, {
       ...base,
       secrets: deps.secrets,
@@ -401,7 +418,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   // The card rail in production: Stripe Checkout, when both Stripe keys are configured.
   const card = deps.config.stripe && { ...x402, gateway: stripeGateway(deps.config.stripe) };
-  registerPageRoutes(app, { ...x402, production: deps.config.production, card });
+  registerPageRoutes(app, {
+    ...x402,
+    production: deps.config.production,
+    card,
+    networks: deps.chain?.networks,
+  });
   if (card) await registerStripeWebhookRoute(app, card);
   registerX402Routes(app, {
     ...x402,

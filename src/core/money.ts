@@ -123,3 +123,8 @@ export function formatAmountForPeople(amount: AmountE8): string {
   const digits = sign ? whole.slice(1) : whole;
   return `${sign}${digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${shown}`;
 }
+
+/** The same with its currency after it, as the public pages show amounts ("2.00 USDC"). */
+export function formatMoneyForPeople(amount: AmountE8, currency: string): string {
+  return `${formatAmountForPeople(amount)} ${currency}`;
+}

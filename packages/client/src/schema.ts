@@ -2278,7 +2278,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2310,7 +2310,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2335,7 +2335,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2381,7 +2381,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2419,7 +2419,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2477,7 +2477,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2518,7 +2518,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2570,7 +2570,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2622,7 +2622,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2661,7 +2661,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2711,7 +2711,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2769,7 +2769,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2804,7 +2804,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2859,7 +2859,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2907,7 +2907,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2989,7 +2989,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3051,7 +3051,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3103,7 +3103,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3147,7 +3147,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3193,7 +3193,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3232,7 +3232,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3269,7 +3269,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3307,7 +3307,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3390,7 +3390,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3435,7 +3435,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3472,7 +3472,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3519,7 +3519,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3539,7 +3539,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3581,7 +3581,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3607,7 +3607,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3648,7 +3648,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3697,7 +3697,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3741,7 +3741,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3779,7 +3779,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3838,7 +3838,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3896,7 +3896,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3938,7 +3938,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3995,7 +3995,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4038,7 +4038,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4077,7 +4077,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the AccountOut. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4116,7 +4116,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the ChargeOut. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4165,7 +4165,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the ContactOut. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4417,7 +4417,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4692,7 +4692,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the PingOut. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4745,7 +4745,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the PushOut. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4875,7 +4875,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4941,7 +4941,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4976,7 +4976,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5035,7 +5035,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -19,8 +19,8 @@ import {
   readSettings,
   table,
 } from './lib.ts';
-import { benchPayouts } from './payouts.ts';
 import { benchParse } from './parse.ts';
+import { benchPayouts } from './payouts.ts';
 import { benchPing } from './ping.ts';
 import { benchPush } from './push.ts';
 import { benchWebhooks } from './webhooks.ts';

@@ -46,6 +46,7 @@ import {
   registerIncomeAppRoutes,
   registerResourcePages,
 } from './features/resources/index.ts';
+import { screeningGauges } from './features/screening/index.ts';
 import { registerSiteAppRoutes, registerSitePages } from './features/sites/index.ts';
 import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
 import {
@@ -62,7 +63,7 @@ import type { AuthStamps } from './platform/auth-stamps.ts';
 import { type Chain, GAS_LOW_WEI } from './platform/chain/chain.ts';
 import type { Config } from './platform/config.ts';
 import { constantTimeEqual, type SecretBox } from './platform/crypto.ts';
-import type { DatabaseHandle } from './platform/db/database.ts';
+import type { DatabaseHandle, Db } from './platform/db/database.ts';
 import './platform/http/context.ts';
 import { EXAMPLES, PAY_PAGE_PATHS, TAGS, WEBHOOKS } from './openapi.ts';
 import { registerErrorHandling, sendRendered } from './platform/http/errors.ts';
@@ -393,10 +394,15 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
   });
 }
 
+/** The metrics registry with the features' scrape-time gauges; main.ts makes one for both ports. */
+export function createAppMetrics(db: Db, clock: Clock): Metrics {
+  return createMetrics({ db, clock, gauges: screeningGauges(db) });
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = createFastify(deps);
   registerErrorHandling(app);
-  registerMetrics(app, deps, deps.metrics ?? createMetrics({ db: deps.database.db, clock: deps.clock }));
+  registerMetrics(app, deps, deps.metrics ?? createAppMetrics(deps.database.db, deps.clock));
   await app.register(cookie);
   await registerDocs(app, deps);
   // Liveness: answers without touching anything, so it also measures the bare HTTP stack.

@@ -51,6 +51,7 @@ import { registerSiteAppRoutes, registerSitePages } from './features/sites/index
 import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
 import {
   createSessionGuard,
+  registerPasswordResetPages,
   registerPasswordResetRoutes,
   registerSessionRoutes,
   registerUserPages,
@@ -348,7 +349,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
 }
 
 /** The owner's web app under /app: pages that call the same services as /app/api. */
-function registerWebPages(app: FastifyInstance, deps: AppDeps) {
+function registerWebPages(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) {
   const db = deps.database.db;
   const base = { db, clock: deps.clock };
   const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
@@ -368,6 +369,12 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
   return registerWebApp(app, webDeps, (scope) => {
     registerShellPages(scope);
     registerUserPages(scope, userDeps);
+    registerPasswordResetPages(scope, {
+      ...userDeps,
+      mailer: appMailer,
+      publicUrl: deps.config.publicUrl,
+      logger: deps.logger === false ? undefined : deps.logger,
+    });
     registerSpacePages(scope, spaceDeps);
     registerResourcePages(scope, base);
     registerLedgerPages(scope, base);
@@ -445,7 +452,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => mailer.close());
   await registerIntegration(app, deps, mailer);
   await registerAppApi(app, deps, mailer);
-  await registerWebPages(app, deps);
+  await registerWebPages(app, deps, mailer);
   // Development rail: only with a local chain, which production never has.
   if (deps.chain?.local && !deps.config.production) {
     registerDevFaucetRoutes(app, { local: deps.chain.local, production: deps.config.production });

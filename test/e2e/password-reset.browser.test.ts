@@ -187,6 +187,27 @@ describe('password reset in a browser', () => {
     expect(await page.getByText('Lou Lockedout').isVisible()).toBe(true);
   });
 
+  it('asks for a link with JavaScript off: the plain form post gets the same page', async () => {
+    const context = await browser!.newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 390, height: 800 },
+    });
+    try {
+      const plain = await context.newPage();
+      await plain.goto(`${base}/app/login`);
+      await plain.getByRole('link', { name: 'Forgot your password?' }).click();
+      await plain.waitForURL(/\/app\/forgot-password$/);
+      await plain.getByLabel('Email').fill(`nobody-${randomUUID()}@example.com`);
+      await plain.getByRole('button', { name: 'Send me a link' }).click();
+      await plain.waitForURL(/\/app\/forgot-password\/sent$/);
+      expect(await plain.getByRole('status').textContent()).toContain(
+        'a link to choose a new password is on its way',
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
   it('says a link opened a second time was used, and offers a new one', async () => {
     const answer = await page.goto(`${base}${linkPath}`);
     expect(answer?.status()).toBe(410);

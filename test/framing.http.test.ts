@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './harness.ts';
 
+const METRICS_TOKEN = 'framing-test-metrics-token-0123456789';
+
 // Issue 22 item 4: every answer refuses framing (spec §1), whatever route family answers it and
 // whether it succeeds or fails; only a pay page of a space with proven sites differs
 // (test/sites.http.test.ts proves that exception).
 
 let h: Harness;
 beforeAll(async () => {
-  h = await createHarness();
+  h = await createHarness({ env: { METRICS_TOKEN: METRICS_TOKEN } });
 });
 afterAll(async () => {
   await h.close();
@@ -39,7 +41,11 @@ describe('frame refusal on every route family', () => {
       ['API reference redirect', { method: 'GET', url: '/docs' }, 301],
       ['API reference', { method: 'GET', url: '/docs/' }, 200],
       ['API reference script', { method: 'GET', url: '/docs/js/scalar.js' }, 200],
-      ['metrics', { method: 'GET', url: '/metrics' }, 200],
+      [
+        'metrics',
+        { method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } },
+        200,
+      ],
       ['x402 discovery', { method: 'GET', url: '/x402/discovery/resources' }, 200],
       ['integration JSON', { method: 'GET', url: '/integration/ping', key: world.key.key }, 200],
       [

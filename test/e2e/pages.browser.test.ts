@@ -190,9 +190,9 @@ describe('public pages in a browser', () => {
 
       const record = await requestRecord(token);
       expect(record.status).toBe('paid');
-      // Paid in full: what the page asked for (under a cent below the price when another open
-      // request on the same address already asks for the price itself).
-      expect(record.amount_received).toBe(record.amount_due);
+      // Paid in full: a card names the request it pays, so it pays the price itself (the tag
+      // under a cent is only for telling direct transfers apart).
+      expect(record.amount_received).toBe('2.50000000');
       expect(record.amount).toBe('2.50000000');
 
       // Reloaded, the page itself says paid and offers no way to pay again.

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { AppError } from '../../core/errors.ts';
-import { sendRendered } from '../http/errors.ts';
+import { RenderedRefusal, sendRendered } from '../http/errors.ts';
 import { toValidationItems } from '../http/validation.ts';
 import { assetAt } from './assets.ts';
 import type { FormState } from './components.tsx';
@@ -204,6 +204,9 @@ function loginRedirect(request: FastifyRequest, reply: FastifyReply) {
 
 function registerGuards(scope: FastifyInstance, deps: WebAppDeps) {
   scope.addHook('preHandler', async (request, reply) => {
+    // The JSON API's own addresses reach this scope only when no API route took them (the
+    // catch-all below answers them in the API's shape); no session is asked for.
+    if (request.url.startsWith('/app/api/')) return;
     if (request.method === 'POST' && crossSite(request)) {
       throw new AppError('forbidden', 'This form was sent from another site and was refused.');
     }
@@ -235,6 +238,15 @@ function registerGuards(scope: FastifyInstance, deps: WebAppDeps) {
 
 function registerErrorPages(scope: FastifyInstance) {
   scope.setErrorHandler(async (error, request, reply) => {
+    // A refusal the edge already rendered (a NUL or a lone surrogate in the address): its status
+    // and sentence, as a page.
+    if (error instanceof RenderedRefusal) {
+      if (request.url.startsWith('/app/api/')) return sendRendered(reply, error.rendered);
+      const { status, body } = error.rendered;
+      const detail =
+        'detail' in body && typeof body.detail === 'string' ? body.detail : 'The request could not be read.';
+      return sendPage(reply, errorPage(status, detail, request.shell), status);
+    }
     if (error instanceof AppError) {
       if (error.code === 'unauthorized') return loginRedirect(request, reply);
       return sendPage(reply, errorPage(error.status, error.message, request.shell), error.status);
@@ -255,9 +267,17 @@ function registerErrorPages(scope: FastifyInstance) {
     );
   });
   // Any other address under /app: the not-found page, in the shell when signed in.
-  scope.get('/app/*', { schema: { hide: true } }, async (request, reply) =>
-    sendPage(reply, errorPage(404, 'There is no page at this address.', request.shell), 404),
-  );
+  scope.get('/app/*', { schema: { hide: true } }, async (request, reply) => {
+    // An address under the JSON API that no route takes is answered as the API answers.
+    if (request.url.startsWith('/app/api/')) {
+      const path = request.url.split('?')[0];
+      return sendRendered(reply, {
+        status: 404,
+        body: { error: 'not_found', detail: `No route ${request.method} ${path}.` },
+      });
+    }
+    return sendPage(reply, errorPage(404, 'There is no page at this address.', request.shell), 404);
+  });
 }
 
 /**

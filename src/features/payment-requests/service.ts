@@ -290,50 +290,6 @@ async function emitEvents(
 }
 
 /**
- * The invoice a request was minted for receives what the settlement brought; when that paid the
- * request in full by its tagged amount, the tag the invoice still lacks is given as a discount.
- */
-async function payInvoice(
-  tx: Queryable,
-  request: store.RequestRow,
-  settled: {
-    invoiceId: string;
-    accountId: string;
-    settlementId: string;
-    entryId: string;
-    nextStatus: RequestStatus;
-  },
-  input: SettleInput,
-) {
-  const { invoiceId, accountId, settlementId, nextStatus } = settled;
-  const via = input.rail === 'card' ? 'card' : 'settlement';
-  const stillOpen = await applyInvoiceSettlement(tx, {
-    spaceId: request.space_id,
-    invoiceId,
-    accountId,
-    amount: input.amount,
-    via,
-    entryId: settled.entryId,
-    reference: `${input.rail}:${input.reference}`,
-    at: input.at,
-  });
-  const discount = tagDiscount(request, nextStatus, stillOpen);
-  if (discount !== null) {
-    const entryId = await bookTagDiscount(tx, request, settlementId, discount, input);
-    await applyInvoiceDiscount(tx, {
-      spaceId: request.space_id,
-      invoiceId,
-      accountId,
-      amount: discount,
-      via,
-      entryId,
-      note: `Settlement discount: the request asked ${formatAmount(readAmount(request.amount_due))} of ${formatAmount(readAmount(request.amount))} (${input.rail}:${input.reference})`,
-      at: input.at,
-    });
-  }
-}
-
-/**
  * The one settlement function every rail calls. Idempotent per (rail, reference): a retry
  * returns the first settlement. Books the ledger entry (filed under the endpoint, or crediting
  * the client for a top-up), moves the request's received amount and status, and writes the
@@ -410,6 +366,50 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
       paid_at: paidAt,
     },
   };
+}
+
+/**
+ * The invoice a request was minted for receives what the settlement brought; when that paid the
+ * request in full by its tagged amount, the tag the invoice still lacks is given as a discount.
+ */
+async function payInvoice(
+  tx: Queryable,
+  request: store.RequestRow,
+  settled: {
+    invoiceId: string;
+    accountId: string;
+    settlementId: string;
+    entryId: string;
+    nextStatus: RequestStatus;
+  },
+  input: SettleInput,
+) {
+  const { invoiceId, accountId, settlementId, nextStatus } = settled;
+  const via = input.rail === 'card' ? 'card' : 'settlement';
+  const stillOpen = await applyInvoiceSettlement(tx, {
+    spaceId: request.space_id,
+    invoiceId,
+    accountId,
+    amount: input.amount,
+    via,
+    entryId: settled.entryId,
+    reference: `${input.rail}:${input.reference}`,
+    at: input.at,
+  });
+  const discount = tagDiscount(request, nextStatus, stillOpen);
+  if (discount !== null) {
+    const entryId = await bookTagDiscount(tx, request, settlementId, discount, input);
+    await applyInvoiceDiscount(tx, {
+      spaceId: request.space_id,
+      invoiceId,
+      accountId,
+      amount: discount,
+      via,
+      entryId,
+      note: `Settlement discount: the request asked ${formatAmount(readAmount(request.amount_due))} of ${formatAmount(readAmount(request.amount))} (${input.rail}:${input.reference})`,
+      at: input.at,
+    });
+  }
 }
 
 /**

@@ -231,4 +231,46 @@ describe('an invoice paid on its page by a direct transfer', () => {
     expect(await paidEvents(s.spaceId)).toHaveLength(2);
     expect((await checkLedger(w.h.db, s.spaceId)).sound).toBe(true);
   });
+
+  it('a bank payment marked by hand follows the same rule: the amount asked closes it, the price closes it with no discount', async () => {
+    for (const [sent, discount] of [
+      ['2.99999900', 100n],
+      ['3', 0n],
+    ] as const) {
+      const { s, invoice, request } = await taggedInvoice('3', false);
+      const marked = await w.h.inject({
+        method: 'POST',
+        url: `/app/api/spaces/${s.spaceId}/payment-requests/${request.token}/mark-paid`,
+        session: s.owner.token,
+        payload: { amount: sent, reference: `bank-${sent}` },
+      });
+      expect(marked.statusCode, marked.body).toBe(200);
+      expect(marked.json()).toMatchObject({ status: 'paid' });
+      expect(await invoiceOf(s, invoice.id)).toMatchObject({ status: 'paid', paid_amount: '3.00000000' });
+      expect(await discountGiven(s.spaceId)).toBe(discount);
+      expect(await paidEvents(s.spaceId)).toHaveLength(2);
+      expect((await checkLedger(w.h.db, s.spaceId)).sound).toBe(true);
+    }
+  });
+
+  it('two concurrent payments of the amount asked: one closes the invoice, one discount, invoice.paid once', async () => {
+    const { s, invoice, request } = await taggedInvoice('3', false);
+    const answers = await Promise.all(
+      ['a', 'b', 'c'].map((reference) =>
+        w.h.inject({
+          method: 'POST',
+          url: `/app/api/spaces/${s.spaceId}/payment-requests/${request.token}/mark-paid`,
+          session: s.owner.token,
+          payload: { amount: request.amount_due, reference },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 409, 409]);
+    const after = await invoiceOf(s, invoice.id);
+    expect(after).toMatchObject({ status: 'paid', paid_amount: '3.00000000' });
+    expect(after.payments.map((payment) => payment.via)).toEqual(['settlement', 'write_off']);
+    expect(await discountGiven(s.spaceId)).toBe(100n);
+    expect(await paidEvents(s.spaceId)).toHaveLength(2);
+    expect((await checkLedger(w.h.db, s.spaceId)).sound).toBe(true);
+  });
 });

@@ -4,6 +4,7 @@ export { CURRENCY_MINOR_UNITS, computeTotals, minorUnitsOf } from './domain.ts';
 export { registerInvoiceRoutes } from './routes.ts';
 export { InvoiceOut } from './schemas.ts';
 export {
+  applyInvoiceDiscount,
   applyInvoiceSettlement,
   type InvoiceRecord,
   type InvoicesDeps,

@@ -464,6 +464,8 @@ type InvoicePaymentDraft = {
   txId: string | null;
   entryId: string | null;
   at: Date;
+  /** The road invoice.paid names when this row closes the invoice, if not its own `via`. */
+  announceVia?: 'settlement' | 'card';
 };
 
 /**
@@ -501,7 +503,7 @@ async function applyPayment(
     ...(announce ? { paid_event_at: payment.at } : {}),
     updated_at: payment.at,
   });
-  if (announce) await emitPaid(tx, updated, outcome.paid, payment.via, payment.at);
+  if (announce) await emitPaid(tx, updated, outcome.paid, payment.announceVia ?? payment.via, payment.at);
   return updated;
 }
 
@@ -779,7 +781,8 @@ export async function invoiceByToken(db: Queryable, token: string) {
  * settlement has booked the money already (its entry is referenced, not booked again). An
  * invoice that no longer takes payments (void, or paid by another road meanwhile) is left alone:
  * the money stays booked as the request's income. More than is open closes the invoice; the
- * excess is the request's, not the invoice's.
+ * excess is the request's, not the invoice's. Answers what is still open on the invoice
+ * afterwards (null when it takes no payments).
  */
 export async function applyInvoiceSettlement(
   tx: Queryable,
@@ -793,12 +796,12 @@ export async function applyInvoiceSettlement(
     reference: string;
     at: Date;
   },
-) {
+): Promise<AmountE8 | null> {
   const row = await store.lockInvoice(tx, input.spaceId, input.invoiceId);
-  if (!row || !allows('pay', row.status as InvoiceStatus)) return;
+  if (!row || !allows('pay', row.status as InvoiceStatus)) return null;
   const open = asAmount(openAmountOf(row));
   const applied = input.amount < open ? input.amount : open;
-  if (applied <= 0n) return;
+  if (applied <= 0n) return open;
   const outcome = afterPayment(
     readAmount(row.total),
     readAmount(row.credited_amount),
@@ -815,6 +818,48 @@ export async function applyInvoiceSettlement(
     txId: null,
     entryId: input.entryId,
     at: input.at,
+  });
+  return asAmount(open - applied);
+}
+
+/**
+ * The rest of an invoice, at most the tag (under one cent) its request was lowered by, given as
+ * a settlement discount once that request was paid in full (issue 22): a `write_off` payment row
+ * that names the discount's ledger entry, so the invoice closes and invoice.paid fires once,
+ * naming the road the money came by.
+ */
+export async function applyInvoiceDiscount(
+  tx: Queryable,
+  input: {
+    spaceId: string;
+    invoiceId: string;
+    accountId: string;
+    amount: AmountE8;
+    via: 'card' | 'settlement';
+    entryId: string;
+    note: string;
+    at: Date;
+  },
+) {
+  const row = await store.lockInvoice(tx, input.spaceId, input.invoiceId);
+  assert(row && allows('pay', row.status as InvoiceStatus), 'The invoice took the settlement just now.');
+  const outcome = afterPayment(
+    readAmount(row.total),
+    readAmount(row.credited_amount),
+    readAmount(row.paid_amount),
+    input.amount,
+  );
+  assert(outcome.ok && outcome.closes, 'The discount is exactly what is open.');
+  await applyPayment(tx, row, outcome, {
+    accountId: input.accountId,
+    amount: input.amount,
+    via: 'write_off',
+    note: input.note.slice(0, 500),
+    occurredOn: input.at.toISOString().slice(0, 10),
+    txId: null,
+    entryId: input.entryId,
+    at: input.at,
+    announceVia: input.via,
   });
 }
 

@@ -16,7 +16,7 @@ import type { Db, Queryable } from '../../platform/db/database.ts';
 import { enqueueEvents, type OutboxEvent } from '../../platform/outbox/outbox.ts';
 import { type AccountFacts, requireAccountFacts } from '../accounts/index.ts';
 import { findClientCredit } from '../client-credits/index.ts';
-import { applyInvoiceSettlement, recordInvoiceShortfall } from '../invoices/index.ts';
+import { applyInvoiceDiscount, applyInvoiceSettlement, recordInvoiceShortfall } from '../invoices/index.ts';
 import {
   decrease,
   ensureLedgerAccounts,
@@ -37,6 +37,7 @@ import {
   checkMint,
   expiryFor,
   pegOf,
+  type RequestStatus,
   TOKEN_DECIMALS,
   visibleStatus,
 } from './domain.ts';
@@ -361,18 +362,8 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
     paidAt,
   });
   await emitEvents(tx, request, account, settlement, input);
-  if (request.invoice_id) {
-    await applyInvoiceSettlement(tx, {
-      spaceId: request.space_id,
-      invoiceId: request.invoice_id,
-      accountId: account.id,
-      amount: input.amount,
-      via: input.rail === 'card' ? 'card' : 'settlement',
-      entryId: posted.entryId,
-      reference: `${input.rail}:${input.reference}`,
-      at: input.at,
-    });
-  }
+  const settled = { accountId: account.id, settlementId, entryId: posted.entryId, nextStatus: next.status };
+  if (request.invoice_id) await payInvoice(tx, request, { ...settled, invoiceId: request.invoice_id }, input);
   return {
     ok: true,
     replayed: false,
@@ -384,6 +375,105 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
       paid_at: paidAt,
     },
   };
+}
+
+/**
+ * The invoice a request was minted for receives what the settlement brought; when that paid the
+ * request in full by its tagged amount, the tag the invoice still lacks is given as a discount.
+ */
+async function payInvoice(
+  tx: Queryable,
+  request: store.RequestRow,
+  settled: {
+    invoiceId: string;
+    accountId: string;
+    settlementId: string;
+    entryId: string;
+    nextStatus: RequestStatus;
+  },
+  input: SettleInput,
+) {
+  const { invoiceId, accountId, settlementId, nextStatus } = settled;
+  const via = input.rail === 'card' ? 'card' : 'settlement';
+  const stillOpen = await applyInvoiceSettlement(tx, {
+    spaceId: request.space_id,
+    invoiceId,
+    accountId,
+    amount: input.amount,
+    via,
+    entryId: settled.entryId,
+    reference: `${input.rail}:${input.reference}`,
+    at: input.at,
+  });
+  const discount = tagDiscount(request, nextStatus, stillOpen);
+  if (discount !== null) {
+    const entryId = await bookTagDiscount(tx, request, settlementId, discount, input);
+    await applyInvoiceDiscount(tx, {
+      spaceId: request.space_id,
+      invoiceId,
+      accountId,
+      amount: discount,
+      via,
+      entryId,
+      note: `Settlement discount: the request asked ${formatAmount(readAmount(request.amount_due))} of ${formatAmount(readAmount(request.amount))} (${input.rail}:${input.reference})`,
+      at: input.at,
+    });
+  }
+}
+
+/**
+ * What an invoice still lacks when its request has just been paid in full by the amount it asked
+ * (issue 22): the request asked for its price lowered by a tag under one cent, so the invoice is
+ * left open by at most that tag, which is then given as a discount. Null when there is nothing
+ * to give: the request is not newly paid, it carried no tag, the invoice takes no payments or is
+ * closed already, or it lacks more than the tag (another road changed it; it stays open).
+ */
+function tagDiscount(
+  request: store.RequestRow,
+  nextStatus: RequestStatus,
+  stillOpen: AmountE8 | null,
+): AmountE8 | null {
+  if (request.status === 'paid' || nextStatus !== 'paid' || stillOpen === null || stillOpen <= 0n)
+    return null;
+  const tag = readAmount(request.amount) - readAmount(request.amount_due);
+  return stillOpen <= tag ? stillOpen : null;
+}
+
+/**
+ * The tag given as a discount, in the settlement's transaction: the request's income (or
+ * "general") rises by it, to the whole price the invoice asked, and the expense
+ * `settlement_discount` rises by the same, both in the request's currency. No money moves: the
+ * account holds exactly what arrived.
+ */
+async function bookTagDiscount(
+  tx: Queryable,
+  request: store.RequestRow,
+  settlementId: string,
+  amount: AmountE8,
+  input: SettleInput,
+): Promise<string> {
+  const where = { spaceId: request.space_id, at: input.at, currency: request.currency };
+  const [expense, income] = await ensureLedgerAccounts(tx, [
+    ledgerAccountSpecs.expense({ ...where, ref: 'settlement_discount' }),
+    ledgerAccountSpecs.income({ ...where, resourceId: request.resource_id }),
+  ]);
+  const posted = await postEntry(
+    tx,
+    {
+      spaceId: request.space_id,
+      origin: 'rail',
+      kind: 'expense',
+      occurredOn: input.at.toISOString().slice(0, 10),
+      causeType: 'settlement_discount',
+      causeId: settlementId,
+      counterparty: input.payer,
+      memo: `Settlement discount on ${request.memo}`.slice(0, 500),
+      postings: [increase(expense!, amount), increase(income!, amount)],
+    },
+    input.at,
+  );
+  assert(posted.ok, 'A discount only adds to balances that have no floor.');
+  return posted.entryId;
 }
 
 /** The invoice's request that can still take money, if any. */

@@ -207,17 +207,24 @@ describe('POST /integration/transactions', () => {
     expect(await balanceOf(world)).toBe(500);
   }, 60_000);
 
-  it('files text holding a lone UTF-16 surrogate with U+FFFD in its place, as every text column does', async () => {
+  it('refuses a batch whose text holds a lone UTF-16 surrogate (422 string_unicode), filing nothing', async () => {
     const world = await pushWorld();
     const res = await push(world, [row('lone-1', { payee: 'Caf\ud800 bar', note: 'end \udfff' })]);
-    expect(res.json()).toMatchObject({ booked: 1, rejected: 0 });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail[0]).toMatchObject({ loc: ['body', 'rows', 0, 'payee'], type: 'string_unicode' });
+    expect(await balanceOf(world)).toBeNull();
+    // Whole characters are filed exactly as sent.
+    const whole = await push(world, [
+      row('whole-1', { payee: 'Caf\u00e9 \ud83d\ude00', note: 'e\u0301 \u202e' }),
+    ]);
+    expect(whole.json()).toMatchObject({ booked: 1, rejected: 0 });
     const entry = await h.db
       .selectFrom('ledger_entries')
       .select(['counterparty', 'memo'])
       .where('space_id', '=', world.spaceId)
       .where('origin', '=', 'import')
       .executeTakeFirstOrThrow();
-    expect(entry).toEqual({ counterparty: 'Caf\ufffd bar', memo: 'end \ufffd' });
+    expect(entry).toEqual({ counterparty: 'Caf\u00e9 \ud83d\ude00', memo: 'e\u0301 \u202e' });
   });
 
   it('keeps every pushed row inside its batch and on its entry: the database refuses a row naming another source or an entry its space lacks, and deleting a batch', async () => {

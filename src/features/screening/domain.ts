@@ -1,5 +1,5 @@
-// Sanctions screening with no I/O: reading OFAC's classic SDN.XML and the normal forms that
-// entries and destinations are compared in.
+// Sanctions screening with no I/O: the normal forms that list entries and a payment's names
+// and addresses are compared in (the SDN.XML reader is in sdn-xml.ts).
 
 /** The list's entries as they are matched: a normalised name, or a chain address. */
 export type ScreeningEntry = { kind: 'name' | 'address'; value: string; sdnUid: string };

@@ -631,7 +631,7 @@ function checkWrites(
 async function run(ctx: BenchContext, report: BenchReport): Promise<void> {
   const { facts, settings } = ctx;
   const config = 'postgres';
-  ctx.log(`  [${config}] fresh database ${DATABASE}, starting server...`);
+  ctx.log(`  [${config}] fresh database ${benchDatabaseName(DATABASE)}, starting server...`);
   const databaseUrl = await freshDatabase(facts.pgAdminUrl, DATABASE);
   let server: ServerHandle | undefined;
   const db = new pg.Pool({ connectionString: databaseUrl, max: settings.connections });

@@ -3,6 +3,7 @@
 // when a measurement could not be taken (server failed to start, wrong answers...).
 // Add a benchmark: write bench/<name>.ts exporting an async BenchFn and list it below.
 
+import { benchApp } from './app.ts';
 import { benchCharges } from './charges.ts';
 import { benchInvoices } from './invoices.ts';
 import {
@@ -18,8 +19,8 @@ import {
   readSettings,
   table,
 } from './lib.ts';
-import { benchPayouts } from './payouts.ts';
 import { benchParse } from './parse.ts';
+import { benchPayouts } from './payouts.ts';
 import { benchPing } from './ping.ts';
 import { benchPush } from './push.ts';
 import { benchWebhooks } from './webhooks.ts';
@@ -34,6 +35,7 @@ const BENCHMARKS: { name: string; run: BenchFn }[] = [
   { name: 'x402', run: benchX402 },
   { name: 'payouts', run: benchPayouts },
   { name: 'parse', run: benchParse },
+  { name: 'app', run: benchApp },
 ];
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -8,32 +8,55 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './core/clock.ts';
 import { AppError } from './core/errors.ts';
-import { registerAccountAppRoutes, registerAccountRoutes } from './features/accounts/index.ts';
+import {
+  registerAccountAppRoutes,
+  registerAccountPages,
+  registerAccountRoutes,
+  registerLedgerAppRoutes,
+  registerLedgerPages,
+} from './features/accounts/index.ts';
+import { loadShell, registerShellPages } from './features/app-shell/index.ts';
 import { registerStripeWebhookRoute, stripeGateway } from './features/card-payments/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
-import { registerClientCreditRoutes } from './features/client-credits/index.ts';
-import { registerContactRoutes } from './features/contacts/index.ts';
+import { registerClientCreditPages, registerClientCreditRoutes } from './features/client-credits/index.ts';
+import {
+  registerContactAppRoutes,
+  registerContactPages,
+  registerContactRoutes,
+} from './features/contacts/index.ts';
 import { registerDevFaucetRoutes } from './features/dev-faucet/index.ts';
 import { registerInvoiceAppRoutes, registerInvoiceRoutes } from './features/invoices/index.ts';
-import { createKeyDoor, registerKeyRoutes, registerPingRoute } from './features/keys/index.ts';
-import { registerNotificationRoutes } from './features/notifications/index.ts';
+import {
+  createKeyDoor,
+  registerKeyPages,
+  registerKeyRoutes,
+  registerPingRoute,
+} from './features/keys/index.ts';
+import { registerNotificationPages, registerNotificationRoutes } from './features/notifications/index.ts';
 import { registerPageRoutes } from './features/pages/index.ts';
 import {
   registerPaymentRequestAppRoutes,
+  registerPaymentRequestPages,
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
 import { registerPayoutRoutes } from './features/payouts/index.ts';
-import { registerPushAppRoutes, registerPushRoutes } from './features/push/index.ts';
-import { registerEndpointAppRoutes } from './features/resources/index.ts';
-import { registerSiteAppRoutes } from './features/sites/index.ts';
-import { registerSpaceRoutes } from './features/spaces/index.ts';
+import { registerPushAppRoutes, registerPushPages, registerPushRoutes } from './features/push/index.ts';
+import {
+  registerEndpointAppRoutes,
+  registerIncomeAppRoutes,
+  registerResourcePages,
+} from './features/resources/index.ts';
+import { registerSiteAppRoutes, registerSitePages } from './features/sites/index.ts';
+import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
 import {
   createSessionGuard,
   registerPasswordResetRoutes,
   registerSessionRoutes,
+  registerUserPages,
   registerUserRoutes,
+  resolveSession,
 } from './features/users/index.ts';
-import { registerWebhookRoutes } from './features/webhooks/index.ts';
+import { registerSubscriptionPages, registerWebhookRoutes } from './features/webhooks/index.ts';
 import { createFacilitator, registerX402Routes } from './features/x402/index.ts';
 import type { AuthStamps } from './platform/auth-stamps.ts';
 import { type Chain, GAS_LOW_WEI } from './platform/chain/chain.ts';
@@ -52,6 +75,7 @@ import { type Mailer, mailerFromConfig } from './platform/mail/mailer.ts';
 import { createMetrics, type Metrics, startGasSampler } from './platform/metrics.ts';
 import type { Resolver } from './platform/net/public-address.ts';
 import { SafeSender } from './platform/net/safe-post.ts';
+import { registerWebApp } from './platform/web/plumbing.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -303,10 +327,13 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
     });
     registerNotificationRoutes(scope, base);
     registerPaymentRequestAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
-    registerClientCreditRoutes(scope, base);
+    registerClientCreditRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
     registerPushAppRoutes(scope, base);
     registerAccountAppRoutes(scope, base);
+    registerLedgerAppRoutes(scope, base);
+    registerContactAppRoutes(scope, base);
     registerEndpointAppRoutes(scope, base);
+    registerIncomeAppRoutes(scope, base);
     registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl, mailer: appMailer });
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
     registerPayoutRoutes(scope, { ...base, chain: deps.chain, confirmations: deps.config.confirmations });
@@ -316,6 +343,53 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
     });
+  });
+}
+
+/** The owner's web app under /app: pages that call the same services as /app/api. */
+function registerWebPages(app: FastifyInstance, deps: AppDeps) {
+  const db = deps.database.db;
+  const base = { db, clock: deps.clock };
+  const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
+  const spaceDeps = { ...base, authStamps: deps.authStamps };
+  const siteSender = new SafeSender({
+    policy: { allowPrivate: deps.config.webhookAllowPrivate },
+    resolver: deps.resolver,
+  });
+  app.addHook('onClose', () => siteSender.close());
+  const webDeps = {
+    resolveSession: async (token: string) => {
+      const session = await resolveSession(base, token);
+      return session && { userId: session.user_id, csrfToken: session.csrf_token };
+    },
+    loadShell: (userId: string, bookId: string | undefined) => loadShell(spaceDeps, userId, bookId),
+  };
+  return registerWebApp(app, webDeps, (scope) => {
+    registerShellPages(scope);
+    registerUserPages(scope, userDeps);
+    registerSpacePages(scope, spaceDeps);
+    registerResourcePages(scope, base);
+    registerLedgerPages(scope, base);
+    registerPushPages(scope, spaceDeps);
+    registerSubscriptionPages(scope, {
+      ...base,
+      secrets: deps.secrets,
+      resolver: deps.resolver,
+      webhookAllowPrivate: deps.config.webhookAllowPrivate,
+    });
+    registerKeyPages(scope, {
+      ...base,
+      secrets: deps.secrets,
+      authStamps: deps.authStamps,
+      resolver: deps.resolver,
+      webhookAllowPrivate: deps.config.webhookAllowPrivate,
+    });
+    registerPaymentRequestPages(scope, { ...base, publicUrl: deps.config.publicUrl });
+    registerAccountPages(scope, base);
+    registerContactPages(scope, base);
+    registerClientCreditPages(scope, { ...base, publicUrl: deps.config.publicUrl });
+    registerNotificationPages(scope, base);
+    registerSitePages(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
   });
 }
 
@@ -344,7 +418,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   // The card rail in production: Stripe Checkout, when both Stripe keys are configured.
   const card = deps.config.stripe && { ...x402, gateway: stripeGateway(deps.config.stripe) };
-  registerPageRoutes(app, { ...x402, production: deps.config.production, card });
+  registerPageRoutes(app, {
+    ...x402,
+    production: deps.config.production,
+    card,
+    networks: deps.chain?.networks,
+  });
   if (card) await registerStripeWebhookRoute(app, card);
   registerX402Routes(app, {
     ...x402,
@@ -360,6 +439,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => mailer.close());
   await registerIntegration(app, deps, mailer);
   await registerAppApi(app, deps, mailer);
+  await registerWebPages(app, deps);
   // Development rail: only with a local chain, which production never has.
   if (deps.chain?.local && !deps.config.production) {
     registerDevFaucetRoutes(app, { local: deps.chain.local, production: deps.config.production });

@@ -97,6 +97,7 @@ export function describeDemo(demo: DemoCredentials, publicUrl: string): string {
   return [
     '',
     'Tollbook demo space created. These secrets are shown once; keep them.',
+    `  Web app:         ${publicUrl}/app  (log in with the next line)`,
     `  App login:       ${demo.email} / ${demo.password}`,
     `  Space id:        ${demo.spaceId}`,
     `  Integration key: ${demo.key}`,

@@ -34,7 +34,8 @@ type RawImport = Omit<Import, 'file' | 'target'>;
 const NON_LITERAL = '<non-literal>';
 
 function parseSource(fileName: string, text: string): ts.SourceFile {
-  return ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const kind = fileName.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+  return ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
 }
 
 function literalText(node: ts.Node | undefined): string | undefined {
@@ -119,7 +120,9 @@ function listSourceFiles(directory: string): string[] {
   return readdirSync(absolute, { withFileTypes: true }).flatMap((entry) => {
     const path = posix.join(directory, entry.name);
     if (entry.isDirectory()) return listSourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+    // Pages are TSX (features/<name>/pages.tsx, platform/web): held to the same rules.
+    const source = entry.name.endsWith('.ts') || entry.name.endsWith('.tsx');
+    return source && !/\.test\.tsx?$/.test(entry.name) ? [path] : [];
   });
 }
 
@@ -250,7 +253,7 @@ describe('import parser', () => {
         const path = repoPath(found);
         return (
           path !== undefined &&
-          (path.startsWith('../') || !path.endsWith('.ts') || !existsSync(posix.join(toPosix(ROOT), path)))
+          (path.startsWith('../') || !/\.tsx?$/.test(path) || !existsSync(posix.join(toPosix(ROOT), path)))
         );
       },
     );

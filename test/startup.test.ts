@@ -42,6 +42,7 @@ describe('start-up', () => {
       const demo = await seedDemo(runtime);
       expect(demo?.key).toMatch(/^oit_[0-9A-Za-z]{43}$/);
       expect(describeDemo(demo!, 'http://localhost:8080')).toContain(demo!.key);
+      expect(describeDemo(demo!, 'http://localhost:8080')).toContain('http://localhost:8080/app');
       expect(await seedDemo(runtime)).toBeUndefined();
       // A development master key was generated into the data dir and seals the secret.
       expect(readFileSync(join(dataDir, 'master.key'), 'utf8').trim()).toMatch(/^[0-9a-f]{64}$/);

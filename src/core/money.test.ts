@@ -5,7 +5,9 @@ import {
   asAmount,
   expandExponent,
   formatAmount,
+  formatAmountForPeople,
   formatAmountTrimmed,
+  formatMoneyForPeople,
   parseAmountInput,
   parseDecimalText,
   parseJsonNumber,
@@ -110,6 +112,33 @@ describe('formatting', () => {
           if (Math.abs(whole) < 10_000_000) expect(fromNumber).toEqual(fromText);
         },
       ),
+    );
+  });
+});
+
+describe('formatAmountForPeople and formatMoneyForPeople', () => {
+  it('spells the number alone for tables, the currency added for the public pages', () => {
+    expect(formatAmountForPeople(asAmount(123_450_000_000n))).toBe('1,234.50');
+  });
+
+  it('shows two decimals at least, every significant digit, grouped thousands and the currency', () => {
+    expect(formatMoneyForPeople(asAmount(200_000_000n), 'USDC')).toBe('2.00 USDC');
+    expect(formatMoneyForPeople(asAmount(250_000_000n), 'USD')).toBe('2.50 USD');
+    expect(formatMoneyForPeople(asAmount(150_000n), 'USD')).toBe('0.0015 USD');
+    expect(formatMoneyForPeople(asAmount(1n), 'USD')).toBe('0.00000001 USD');
+    expect(formatMoneyForPeople(asAmount(0n), 'EUR')).toBe('0.00 EUR');
+    expect(formatMoneyForPeople(asAmount(123_456_750_000_000n), 'USD')).toBe('1,234,567.50 USD');
+    expect(formatMoneyForPeople(asAmount(-100_000_000_000n), 'USD')).toBe('-1,000.00 USD');
+    expect(formatMoneyForPeople(asAmount(99_900_000_000n), 'USD')).toBe('999.00 USD');
+  });
+
+  it('never rounds: the shown number, ungrouped, parses back to the amount', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), (units) => {
+        const amount = asAmount(units);
+        const [number = ''] = formatMoneyForPeople(amount, 'USD').split(' ');
+        expect(parseDecimalText(number.replaceAll(',', ''))).toEqual({ ok: true, value: amount });
+      }),
     );
   });
 });

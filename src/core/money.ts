@@ -110,3 +110,21 @@ export function formatAmountTrimmed(amount: AmountE8): string {
 export function isPositive(amount: AmountE8): boolean {
   return amount > 0n;
 }
+
+/**
+ * For people reading a page: trailing zeros trimmed but at least two decimals and a thousands
+ * separator ("1,234.50", "0.00012"), never rounded.
+ */
+export function formatAmountForPeople(amount: AmountE8): string {
+  const full = formatAmount(amount);
+  const [whole = '0', fraction = ''] = full.split('.');
+  const shown = fraction.replace(/0+$/, '').padEnd(2, '0');
+  const sign = whole.startsWith('-') ? '-' : '';
+  const digits = sign ? whole.slice(1) : whole;
+  return `${sign}${digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${shown}`;
+}
+
+/** The same with its currency after it, as the public pages show amounts ("2.00 USDC"). */
+export function formatMoneyForPeople(amount: AmountE8, currency: string): string {
+  return `${formatAmountForPeople(amount)} ${currency}`;
+}

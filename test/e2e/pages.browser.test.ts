@@ -76,6 +76,18 @@ async function text(page: Page, selector: string): Promise<string> {
   return ((await page.textContent(selector)) ?? '').trim();
 }
 
+/** Waits (polling from the test, not by eval in the page: its CSP forbids that) for a text. */
+async function waitForText(page: Page, selector: string, expected: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  let current = '';
+  while (Date.now() < deadline) {
+    current = await text(page, selector);
+    if (current === expected) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${selector} read "${current}", not "${expected}", after ${timeoutMs} ms.`);
+}
+
 describe('public pages in a browser', () => {
   let app: Awaited<ReturnType<typeof startBrowserApp>> | undefined;
   beforeAll(async () => {
@@ -121,18 +133,18 @@ describe('public pages in a browser', () => {
       const response = await page.goto(url);
       expect(response?.status()).toBe(200);
 
-      expect(await text(page, '#amount')).toBe('2.50000000 USD');
+      expect(await text(page, '#amount')).toBe('2.50 USD');
       // HTML in the memo is shown as the characters typed, never as markup.
       expect(await text(page, '#memo')).toBe(memo);
       expect(await page.locator('#memo *').count()).toBe(0);
       expect(await page.getByText(`Payment to ${handle}`).isVisible()).toBe(true);
-      expect(await text(page, '#status')).toBe('active');
+      expect(await text(page, '#status')).toBe('Awaiting payment');
 
       const stablecoin = page.locator('#rail-stablecoin');
       expect(await stablecoin.isVisible()).toBe(true);
       expect(await text(page, '#pay-to')).toBe(ADDRESS);
       const stablecoinText = squash(await stablecoin.textContent());
-      expect(stablecoinText).toContain('Send exactly 2.50000000 USDC');
+      expect(stablecoinText).toContain('Send exactly 2.50 USDC');
       expect(stablecoinText).toContain('local');
       const qr = stablecoin.locator('svg');
       expect(await qr.count()).toBe(1);
@@ -141,7 +153,7 @@ describe('public pages in a browser', () => {
       expect(box?.height).toBeGreaterThan(100);
 
       const bankText = squash(await page.locator('#rail-bank').textContent());
-      expect(bankText).toContain('Transfer 2.50000000 USD to Bank');
+      expect(bankText).toContain('Transfer 2.50 USD to Bank');
       expect(bankText).toContain(IBAN);
       expect(bankText).toContain(BIC);
       const reference = await text(page, '#bank-reference');
@@ -151,7 +163,7 @@ describe('public pages in a browser', () => {
       for (const input of ['#card-number', '#card-exp', '#card-cvc']) {
         expect(await page.locator(`#card-form ${input}`).isVisible()).toBe(true);
       }
-      expect(await text(page, '#card-form button[type="submit"]')).toBe('Pay 2.50000000 USD');
+      expect(await text(page, '#card-form button[type="submit"]')).toBe('Pay 2.50 USD');
       expect(await text(page, '#card-result')).toBe('');
 
       mkdirSync(RESULTS_DIR, { recursive: true });
@@ -167,11 +179,13 @@ describe('public pages in a browser', () => {
     const page = await browser!.newPage();
     try {
       await page.goto(url);
-      expect(await text(page, '#status')).toBe('active');
+      expect(await text(page, '#status')).toBe('Awaiting payment');
 
       const result = await payByCardForm(page, PAYS);
       expect(result).toMatch(/paid/i);
-      expect(await text(page, '#status')).toBe('paid');
+      // The status poller turns the badge at once and hides every way to pay.
+      await waitForText(page, '#status', 'Paid');
+      expect(await page.locator('#rail-card').isHidden()).toBe(true);
       expect(await page.locator('#card-form button[type="submit"]').isDisabled()).toBe(true);
 
       const record = await requestRecord(token);
@@ -183,11 +197,58 @@ describe('public pages in a browser', () => {
 
       // Reloaded, the page itself says paid and offers no way to pay again.
       await page.reload();
-      expect(await text(page, '#status')).toBe('paid');
+      expect(await text(page, '#status')).toBe('Paid');
       expect(await page.locator('#card-form').count()).toBe(0);
     } finally {
       await page.close();
     }
+  });
+
+  it('turns to Paid by itself, without a reload, when another rail settles the request', async () => {
+    const { token, url } = await paymentRequest('Settled elsewhere', '4');
+    const page = await browser!.newPage();
+    let loads = 0;
+    try {
+      await page.goto(url);
+      page.on('load', () => loads++);
+      expect(await text(page, '#status')).toBe('Awaiting payment');
+      expect(await page.locator('#received').isHidden()).toBe(true);
+      // The payer's other device pays by card: this page only learns of it by asking.
+      const paid = await h.inject({
+        method: 'POST',
+        url: `/pay/${token}/card`,
+        payload: { number: PAYS, exp: EXPIRY, cvc: '123' },
+      });
+      expect(paid.statusCode).toBe(200);
+      await waitForText(page, '#status', 'Paid');
+      expect(await page.locator('#paid-note').isVisible()).toBe(true);
+      expect(await page.locator('#rail-card').isHidden()).toBe(true);
+      expect(await page.locator('#rail-stablecoin').isHidden()).toBe(true);
+      expect(await page.locator('#received').isHidden()).toBe(true);
+      expect(loads).toBe(0);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('answers its status poll with the status and amounts, and a 404 for an unknown request', async () => {
+    const { token } = await paymentRequest('Polled');
+    const res = await h.inject({
+      method: 'GET',
+      url: `/pay/${token}/status`,
+      headers: { accept: 'application/json' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      status: 'active',
+      amount: '2.50000000',
+      amount_received: '0.00000000',
+      currency: 'USD',
+      received_label: '0.00 USD',
+    });
+    expect(res.headers['cache-control']).toBe('no-store');
+    const unknown = await h.inject({ method: 'GET', url: `/pay/pr_${'x'.repeat(40)}/status` });
+    expect(unknown.statusCode).toBe(404);
   });
 
   it('shows the decline message for the card 4000 0000 0000 0002 and leaves the request active and unpaid', async () => {
@@ -202,7 +263,7 @@ describe('public pages in a browser', () => {
       expect((await answer.json()).error).toBe('card_declined');
 
       expect(result).toMatch(/declined/i);
-      expect(await text(page, '#status')).toBe('active');
+      expect(await text(page, '#status')).toBe('Awaiting payment');
       expect(await page.locator('#card-form button[type="submit"]').isDisabled()).toBe(false);
 
       const record = await requestRecord(token);
@@ -247,19 +308,19 @@ describe('public pages in a browser', () => {
       const page = await context.newPage();
       const response = await page.goto(`${base}${balancePath}`);
       expect(response?.status()).toBe(200);
-      expect(await text(page, '#balance')).toBe('4.35000000 USD');
-      expect(await text(page, '#paid-in')).toBe('5.00000000');
+      expect(await text(page, '#balance')).toBe('4.35 USD');
+      expect(await text(page, '#paid-in')).toBe('5.00 USD');
       expect(await page.getByText(clientRef).isVisible()).toBe(true);
 
       const calls = await page.locator('#calls tbody tr').allInnerTexts();
       expect(calls).toHaveLength(2);
-      expect(calls.some((row) => row.includes('GET /v1/search') && row.includes('0.40000000'))).toBe(true);
-      expect(calls.some((row) => row.includes('GET /v1/weather') && row.includes('0.25000000'))).toBe(true);
+      expect(calls.some((row) => row.includes('GET /v1/search') && row.includes('0.40 USD'))).toBe(true);
+      expect(calls.some((row) => row.includes('GET /v1/weather') && row.includes('0.25 USD'))).toBe(true);
 
       const topUps = await page.locator('#top-ups tbody tr').allInnerTexts();
       expect(topUps).toHaveLength(1);
       expect(topUps[0]).toContain('card');
-      expect(topUps[0]).toContain('5.00000000');
+      expect(topUps[0]).toContain('5.00 USD');
     } finally {
       await context.close();
     }
@@ -303,7 +364,7 @@ describe('public pages in a browser', () => {
       const framedText = await framed!
         .evaluate('document.body ? document.body.innerText : ""')
         .catch(() => '');
-      expect(String(framedText)).not.toContain('2.50000000');
+      expect(String(framedText)).not.toContain('2.50 USD');
     } finally {
       await page.close();
       await new Promise<void>((resolve) => outer.close(() => resolve()));

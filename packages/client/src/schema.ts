@@ -2730,7 +2730,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2762,7 +2762,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2787,7 +2787,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2945,7 +2945,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2983,7 +2983,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3041,7 +3041,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3082,7 +3082,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3134,7 +3134,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3186,7 +3186,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3351,7 +3351,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3401,7 +3401,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3459,7 +3459,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3494,7 +3494,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3549,7 +3549,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3597,7 +3597,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3679,7 +3679,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3741,7 +3741,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3793,7 +3793,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3960,7 +3960,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4006,7 +4006,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4045,7 +4045,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4082,7 +4082,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4120,7 +4120,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5062,7 +5062,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5107,7 +5107,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5178,7 +5178,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5225,7 +5225,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5245,7 +5245,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5287,7 +5287,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5313,7 +5313,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5354,7 +5354,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5403,7 +5403,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5447,7 +5447,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5485,7 +5485,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5544,7 +5544,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5602,7 +5602,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5644,7 +5644,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5782,7 +5782,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5825,7 +5825,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5864,7 +5864,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the AccountOut. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5903,7 +5903,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the ChargeOut. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5952,7 +5952,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the ContactOut. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -6204,7 +6204,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6481,7 +6481,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the PingOut. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6534,7 +6534,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the PushOut. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6664,7 +6664,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6730,7 +6730,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6765,7 +6765,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6824,7 +6824,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;

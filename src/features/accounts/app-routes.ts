@@ -2,6 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { completeProof, type ProofsDeps, startProof } from './proofs.ts';
+import { AccountCreate, AccountList, AccountOut } from './schemas.ts';
+import {
+  type AccountCreateInput,
+  type AccountsDeps,
+  createAccountInApp,
+  listAccountsInApp,
+} from './service.ts';
 
 const Params = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -53,6 +60,52 @@ export function registerAccountAppRoutes(app: FastifyInstance, deps: ProofsDeps)
       return signature === undefined
         ? startProof(deps, userId, id, account_id)
         : completeProof(deps, userId, id, account_id, signature);
+    },
+  );
+  registerAccountListRoutes(app, deps);
+}
+
+const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const AppAccountListQuery = Type.Object({
+  starting_after: Type.Optional(
+    Type.String({ format: 'uuid', description: 'The last id of the previous page.' }),
+  ),
+});
+
+/** The Accounts screen's reads and writes, for scripts: a session instead of a key. */
+export function registerAccountListRoutes(app: FastifyInstance, deps: AccountsDeps) {
+  app.get(
+    '/app/api/spaces/:id/accounts',
+    {
+      schema: {
+        tags: ['app'],
+        params: SpaceParams,
+        querystring: AppAccountListQuery,
+        response: { 200: AccountList },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as Static<typeof SpaceParams>;
+      return listAccountsInApp(
+        deps,
+        request.session!.userId,
+        id,
+        request.query as Static<typeof AppAccountListQuery>,
+      );
+    },
+  );
+  app.post(
+    '/app/api/spaces/:id/accounts',
+    { schema: { tags: ['app'], params: SpaceParams, body: AccountCreate, response: { 201: AccountOut } } },
+    async (request, reply) => {
+      const { id } = request.params as Static<typeof SpaceParams>;
+      const account = await createAccountInApp(
+        deps,
+        request.session!.userId,
+        id,
+        request.body as AccountCreateInput,
+      );
+      return reply.code(201).send(account);
     },
   );
 }

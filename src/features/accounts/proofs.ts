@@ -38,7 +38,11 @@ export async function startProof(deps: ProofsDeps, userId: string, spaceId: stri
     `Issued: ${now.toISOString()}`,
   ].join('\n');
   await store.setChallenge(deps.db, account.id, message, new Date(now.getTime() + CHALLENGE_LIFETIME_MS));
-  return { message, expires_at: new Date(now.getTime() + CHALLENGE_LIFETIME_MS).toISOString() };
+  return {
+    message,
+    address: account.address,
+    expires_at: new Date(now.getTime() + CHALLENGE_LIFETIME_MS).toISOString(),
+  };
 }
 
 /** Checks the signature of the pending challenge; a challenge is used up by its first answer. */

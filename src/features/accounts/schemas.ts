@@ -50,6 +50,7 @@ export const AccountOut = Type.Object(
     opening_balance: Type.String({ description: 'Decimal string, eight places.' }),
     opening_cost: Type.Union([Type.String(), Type.Null()]),
     balance: Type.String({ description: 'Decimal string, eight places.' }),
+    address_proven: Type.Boolean({ description: 'The space proved it controls the address.' }),
     created_at: Type.String({ format: 'date-time' }),
   },
   { $id: 'AccountOut', title: 'AccountOut' },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
+import { PAGE_SIZE } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import {
   type AmountE8,
@@ -12,6 +13,7 @@ import type { Db, Queryable } from '../../platform/db/database.ts';
 import { LastingRows } from '../../platform/db/lasting.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
+import { requireRole } from '../spaces/index.ts';
 import { normalizeAccount } from './domain.ts';
 import * as store from './store.ts';
 
@@ -63,6 +65,7 @@ export function presentAccount(row: store.AccountWithBalance) {
     opening_cost: row.opening_cost === null ? null : formatAmount(readAmount(row.opening_cost)),
     // The ledger keeps the asset account's signed sum; for an asset that is the balance itself.
     balance: formatAmount(readAmount(row.ledger_balance ?? '0')),
+    address_proven: row.address !== null && row.address_proven === row.address.toLowerCase(),
     created_at: row.created_at.toISOString(),
   };
 }
@@ -70,7 +73,7 @@ export function presentAccount(row: store.AccountWithBalance) {
 export async function createAccount(
   tx: Queryable,
   clock: Clock,
-  caller: IntegrationCaller,
+  caller: Pick<IntegrationCaller, 'spaceId'>,
   input: AccountCreateInput,
 ) {
   const shape = normalizeAccount({
@@ -230,4 +233,27 @@ export async function resolvePushAccounts(
 /** Crypto accounts whose proven address is `address`, across spaces (oldest first). */
 export function findProvenAccounts(db: Queryable, address: string) {
   return store.findProvenByAddress(db, address);
+}
+
+/** The app's Accounts screen and API: members and up create; anyone in the space reads. */
+export async function createAccountInApp(
+  deps: AccountsDeps,
+  userId: string,
+  spaceId: string,
+  input: AccountCreateInput,
+) {
+  await requireRole(deps.db, spaceId, userId, ['owner', 'admin', 'member']);
+  return deps.db.transaction().execute((tx) => createAccount(tx, deps.clock, { spaceId }, input));
+}
+
+export async function listAccountsInApp(
+  deps: AccountsDeps,
+  userId: string,
+  spaceId: string,
+  query: { starting_after?: string | undefined },
+) {
+  await requireRole(deps.db, spaceId, userId);
+  const rows = await store.listAccounts(deps.db, spaceId, PAGE_SIZE, query.starting_after);
+  if (rows === undefined) throw new AppError('not_found', 'starting_after names no account of this space.');
+  return { items: rows.slice(0, PAGE_SIZE).map(presentAccount), has_more: rows.length > PAGE_SIZE };
 }

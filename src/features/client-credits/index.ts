@@ -1,3 +1,4 @@
+export { registerClientCreditPages } from './page-routes.ts';
 export { registerClientCreditRoutes } from './routes.ts';
 export {
   balanceUrl,

@@ -18,8 +18,16 @@ const ClientCreditOut = Type.Object({
   contact_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   contact_name: Type.Union([Type.String(), Type.Null()]),
   label: Type.String({ description: 'The contact name once named, else the client_ref.' }),
+  last_call_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  top_ups: Type.Integer({ description: 'Payments that topped the credit up.' }),
+  balance_url: Type.String({ description: "The client's public balance page." }),
   created_at: Type.String({ format: 'date-time' }),
 });
+
+export const CreditListQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
+export const NameContactIn = Type.Object({ contact_id: Type.String({ format: 'uuid' }) });
 
 /** The OpenAPI description of each route below (see platform/http/openapi.ts). */
 const docs = {
@@ -41,20 +49,33 @@ const docs = {
   }),
 };
 
-export function registerClientCreditRoutes(app: FastifyInstance, deps: { db: Db; clock: Clock }) {
+export function registerClientCreditRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; clock: Clock; publicUrl: string },
+) {
   app.get(
     '/app/api/spaces/:id/client-credits',
     {
       schema: {
         ...docs.listClientCredits,
-
         params: SpaceParams,
-        response: { 200: Type.Object({ items: Type.Array(ClientCreditOut) }) },
+        querystring: CreditListQuery,
+        response: {
+          200: Type.Object({
+            items: Type.Array(ClientCreditOut),
+            next_cursor: Type.Union([Type.String(), Type.Null()]),
+          }),
+        },
       },
     },
     async (request) => {
       const { id } = request.params as Static<typeof SpaceParams>;
-      return { items: await listClientCredits(deps, request.session!.userId, id) };
+      return listClientCredits(
+        deps,
+        request.session!.userId,
+        id,
+        request.query as Static<typeof CreditListQuery>,
+      );
     },
   );
   app.post(
@@ -62,9 +83,8 @@ export function registerClientCreditRoutes(app: FastifyInstance, deps: { db: Db;
     {
       schema: {
         ...docs.linkClientCreditContact,
-
         params: CreditParams,
-        body: Type.Object({ contact_id: Type.String({ format: 'uuid' }) }),
+        body: NameContactIn,
         response: { 200: ClientCreditOut },
       },
     },

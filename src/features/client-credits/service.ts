@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
+import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import { formatAmount } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
@@ -94,10 +95,24 @@ export async function creditPage(db: Queryable, token: string) {
   return { credit, balance, ...history };
 }
 
-export async function listClientCredits(deps: { db: Db }, userId: string, spaceId: string) {
+export async function listClientCredits(
+  deps: { db: Db; publicUrl: string },
+  userId: string,
+  spaceId: string,
+  query: { cursor?: string | undefined; id?: string } = {},
+) {
   await requireRole(deps.db, spaceId, userId);
-  const rows = await store.listWithBalances(deps.db, spaceId);
-  return rows.map((row) => ({
+  const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  if (query.cursor !== undefined && before === undefined) {
+    throw new AppError('invalid_request', 'The cursor is not one this list gave out.', { field: 'cursor' });
+  }
+  const rows = await store.listWithBalances(deps.db, spaceId, {
+    before,
+    limit: PAGE_SIZE + 1,
+    ...(query.id === undefined ? {} : { id: query.id }),
+  });
+  const page = pageOf(rows, (row) => ({ at: row.created_at, id: row.id }));
+  const items = page.items.map((row) => ({
     id: row.id,
     client_ref: row.client_ref,
     currency: row.currency,
@@ -106,12 +121,16 @@ export async function listClientCredits(deps: { db: Db }, userId: string, spaceI
     contact_name: row.contact_name ?? null,
     // Listed under the client_ref until a contact is named (spec §4 charges rule 6).
     label: row.contact_name ?? row.client_ref,
+    last_call_at: row.last_call_at ? new Date(row.last_call_at as string | Date).toISOString() : null,
+    top_ups: Number(row.top_ups ?? 0),
+    balance_url: balanceUrl(deps.publicUrl, row.page_token),
     created_at: row.created_at.toISOString(),
   }));
+  return { items, next_cursor: page.next_cursor };
 }
 
 export async function nameContact(
-  deps: { db: Db; clock: Clock },
+  deps: { db: Db; clock: Clock; publicUrl: string },
   userId: string,
   spaceId: string,
   clientRef: string,
@@ -123,5 +142,5 @@ export async function nameContact(
   if (!(await contactExists(deps.db, spaceId, contactId)))
     throw new AppError('invalid_request', 'No contact with this id in this space.', { field: 'contact_id' });
   await store.setContact(deps.db, spaceId, credit.id, contactId);
-  return (await listClientCredits(deps, userId, spaceId)).find((row) => row.id === credit.id)!;
+  return (await listClientCredits(deps, userId, spaceId, { id: credit.id })).items[0]!;
 }

@@ -57,12 +57,20 @@ export function findByPageToken(db: Queryable, token: string) {
   return db.selectFrom('client_credits').selectAll().where('page_token', '=', token).executeTakeFirst();
 }
 
-export function listWithBalances(db: Queryable, spaceId: string) {
-  return db
+/**
+ * A space's client credits with balances, last call and top-ups, newest first, one page from
+ * a (created_at, id) cursor.
+ */
+export function listWithBalances(
+  db: Queryable,
+  spaceId: string,
+  page: { before?: { at: Date; id: string } | undefined; limit: number; id?: string },
+) {
+  let query = db
     .selectFrom('client_credits')
     .innerJoin('ledger_accounts', 'ledger_accounts.id', 'client_credits.ledger_account_id')
     .leftJoin('contacts', 'contacts.id', 'client_credits.contact_id')
-    .select([
+    .select((eb) => [
       'client_credits.id',
       'client_credits.client_ref',
       'client_credits.currency',
@@ -71,9 +79,33 @@ export function listWithBalances(db: Queryable, spaceId: string) {
       'client_credits.created_at',
       'ledger_accounts.balance',
       'contacts.name as contact_name',
+      eb
+        .selectFrom('charges')
+        .select((inner) => inner.fn.max('charges.created_at').as('at'))
+        .whereRef('charges.client_credit_id', '=', 'client_credits.id')
+        .as('last_call_at'),
+      eb
+        .selectFrom('settlements')
+        .innerJoin('payment_requests', 'payment_requests.id', 'settlements.payment_request_id')
+        .select((inner) => inner.fn.countAll<string>().as('count'))
+        .whereRef('payment_requests.client_credit_id', '=', 'client_credits.id')
+        .as('top_ups'),
     ])
-    .where('client_credits.space_id', '=', spaceId)
-    .orderBy('client_credits.created_at')
+    .where('client_credits.space_id', '=', spaceId);
+  if (page.id !== undefined) query = query.where('client_credits.id', '=', page.id);
+  const before = page.before;
+  if (before) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('client_credits.created_at', '<', before.at),
+        eb.and([eb('client_credits.created_at', '=', before.at), eb('client_credits.id', '<', before.id)]),
+      ]),
+    );
+  }
+  return query
+    .orderBy('client_credits.created_at', 'desc')
+    .orderBy('client_credits.id', 'desc')
+    .limit(page.limit)
     .execute();
 }
 

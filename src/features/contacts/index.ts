@@ -1,4 +1,11 @@
 export { checkIban, type Requisites } from './domain.ts';
-export { registerContactRoutes } from './routes.ts';
-export { contactExists, findContactPayee, presentContact, saveInvoiceContact } from './service.ts';
+export { registerContactPages } from './page-routes.ts';
+export { registerContactAppRoutes, registerContactRoutes } from './routes.ts';
+export {
+  contactExists,
+  findContactPayee,
+  listContactsInApp,
+  presentContact,
+  saveInvoiceContact,
+} from './service.ts';
 export type { ContactAddressRow, ContactRow } from './store.ts';

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
+import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
+import { requireRole } from '../spaces/index.ts';
 import { type ContactAddressInput, checkContactName, normalizeAddresses, type Requisites } from './domain.ts';
 import type { ContactCreateBody } from './schemas.ts';
 import * as store from './store.ts';
@@ -68,7 +71,7 @@ function addressInputs(body: ContactCreateBody): ContactAddressInput[] {
 export async function createContact(
   tx: Queryable,
   clock: Clock,
-  caller: IntegrationCaller,
+  caller: Pick<IntegrationCaller, 'spaceId'>,
   body: ContactCreateBody,
 ) {
   const addresses = normalizeAddresses(addressInputs(body));
@@ -143,4 +146,42 @@ export async function findContactPayee(db: Queryable, spaceId: string, contactId
   const found = await store.findPayee(db, spaceId, contactId);
   if (!found) return undefined;
   return { name: found.name, requisites: found.requisites as Requisites | null };
+}
+
+/** The Contacts screen and its app API: the space's address book, newest first, 50 a page. */
+export async function listContactsInApp(
+  deps: ContactsDeps,
+  userId: string,
+  spaceId: string,
+  query: { cursor?: string | undefined },
+) {
+  await requireRole(deps.db, spaceId, userId);
+  const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  if (query.cursor !== undefined && before === undefined) {
+    throw new AppError('invalid_request', 'The cursor is not one this list gave out.', { field: 'cursor' });
+  }
+  const { contacts, addresses } = await store.listSavedContacts(deps.db, spaceId, before, PAGE_SIZE + 1);
+  const page = pageOf(contacts, (row) => ({ at: row.created_at, id: row.id }));
+  return {
+    items: page.items.map((row) =>
+      presentContact(
+        row,
+        addresses.filter((address) => address.contact_id === row.id),
+      ),
+    ),
+    next_cursor: page.next_cursor,
+  };
+}
+
+/** A contact made in the app goes into the book's address book; members and up may add one. */
+export async function createContactInApp(
+  deps: ContactsDeps,
+  userId: string,
+  spaceId: string,
+  body: ContactCreateBody,
+) {
+  await requireRole(deps.db, spaceId, userId, ['owner', 'admin', 'member']);
+  return deps.db
+    .transaction()
+    .execute((tx) => createContact(tx, deps.clock, { spaceId }, { ...body, save_to_book: true }));
 }

@@ -104,3 +104,44 @@ export async function findPayee(db: Queryable, spaceId: string, contactId: strin
     .executeTakeFirst();
   return { name: contact.name, requisites: (address?.requisites ?? null) as Record<string, unknown> | null };
 }
+
+/** The space's address book (contacts saved to it), newest first, from a (created_at, id) cursor. */
+export async function listSavedContacts(
+  db: Queryable,
+  spaceId: string,
+  before: { at: Date; id: string } | undefined,
+  limit: number,
+) {
+  let query = db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('saved_to_book', '=', true);
+  if (before) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', before.at),
+        eb.and([eb('created_at', '=', before.at), eb('id', '<', before.id)]),
+      ]),
+    );
+  }
+  const contacts = (await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute()) as ContactRow[];
+  const addresses =
+    contacts.length === 0
+      ? []
+      : ((await db
+          .selectFrom('contact_addresses')
+          .selectAll()
+          .where('space_id', '=', spaceId)
+          .where(
+            'contact_id',
+            'in',
+            contacts.map((contact) => contact.id),
+          )
+          .execute()) as ContactAddressRow[]);
+  return { contacts, addresses };
+}

@@ -8,7 +8,10 @@ import type { Db } from '../../platform/db/database.ts';
 import type { IntegrationCaller, Scope } from '../../platform/http/context.ts';
 import type { RateDecision, RateLimiter } from '../../platform/http/rate-limit.ts';
 import { isKeyLive, judge, type Principal } from './domain.ts';
-import { findPrincipals } from './store.ts';
+import { findPrincipals, markUsed } from './store.ts';
+
+// A key's last use is written at most this often per key and process.
+const LAST_USE_EVERY_MS = 60_000;
 
 // The door of /integration. Without Redis every call reads its key live from PostgreSQL (in a
 // batch shared with the other calls of the moment), so a revocation stops the very next call.
@@ -114,6 +117,15 @@ function cachedCounter(deps: DoorDeps): Counter {
 
 export function createKeyDoor(deps: DoorDeps) {
   const count = deps.authStamps.enabled ? cachedCounter(deps) : liveCounter(deps);
+  const lastWritten = new Map<string, number>();
+
+  async function noteUse(keyId: string) {
+    const now = deps.clock.now();
+    const last = lastWritten.get(keyId);
+    if (last !== undefined && now.getTime() - last < LAST_USE_EVERY_MS) return;
+    remember(lastWritten, keyId, now.getTime());
+    await markUsed(deps.db, keyId, now);
+  }
 
   /** Admits one call to a route behind `scope`, or throws the refusal the spec prescribes. */
   async function admit(authorization: string | undefined, scope: Scope | 'any'): Promise<Admission> {
@@ -137,7 +149,9 @@ export function createKeyDoor(deps: DoorDeps) {
         },
       );
     }
-    return { caller: (verdict as { caller: IntegrationCaller }).caller, rate: decision };
+    const caller = (verdict as { caller: IntegrationCaller }).caller;
+    await noteUse(caller.keyId);
+    return { caller, rate: decision };
   }
 
   return { admit };

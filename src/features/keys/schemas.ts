@@ -35,6 +35,7 @@ const KeyFields = {
   created_at: Type.String({ format: 'date-time' }),
   expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 };
 
 export const KeyOut = Type.Object(KeyFields);

@@ -46,6 +46,7 @@ function present(row: KeyRow, now: Date) {
     created_at: row.created_at.toISOString(),
     expires_at: row.expires_at ? row.expires_at.toISOString() : null,
     revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+    last_used_at: row.last_used_at ? row.last_used_at.toISOString() : null,
   };
 }
 

@@ -82,6 +82,7 @@ const KEY_LIST_COLUMNS = [
   'integration_keys.created_at',
   'integration_keys.expires_at',
   'integration_keys.revoked_at',
+  'integration_keys.last_used_at',
   'push_sources.name as push_source',
 ] as const;
 
@@ -178,4 +179,14 @@ export function claimKeysToRemind(db: Queryable, now: Date, leadMs: number, limi
 
 export async function markReminded(db: Queryable, keyId: string, at: Date) {
   await db.updateTable('integration_keys').set({ expiry_reminded_at: at }).where('id', '=', keyId).execute();
+}
+
+/** Records a key's use; only ever moves the time forward. */
+export async function markUsed(db: Queryable, keyId: string, at: Date) {
+  await db
+    .updateTable('integration_keys')
+    .set({ last_used_at: at })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+    .execute();
 }

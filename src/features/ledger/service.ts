@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { assert } from '../../core/assert.ts';
+import { PAGE_SIZE } from '../../core/cursor.ts';
+import { AppError } from '../../core/errors.ts';
+import { decodeKeyCursor, pageByKey } from '../../core/key-cursor.ts';
 import { type AmountE8, formatAmount, parseDecimalText } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
 import { alongside } from '../../platform/db/bulk.ts';
@@ -10,6 +13,7 @@ import {
   type EntryDraft,
   imbalance,
   isWellFormed,
+  type LedgerAccountKind,
   type LedgerAccountRef,
   naturalBalance,
   type Posting,
@@ -329,3 +333,128 @@ export async function checkLedger(db: Queryable, spaceId?: string): Promise<Ledg
 }
 
 export type { LedgerAccountRef };
+
+// Reads for the owner's screens: the day's income rows and the entries with their postings.
+// Amounts leave as the records spell them; cursors are opaque (core/cursor.ts).
+
+export type PageInput = { cursor?: string | undefined; limit?: number | undefined };
+
+function keyOf(cursor: string | undefined, parts: number): string[] | undefined {
+  if (cursor === undefined) return undefined;
+  const key = decodeKeyCursor(cursor, parts);
+  if (!key)
+    throw new AppError('invalid_request', 'This cursor is not one this list gave out.', { field: 'cursor' });
+  return key;
+}
+
+/** Income as the Income screen shows it: one row per income account, currency and day. */
+export async function incomeRows(
+  db: Queryable,
+  spaceId: string,
+  filter: PageInput & { ref?: string | undefined },
+) {
+  const limit = filter.limit ?? PAGE_SIZE;
+  const after = keyOf(filter.cursor, 3) as [string, string, string] | undefined;
+  const rows = await store.incomeDays(db, spaceId, { ref: filter.ref, after, limit });
+  const page = pageByKey(rows, limit, (row) => [row.day, row.ref, row.currency]);
+  return {
+    items: page.items.map((row) => ({
+      ref: row.ref,
+      currency: row.currency,
+      day: row.day,
+      amount: formatAmount(naturalBalance('credit', readAmount(row.signed))),
+      entries: Number(row.entries),
+    })),
+    next_cursor: page.next_cursor,
+  };
+}
+
+/** The payments (and reversals) under one income row, newest first, each with its payer. */
+export async function incomeRowEntries(
+  db: Queryable,
+  spaceId: string,
+  row: { ref: string; currency: string; day: string },
+  pageInput: PageInput,
+) {
+  const limit = pageInput.limit ?? PAGE_SIZE;
+  const after = keyOf(pageInput.cursor, 2) as [string, string] | undefined;
+  const rows = await store.incomeDayEntries(db, spaceId, row, { after, limit });
+  const page = pageByKey(rows, limit, (entry) => [entry.created_at.toISOString(), entry.id]);
+  return {
+    items: page.items.map((entry) => ({
+      entry_id: entry.id,
+      amount: formatAmount(naturalBalance('credit', readAmount(entry.amount))),
+      payer: entry.counterparty,
+      origin: entry.origin,
+      cause_type: entry.cause_type,
+      memo: entry.memo,
+      reverses_entry_id: entry.reverses_entry_id,
+      created_at: entry.created_at.toISOString(),
+    })),
+    next_cursor: page.next_cursor,
+  };
+}
+
+export type EntryFilter = PageInput & {
+  /** Ledger accounts whose entries are wanted (a user account's assets); undefined for all. */
+  ledgerAccountIds?: string[] | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+};
+
+/** Entries with their postings, newest filed first. */
+export async function listEntriesWithPostings(db: Queryable, spaceId: string, filter: EntryFilter) {
+  const limit = filter.limit ?? PAGE_SIZE;
+  const after = keyOf(filter.cursor, 2) as [string, string] | undefined;
+  const rows = await store.listEntries(db, spaceId, { ...filter, after, limit });
+  const page = pageByKey(rows, limit, (entry) => [entry.created_at.toISOString(), entry.id]);
+  return { items: await withPostings(db, spaceId, page.items), next_cursor: page.next_cursor };
+}
+
+/** One entry with its postings, or undefined when the space has no such entry. */
+export async function entryWithPostings(db: Queryable, spaceId: string, entryId: string) {
+  const entry = await store.findEntry(db, spaceId, entryId);
+  return entry ? (await withPostings(db, spaceId, [entry]))[0] : undefined;
+}
+
+type EntryRecord = NonNullable<Awaited<ReturnType<typeof store.findEntry>>>;
+
+async function withPostings(db: Queryable, spaceId: string, entries: EntryRecord[]) {
+  const postings = await store.postingsForDisplay(
+    db,
+    spaceId,
+    entries.map((entry) => entry.id),
+  );
+  return entries.map((entry) => ({
+    id: entry.id,
+    occurred_on: entry.occurred_on,
+    origin: entry.origin,
+    kind: entry.kind,
+    cause_type: entry.cause_type,
+    cause_id: entry.cause_id,
+    counterparty: entry.counterparty,
+    memo: entry.memo,
+    reverses_entry_id: entry.reverses_entry_id,
+    created_at: entry.created_at.toISOString(),
+    postings: postings
+      .filter((posting) => posting.entry_id === entry.id)
+      .map((posting) => ({
+        ledger_account_id: posting.ledger_account_id,
+        account_kind: posting.kind,
+        account_ref: posting.ref,
+        currency: posting.currency,
+        /** Signed: debits positive, credits negative. */
+        amount: formatAmount(readAmount(posting.amount)),
+      })),
+  }));
+}
+
+/** The ledger accounts of a kind and ref (one per currency it ever held). */
+export async function ledgerAccountIdsOf(
+  db: Queryable,
+  spaceId: string,
+  kind: LedgerAccountKind,
+  ref: string,
+) {
+  return (await store.findLedgerAccountByRef(db, spaceId, kind, ref)).map((row) => row.id);
+}

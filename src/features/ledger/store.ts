@@ -441,3 +441,145 @@ export async function findProblems(db: Queryable, spaceId: string | undefined) {
     AND (CASE WHEN normal_side = 'debit' THEN balance ELSE -balance END) < 0`.execute(db);
   return { unbalanced: unbalanced.rows, empty: empty.rows, drifted: drifted.rows, overdrawn: overdrawn.rows };
 }
+
+// Reads for the owner's screens (Income, Ledger). Newest first, paged by keyset cursors.
+
+export type IncomeDayRow = { ref: string; currency: string; day: string; signed: string; entries: string };
+
+/**
+ * The day's income rows: per income account (an endpoint, "general", an import source), currency
+ * and day, the sum of its postings. Ordered by day, then ref, then currency, all descending;
+ * `after` is the key of the last row of the previous page.
+ */
+export function incomeDays(
+  db: Queryable,
+  spaceId: string,
+  filter: { ref?: string | undefined; after?: [string, string, string] | undefined; limit: number },
+) {
+  const after = filter.after;
+  return sql<IncomeDayRow>`
+    SELECT a.ref, p.currency, p.occurred_on::text AS day, SUM(p.amount)::text AS signed,
+      COUNT(DISTINCT p.entry_id)::text AS entries
+    FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
+    WHERE a.space_id = ${spaceId} AND a.kind = 'income' AND p.space_id = ${spaceId}
+      ${filter.ref === undefined ? sql`` : sql`AND a.ref = ${filter.ref}`}
+      ${after ? sql`AND (p.occurred_on, a.ref, p.currency) < (${after[0]}::date, ${after[1]}, ${after[2]})` : sql``}
+    GROUP BY a.ref, p.currency, p.occurred_on
+    ORDER BY p.occurred_on DESC, a.ref DESC, p.currency DESC
+    LIMIT ${filter.limit + 1}`
+    .execute(db)
+    .then((result) => result.rows);
+}
+
+/** The entries that made one income row: each payment (or reversal) with its payer. */
+export function incomeDayEntries(
+  db: Queryable,
+  spaceId: string,
+  row: { ref: string; currency: string; day: string },
+  page: { after?: [string, string] | undefined; limit: number },
+) {
+  let query = db
+    .selectFrom('ledger_postings')
+    .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_postings.ledger_account_id')
+    .innerJoin('ledger_entries', 'ledger_entries.id', 'ledger_postings.entry_id')
+    .select([
+      'ledger_entries.id',
+      'ledger_entries.origin',
+      'ledger_entries.cause_type',
+      'ledger_entries.counterparty',
+      'ledger_entries.memo',
+      'ledger_entries.reverses_entry_id',
+      'ledger_entries.created_at',
+      'ledger_postings.amount',
+    ])
+    .where('ledger_accounts.space_id', '=', spaceId)
+    .where('ledger_accounts.kind', '=', 'income')
+    .where('ledger_accounts.ref', '=', row.ref)
+    .where('ledger_postings.currency', '=', row.currency)
+    .where('ledger_postings.occurred_on', '=', row.day)
+    .orderBy('ledger_entries.created_at', 'desc')
+    .orderBy('ledger_entries.id', 'desc')
+    .limit(page.limit + 1);
+  const after = page.after;
+  if (after)
+    query = query.where(
+      sql<boolean>`(ledger_entries.created_at, ledger_entries.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`,
+    );
+  return query.execute();
+}
+
+/**
+ * Entries newest filed first, optionally those touching one ledger account and those that
+ * occurred within [from, to]; `after` is the (created_at, id) of the previous page's last.
+ */
+export function listEntries(
+  db: Queryable,
+  spaceId: string,
+  filter: {
+    ledgerAccountIds?: string[] | undefined;
+    from?: string | undefined;
+    to?: string | undefined;
+    after?: [string, string] | undefined;
+    limit: number;
+  },
+) {
+  let query = db
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1);
+  if (filter.from !== undefined) query = query.where('occurred_on', '>=', filter.from);
+  if (filter.to !== undefined) query = query.where('occurred_on', '<=', filter.to);
+  const accountIds = filter.ledgerAccountIds;
+  if (accountIds !== undefined) {
+    if (accountIds.length === 0) return Promise.resolve([]);
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('ledger_postings')
+          .select('ledger_postings.id')
+          .whereRef('ledger_postings.entry_id', '=', 'ledger_entries.id')
+          .where('ledger_postings.ledger_account_id', 'in', accountIds),
+      ),
+    );
+  }
+  const after = filter.after;
+  if (after)
+    query = query.where(sql<boolean>`(created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`);
+  return query.execute();
+}
+
+/** The postings of entries, each with the kind and ref of its ledger account, for display. */
+export function postingsForDisplay(db: Queryable, spaceId: string, entryIds: string[]) {
+  if (entryIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('ledger_postings')
+    .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_postings.ledger_account_id')
+    .select([
+      'ledger_postings.id',
+      'ledger_postings.entry_id',
+      'ledger_postings.amount',
+      'ledger_postings.currency',
+      'ledger_accounts.id as ledger_account_id',
+      'ledger_accounts.kind',
+      'ledger_accounts.ref',
+      'ledger_accounts.normal_side',
+    ])
+    .where('ledger_postings.space_id', '=', spaceId)
+    .where('ledger_postings.entry_id', 'in', entryIds)
+    .orderBy('ledger_postings.entry_id')
+    .orderBy('ledger_postings.amount', 'desc')
+    .execute();
+}
+
+/** The ledger account of a kind and ref in a space, if it was ever used. */
+export function findLedgerAccountByRef(db: Queryable, spaceId: string, kind: LedgerAccountKind, ref: string) {
+  return db
+    .selectFrom('ledger_accounts')
+    .select(['id', 'currency'])
+    .where('space_id', '=', spaceId)
+    .where('kind', '=', kind)
+    .where('ref', '=', ref)
+    .execute();
+}

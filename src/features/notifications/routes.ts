@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../core/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { APP_READ_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
+import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
-import { listForMember } from './service.ts';
+import { listForMember, markRead } from './service.ts';
 
 const Params = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const NotificationOut = Type.Object({
@@ -24,15 +25,37 @@ const docs = {
     tags: ['Notifications'],
     errors: APP_READ_ERRORS,
   }),
+  markNotificationsRead: routeDoc({
+    operationId: 'markNotificationsRead',
+    summary: 'Mark notifications read',
+    description:
+      "Marks every notice of the space read for the calling member, which clears the shell's badge.",
+    tags: ['Notifications'],
+    errors: APP_WRITE_ERRORS,
+  }),
 };
 
-export function registerNotificationRoutes(app: FastifyInstance, deps: { db: Db }) {
+export function registerNotificationRoutes(app: FastifyInstance, deps: { db: Db; clock: Clock }) {
+  app.post(
+    '/app/api/spaces/:id/notifications/read',
+    {
+      schema: {
+        ...docs.markNotificationsRead,
+        params: Params,
+        response: { 200: Type.Object({ read: Type.Boolean() }) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as Static<typeof Params>;
+      await markRead(deps, id, request.session!.userId, deps.clock.now());
+      return { read: true };
+    },
+  );
   app.get(
     '/app/api/spaces/:id/notifications',
     {
       schema: {
         ...docs.listNotifications,
-
         params: Params,
         response: { 200: Type.Object({ items: Type.Array(NotificationOut) }) },
       },

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/database.ts';
 import { requireRole } from '../spaces/index.ts';
-import { listNotifications } from './store.ts';
+import { countUnread, listNotifications, markAllRead } from './store.ts';
 
 /** A member's own notifications in one space, newest first. */
 export async function listForMember(deps: { db: Db }, spaceId: string, userId: string) {
@@ -11,4 +11,15 @@ export async function listForMember(deps: { db: Db }, spaceId: string, userId: s
     created_at: row.created_at.toISOString(),
     read_at: row.read_at ? row.read_at.toISOString() : null,
   }));
+}
+
+/** How many of a member's notifications in one space are unread (the shell's badge). */
+export function unreadCount(deps: { db: Db }, spaceId: string, userId: string): Promise<number> {
+  return countUnread(deps.db, spaceId, userId);
+}
+
+/** Marks every notification of the member in the space read (the badge goes to zero). */
+export async function markRead(deps: { db: Db }, spaceId: string, userId: string, at: Date) {
+  await requireRole(deps.db, spaceId, userId);
+  await markAllRead(deps.db, spaceId, userId, at);
 }

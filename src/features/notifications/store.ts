@@ -37,3 +37,24 @@ export function listNotifications(db: Queryable, spaceId: string, userId: string
     .limit(200)
     .execute();
 }
+
+export async function countUnread(db: Queryable, spaceId: string, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('notifications')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('space_id', '=', spaceId)
+    .where('user_id', '=', userId)
+    .where('read_at', 'is', null)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
+export async function markAllRead(db: Queryable, spaceId: string, userId: string, at: Date) {
+  await db
+    .updateTable('notifications')
+    .set({ read_at: at })
+    .where('space_id', '=', spaceId)
+    .where('user_id', '=', userId)
+    .where('read_at', 'is', null)
+    .execute();
+}

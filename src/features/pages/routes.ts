@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
@@ -41,6 +42,14 @@ const PAYER_CORS = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE',
 };
+
+/** The pay page's own scripts, served as files so the CSP can forbid inline scripts. */
+const ASSETS: Record<string, string> = Object.fromEntries(
+  ['pay-status.js', 'pay-wallet.js'].map((name) => [
+    name,
+    readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8'),
+  ]),
+);
 
 /** Pages that may be framed, with the origins allowed; every other page refuses framing. */
 const framable = new WeakMap<FastifyRequest, string[]>();
@@ -138,6 +147,7 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
     scope.get('/assets/pay.js', { schema: { hide: true } }, async (_request, reply) =>
       reply.type('text/javascript; charset=utf-8').send(PAY_SCRIPT),
     );
+    registerPayPageExtras(scope, deps);
   });
 }
 
@@ -157,6 +167,20 @@ function registerCardCheckout(scope: FastifyInstance, deps: service.PagesDeps) {
       }
     },
   );
+}
+
+/** The pay page's status poll and its scripts (the wallet button, the status poller). */
+function registerPayPageExtras(scope: FastifyInstance, deps: service.PagesDeps) {
+  // What the pay page polls to turn to Paid by itself, whichever rail settled the request.
+  scope.get('/pay/:token/status', { schema: { hide: true, params: TokenParams } }, async (request) => {
+    const { token } = request.params as Static<typeof TokenParams>;
+    return service.payStatus(deps, token);
+  });
+  for (const [name, script] of Object.entries(ASSETS)) {
+    scope.get(`/assets/${name}`, { schema: { hide: true } }, async (_request, reply) =>
+      reply.type('text/javascript; charset=utf-8').send(script),
+    );
+  }
 }
 
 /** The public invoice page (/i/{token}) and its Pay button, which opens the payment page. */

@@ -3,9 +3,9 @@ import QRCode from 'qrcode';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { type AmountE8, asAmount, formatAmount } from '../../core/money.ts';
-import { type NetworkName, networkDefinition } from '../../platform/chain/networks.ts';
-import { toBaseUnits } from '../../platform/chain/units.ts';
+import { asAmount, formatMoneyForPeople } from '../../core/money.ts';
+import type { NetworkName, NetworkRegistry } from '../../platform/chain/networks.ts';
+import { walletPayment } from '../../platform/chain/wallet-payment.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
 import { type CardPaymentsDeps, cardTakes, openCheckout } from '../card-payments/index.ts';
@@ -36,6 +36,8 @@ export type PagesDeps = {
   facilitator: Facilitator;
   /** The card rail through Stripe Checkout, when Stripe's keys are configured. */
   card?: CardPaymentsDeps | undefined;
+  /** The chain's configured networks, for the wallet rail's transfer; none without a chain. */
+  networks?: NetworkRegistry | undefined;
 };
 
 /** A request by its token, or a 404 that says nothing about other requests. */
@@ -67,44 +69,59 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
     pegOf,
     !deps.production && deps.card === undefined,
   );
-  const open = formatAmount(openAmount(request));
-  const address = rails.stablecoin?.account.address;
+  const open = openAmount(request);
+  const received = readAmount(request.amount_received);
+  const stablecoin = rails.stablecoin?.account;
+  const wallet = stablecoin ? walletFor(deps, stablecoin, open) : undefined;
+  // The QR carries the EIP-681 transfer when the network is known here; else the bare address.
+  const qrText = wallet?.uri ?? stablecoin?.address;
   return {
     spaceId: request.space_id,
     token,
-    amount: record.amount,
-    open,
+    amount: formatMoneyForPeople(readAmount(request.amount), request.currency),
+    open: formatMoneyForPeople(open, request.currency),
+    received: received > 0n ? formatMoneyForPeople(received, request.currency) : null,
+    stablecoinOpen: stablecoin ? formatMoneyForPeople(open, stablecoin.currency) : '',
     currency: request.currency,
     memo: request.memo,
     status: record.status,
     handle: (await publicFace(deps.db, request.space_id)).publicHandle,
     rails,
     cardCheckout,
-    qrSvg: address
-      ? await QRCode.toString(paymentUri(deps, rails.stablecoin!.account, openAmount(request)), {
-          type: 'svg',
-          margin: 1,
-        })
+    qrText: qrText ?? null,
+    qrSvg: qrText ? await QRCode.toString(qrText, { type: 'svg', margin: 1 }) : null,
+    wallet: wallet
+      ? {
+          uri: wallet.uri,
+          chainIdHex: wallet.chainIdHex,
+          networkName: wallet.networkName,
+          token: wallet.token,
+          recipient: wallet.recipient,
+          data: wallet.data,
+          localRpcUrl: wallet.localRpcUrl ?? null,
+        }
       : null,
   };
 }
 
-/**
- * What the QR code carries: an EIP-681 token transfer of exactly the open amount to the address
- * when the network is configured here (a wallet fills in token, chain, recipient and amount),
- * else the bare address.
- */
-function paymentUri(deps: PagesDeps, account: AccountView, open: AmountE8): string {
-  const address = account.address ?? '';
-  const network = account.network
-    ? deps.facilitator.networks.get(networkDefinition(account.network as NetworkName).caip2)
-    : undefined;
-  const base =
-    network && network.token.symbol === account.currency
-      ? toBaseUnits(open, network.token.decimals)
-      : undefined;
-  if (!network || !base?.ok || base.value <= 0n) return address;
-  return `ethereum:${network.token.address}@${network.chainId}/transfer?address=${address}&uint256=${base.value}`;
+/** The wallet transfer for a crypto account, when its network is configured on this server. */
+function walletFor(deps: PagesDeps, account: AccountView, open: ReturnType<typeof openAmount>) {
+  if (!account.address || !account.network) return undefined;
+  const network = deps.networks?.byName(account.network as NetworkName);
+  return network ? walletPayment(network, account.address, open) : undefined;
+}
+
+/** What the pay page polls: its status and amounts, so it turns to Paid without a reload. */
+export async function payStatus(deps: PagesDeps, token: string) {
+  const request = await requestOr404(deps, token);
+  const record = presentRequest(request, deps.publicUrl, deps.clock.now());
+  return {
+    status: record.status,
+    amount: record.amount,
+    amount_received: record.amount_received,
+    currency: record.currency,
+    received_label: formatMoneyForPeople(readAmount(request.amount_received), request.currency),
+  };
 }
 
 /** The development card rail: settles the open amount, or refuses like a card network would. */
@@ -144,17 +161,17 @@ export async function creditPageModel(deps: PagesDeps, token: string): Promise<C
   return {
     handle: (await publicFace(deps.db, page.credit.space_id)).publicHandle,
     clientRef: page.credit.client_ref,
-    balance: formatAmount(page.balance),
-    paidIn: formatAmount(asAmount(paidIn)),
+    balance: formatMoneyForPeople(page.balance, 'USD'),
+    paidIn: formatMoneyForPeople(asAmount(paidIn), 'USD'),
     calls: page.calls.map((call) => ({
       at: call.created_at.toISOString().replace('T', ' ').slice(0, 16),
-      amount: formatAmount(readAmount(call.amount)),
+      amount: formatMoneyForPeople(readAmount(call.amount), 'USD'),
       memo: call.memo,
       resource: call.resource ?? '',
     })),
     topUps: page.topUps.map((topUp) => ({
       at: topUp.settled_at.toISOString().replace('T', ' ').slice(0, 16),
-      amount: formatAmount(readAmount(topUp.amount)),
+      amount: formatMoneyForPeople(readAmount(topUp.amount), 'USD'),
       rail: topUp.rail,
     })),
   };
@@ -181,7 +198,7 @@ export async function invoicePageModel(
     number: found.row.number,
     documentHtml: invoiceHtml(found.row),
     status,
-    open: formatAmount(found.open),
+    open: formatMoneyForPeople(found.open, found.row.currency),
     currency: found.row.currency,
     payable: (status === 'sent' || status === 'partial') && found.open > 0n,
     cardCheckout: deps.card !== undefined && cardTakes(found.row.currency, found.open),

@@ -19,19 +19,30 @@ const STYLE = `
   .status{display:inline-block;padding:.1rem .5rem;border-radius:99px;background:#e8f5ef;color:#1a7f5a;font-size:.85rem}
   .status.cancelled{background:#f6e8e8;color:#a12a2a}
   #card-result{margin-top:.6rem}
+  .status.paid{background:#1a7f5a;color:#fff} .status.expired{background:#eceef2;color:#5c6370}
+  .paid-note{font-size:1.15rem;font-weight:600;color:#1a7f5a}
+  .qr{width:200px;max-width:100%} .qr svg{display:block;width:100%;height:auto}
+  .wallets{display:flex;flex-wrap:wrap;gap:.5rem} .wallets button{display:inline-flex;align-items:center;gap:.5rem}
+  .wallets img{width:20px;height:20px}
+  a.open-wallet{display:inline-block;margin-top:.4rem;color:#1a5f9f}
 `;
 
-function layout(title: string, body: string, script?: string): string {
+function layout(title: string, body: string, scripts: string[] = []): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body><main>${body}</main>${script ? `<script src="${script}" defer></script>` : ''}</body></html>`;
+<body><main>${body}</main>${scripts.map((src) => `<script src="${src}" defer></script>`).join('')}</body></html>`;
 }
 
 export type PayPageModel = {
   token: string;
+  /** Amounts are spelled for people, currency included ("2.50 USD"). */
   amount: string;
   open: string;
+  /** What has arrived so far, when anything has. */
+  received: string | null;
+  /** The open amount in the stablecoin account's currency ("2.50 USDC"). */
+  stablecoinOpen: string;
   currency: string;
   memo: string;
   status: string;
@@ -41,25 +52,75 @@ export type PayPageModel = {
   cardCheckout?: boolean;
   /** The payer is back from Checkout (`?card=returned`): the payment may still be confirming. */
   cardReturned?: boolean;
+  /** What the QR code encodes: the EIP-681 transfer, or the bare address. */
+  qrText: string | null;
   qrSvg: string | null;
+  /** The transfer an injected browser wallet is asked to send; null when the chain is unknown here. */
+  wallet: {
+    uri: string;
+    chainIdHex: string;
+    networkName: string;
+    token: string;
+    recipient: string;
+    data: string;
+    localRpcUrl: string | null;
+  } | null;
 };
+
+const STATUS_LABELS: Record<string, string> = {
+  active: 'Awaiting payment',
+  paid: 'Paid',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
+};
+
+/** The request's status as a person reads it; the raw status stays in data-status. */
+export function statusLabel(status: string): string {
+  return STATUS_LABELS[status] ?? status;
+}
+
+/** The "Pay with wallet" block: filled by /assets/pay-wallet.js with one button per wallet found. */
+function walletBlock(model: PayPageModel): string {
+  const wallet = model.wallet;
+  if (!wallet) return '';
+  const attributes = [
+    ['chain-id', wallet.chainIdHex],
+    ['chain-name', wallet.networkName],
+    ['token', wallet.token],
+    ['recipient', wallet.recipient],
+    ['data', wallet.data],
+    ['rpc-url', wallet.localRpcUrl ?? ''],
+    ['amount-label', model.stablecoinOpen],
+  ]
+    .map(([name, value]) => `data-${name}="${escapeHtml(value ?? '')}"`)
+    .join(' ');
+  return `<div id="wallet-pay" ${attributes}>
+<p><a class="open-wallet" id="wallet-link" href="${escapeHtml(wallet.uri)}">Open in a wallet app</a></p>
+<div class="wallets" id="wallet-choices"></div>
+<p class="muted" id="wallet-none" hidden>No browser wallet found. Scan the code with your phone's wallet, or send from any wallet to the address above.</p>
+<p id="wallet-result" role="status"></p></div>`;
+}
 
 function stablecoinSection(model: PayPageModel): string {
   const rail = model.rails.stablecoin;
   if (!rail) return '';
-  return `<section class="card" id="rail-stablecoin"><h2>Stablecoin</h2>
-<p>Send exactly <strong>${escapeHtml(model.open)} ${escapeHtml(rail.account.currency)}</strong>
+  const qrLabel = model.wallet
+    ? 'QR code of the transfer: a wallet app opens it ready to send'
+    : 'QR code of the address';
+  return `<section class="card rail" id="rail-stablecoin"><h2>Stablecoin</h2>
+<p>Send exactly <strong>${escapeHtml(model.stablecoinOpen)}</strong>
 on <strong>${escapeHtml(rail.account.network ?? '')}</strong> to</p>
 <p><code id="pay-to">${escapeHtml(rail.account.address ?? '')}</code></p>
-<p>Send exactly this amount: its last digits tell this request apart from others to the same address, and it counts as paid in full.</p>
-${model.qrSvg ? `<div aria-label="QR code of the transfer" style="width:180px">${model.qrSvg}</div>` : ''}</section>`;
+<p class="muted">Its last digits tell this request apart from others to the same address, and it counts as paid in full.</p>
+${model.qrSvg ? `<div class="qr" id="pay-qr" role="img" aria-label="${qrLabel}" data-encodes="${escapeHtml(model.qrText ?? '')}">${model.qrSvg}</div>` : ''}
+${walletBlock(model)}</section>`;
 }
 
 function bankSection(model: PayPageModel): string {
   const rail = model.rails.bank;
   if (!rail) return '';
-  return `<section class="card" id="rail-bank"><h2>Bank transfer</h2>
-<p>Transfer <strong>${escapeHtml(model.open)} ${escapeHtml(rail.account.currency)}</strong> to ${escapeHtml(rail.account.name)}.</p>
+  return `<section class="card rail" id="rail-bank"><h2>Bank transfer</h2>
+<p>Transfer <strong>${escapeHtml(model.open)}</strong> to ${escapeHtml(rail.account.name)}.</p>
 <p class="muted">${escapeHtml(rail.account.details).replace(/\n/g, '<br>')}</p>
 <p>Reference: <code id="bank-reference">${escapeHtml(rail.reference)}</code></p></section>`;
 }
@@ -76,29 +137,38 @@ function cardSection(model: PayPageModel): string {
 <p class="muted">You pay ${escapeHtml(model.open)} ${escapeHtml(model.currency)} on Stripe's secure page.</p></section>`;
   }
   if (!model.rails.card) return '';
-  return `<section class="card" id="rail-card"><h2>Card</h2>
+  return `<section class="card rail" id="rail-card"><h2>Card</h2>
 <form id="card-form" data-token="${escapeHtml(model.token)}">
 <label for="card-number">Card number</label><input id="card-number" name="number" inputmode="numeric" autocomplete="cc-number" required>
 <label for="card-exp">Expiry (MM/YY)</label><input id="card-exp" name="exp" autocomplete="cc-exp" required>
 <label for="card-cvc">Security code</label><input id="card-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" required>
-<button type="submit">Pay ${escapeHtml(model.open)} ${escapeHtml(model.currency)}</button>
+<button type="submit">Pay ${escapeHtml(model.open)}</button>
 <p class="muted">Test mode: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined.</p>
 <p id="card-result" role="status"></p></form></section>`;
 }
 
 export function payPage(model: PayPageModel): string {
+  const received =
+    model.received && model.status === 'active'
+      ? `<p class="muted" id="received">Received so far: ${escapeHtml(model.received)}</p>`
+      : '<p class="muted" id="received" hidden></p>';
   const head = `<p class="muted">Payment to <strong>${escapeHtml(model.handle)}</strong></p>
-<h1 class="amount" id="amount">${escapeHtml(model.amount)} ${escapeHtml(model.currency)}</h1>
+<h1 class="amount" id="amount">${escapeHtml(model.amount)}</h1>
 ${model.memo ? `<p id="memo">${escapeHtml(model.memo)}</p>` : ''}
-<p><span class="status ${escapeHtml(model.status)}" id="status">${escapeHtml(model.status)}</span></p>`;
+<p><span class="status ${escapeHtml(model.status)}" id="status" data-status="${escapeHtml(model.status)}">${escapeHtml(statusLabel(model.status))}</span></p>
+${received}`;
   if (model.status !== 'active') {
-    return layout('Payment', `<div class="card">${head}<p>This request takes no more payments.</p></div>`);
+    const note = model.status === 'paid' ? 'Paid. Thank you.' : 'This request takes no more payments.';
+    return layout('Payment', `<div class="card">${head}<p class="paid-note">${note}</p></div>`);
   }
   const rails = stablecoinSection(model) + bankSection(model) + cardSection(model);
+  // The page asks for its status every few seconds and turns to Paid when any rail settles it.
   return layout(
     'Payment',
-    `<div class="card">${head}</div>${rails || '<p>No way to pay is set up for this request.</p>'}`,
-    '/assets/pay.js',
+    `<div class="card" id="pay-head" data-status-url="/pay/${escapeHtml(model.token)}/status">${head}
+<p class="paid-note" id="paid-note" role="status" hidden>Paid. Thank you.</p></div>
+${rails || '<p>No way to pay is set up for this request.</p>'}`,
+    ['/assets/pay.js', '/assets/pay-status.js', '/assets/pay-wallet.js'],
   );
 }
 
@@ -125,9 +195,9 @@ export function creditPage(model: CreditPageModel): string {
     )
     .join('');
   const body = `<div class="card"><p class="muted">Prepaid balance with <strong>${escapeHtml(model.handle)}</strong> for ${escapeHtml(model.clientRef)}</p>
-<h1 class="amount" id="balance">${escapeHtml(model.balance)} USD</h1><p class="muted">Paid in: <span id="paid-in">${escapeHtml(model.paidIn)}</span> USD</p></div>
-<section class="card"><h2>Calls</h2><table id="calls"><thead><tr><th>When</th><th>What</th><th class="num">USD</th></tr></thead><tbody>${callRows || '<tr><td colspan="3" class="muted">No calls yet.</td></tr>'}</tbody></table></section>
-<section class="card"><h2>Top-ups</h2><table id="top-ups"><thead><tr><th>When</th><th>How</th><th class="num">USD</th></tr></thead><tbody>${topUpRows || '<tr><td colspan="3" class="muted">No top-ups yet.</td></tr>'}</tbody></table></section>`;
+<h1 class="amount" id="balance">${escapeHtml(model.balance)}</h1><p class="muted">Paid in: <span id="paid-in">${escapeHtml(model.paidIn)}</span></p></div>
+<section class="card"><h2>Calls</h2><table id="calls"><thead><tr><th>When</th><th>What</th><th class="num">Amount</th></tr></thead><tbody>${callRows || '<tr><td colspan="3" class="muted">No calls yet.</td></tr>'}</tbody></table></section>
+<section class="card"><h2>Top-ups</h2><table id="top-ups"><thead><tr><th>When</th><th>How</th><th class="num">Amount</th></tr></thead><tbody>${topUpRows || '<tr><td colspan="3" class="muted">No top-ups yet.</td></tr>'}</tbody></table></section>`;
   return layout('Prepaid balance', body);
 }
 
@@ -148,7 +218,7 @@ export type InvoicePageModel = {
 /** The public invoice page: the invoice, what is open, and a button that opens its payment page. */
 export function invoicePage(model: InvoicePageModel): string {
   const pay = model.payable
-    ? `<form method="post" action="/i/${escapeHtml(model.token)}/pay"><button type="submit" id="pay-invoice">Pay ${escapeHtml(model.open)} ${escapeHtml(model.currency)}</button></form>`
+    ? `<form method="post" action="/i/${escapeHtml(model.token)}/pay"><button type="submit" id="pay-invoice">Pay ${escapeHtml(model.open)}</button></form>`
     : '';
   const card =
     model.payable && model.cardCheckout
@@ -161,7 +231,7 @@ export function invoicePage(model: InvoicePageModel): string {
     `Invoice ${model.number}`,
     `<div class="card">${model.documentHtml}</div>
 <div class="card"><p>Status <span class="status" id="invoice-status">${escapeHtml(model.status)}</span></p>
-<p>Open <strong id="invoice-open">${escapeHtml(model.open)} ${escapeHtml(model.currency)}</strong></p>${pay}${card}${problem}</div>`,
+<p>Open <strong id="invoice-open">${escapeHtml(model.open)}</strong></p>${pay}${card}${problem}</div>`,
   );
 }
 
@@ -200,11 +270,8 @@ export const PAY_SCRIPT = `(() => {
     const body = res ? await res.json().catch(() => ({})) : {};
     if (res && res.ok) {
       result.textContent = 'Paid. Thank you.';
-      const status = document.getElementById('status');
-      if (status) {
-        status.textContent = body.status;
-        status.className = 'status ' + body.status;
-      }
+      // The status poller (pay-status.js) turns the whole page to Paid.
+      document.dispatchEvent(new Event('tollbook:check-status'));
     } else {
       result.textContent = body.detail || 'The payment did not go through.';
       button.disabled = false;

@@ -1,4 +1,5 @@
 export { hasOnChainFloor, ON_CHAIN_FLOOR, pegOf, TOKEN_DECIMALS } from './domain.ts';
+export { registerPaymentRequestPages } from './page-routes.ts';
 export { registerPaymentRequestAppRoutes, registerPaymentRequestRoutes } from './routes.ts';
 export { PaymentRequestOut } from './schemas.ts';
 export {

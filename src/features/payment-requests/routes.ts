@@ -5,12 +5,14 @@ import {
   INTEGRATION_WRITE_ERRORS,
   routeDoc,
 } from '../../platform/http/openapi.ts';
-import type { Static } from '../../platform/http/schema-kit.ts';
+import { integrationRefusals, type Static, Type } from '../../platform/http/schema-kit.ts';
 import { runWrite } from '../../platform/http/write.ts';
 import {
   MarkPaidIn,
   PaymentRequestCreate,
   PaymentRequestOut,
+  RequestListOut,
+  RequestListQuery,
   SpaceTokenParams,
   TokenParams,
 } from './schemas.ts';
@@ -91,7 +93,30 @@ export function registerPaymentRequestRoutes(app: FastifyInstance, deps: service
   );
 }
 
+const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
 export function registerPaymentRequestAppRoutes(app: FastifyInstance, deps: service.RequestsDeps) {
+  app.get(
+    '/app/api/spaces/:id/payment-requests',
+    {
+      schema: {
+        tags: ['app'],
+        summary: 'List payment requests, newest first, 50 a page',
+        params: SpaceParams,
+        querystring: RequestListQuery,
+        response: { 200: RequestListOut },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as Static<typeof SpaceParams>;
+      return service.listRequests(
+        deps,
+        request.session!.userId,
+        id,
+        request.query as Static<typeof RequestListQuery>,
+      );
+    },
+  );
   app.post(
     '/app/api/spaces/:id/payment-requests/:token/mark-paid',
     {

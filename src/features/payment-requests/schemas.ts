@@ -1,4 +1,12 @@
-import { Amount, NullableDateTime, NullableText, Text, Type, Uuid } from '../../platform/http/schema-kit.ts';
+import {
+  Amount,
+  Enum,
+  NullableDateTime,
+  NullableText,
+  Text,
+  Type,
+  Uuid,
+} from '../../platform/http/schema-kit.ts';
 
 export const PaymentRequestCreate = Type.Object(
   {
@@ -57,4 +65,13 @@ export const MarkPaidIn = Type.Object({
 export const SpaceTokenParams = Type.Object({
   id: Type.String({ format: 'uuid' }),
   token: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+export const RequestListQuery = Type.Object({
+  status: Type.Optional(Enum(['active', 'paid', 'cancelled'] as const)),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
+export const RequestListOut = Type.Object({
+  items: Type.Array(PaymentRequestOut),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Send as ?cursor= for the next 50.' }),
 });

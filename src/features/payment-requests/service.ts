@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { assert } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
+import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
 import {
@@ -28,7 +29,7 @@ import {
   reverseEntry,
 } from '../ledger/index.ts';
 import { fileResource } from '../resources/index.ts';
-import { requireAdministrator } from '../spaces/index.ts';
+import { requireAdministrator, requireRole } from '../spaces/index.ts';
 import {
   afterReversal,
   afterSettlement,
@@ -545,4 +546,27 @@ export async function markPaid(
 /** Job: lapsed requests become cancelled (readers already see them so). */
 export function lapseRequests(deps: { db: Db; clock: Clock }, batchSize = 500): Promise<number> {
   return store.lapseDue(deps.db, deps.clock.now(), batchSize);
+}
+
+/** A space's payment requests for its members, newest first, 50 a page (app API and page). */
+export async function listRequests(
+  deps: RequestsDeps,
+  userId: string,
+  spaceId: string,
+  query: { status?: 'active' | 'paid' | 'cancelled' | undefined; cursor?: string | undefined },
+) {
+  await requireRole(deps.db, spaceId, userId);
+  const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  if (query.cursor !== undefined && before === undefined) {
+    throw new AppError('invalid_request', 'The cursor is not one this list gave out.', { field: 'cursor' });
+  }
+  const now = deps.clock.now();
+  const rows = await store.listRequests(deps.db, spaceId, {
+    status: query.status,
+    before,
+    now,
+    limit: PAGE_SIZE + 1,
+  });
+  const page = pageOf(rows, (row) => ({ at: row.created_at, id: row.id }));
+  return { items: page.items.map((row) => present(row, deps.publicUrl, now)), next_cursor: page.next_cursor };
 }

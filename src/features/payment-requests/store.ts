@@ -230,3 +230,41 @@ export function openTopUp(
     .orderBy('id', 'desc')
     .executeTakeFirst() as Promise<RequestRow | undefined>;
 }
+
+export type RequestListFilter = {
+  /** The status a reader sees: a lapsed active request is listed as cancelled. */
+  status?: 'active' | 'paid' | 'cancelled' | undefined;
+  before?: { at: Date; id: string } | undefined;
+  now: Date;
+  limit: number;
+};
+
+/** A space's requests, newest first, one page from a (created_at, id) cursor. */
+export function listRequests(
+  db: Queryable,
+  spaceId: string,
+  filter: RequestListFilter,
+): Promise<RequestRow[]> {
+  let query = db.selectFrom('payment_requests').selectAll().where('space_id', '=', spaceId);
+  if (filter.status === 'paid') query = query.where('status', '=', 'paid');
+  if (filter.status === 'active')
+    query = query.where('status', '=', 'active').where('expires_at', '>', filter.now);
+  if (filter.status === 'cancelled') {
+    query = query.where((eb) =>
+      eb.or([
+        eb('status', '=', 'cancelled'),
+        eb.and([eb('status', '=', 'active'), eb('expires_at', '<=', filter.now)]),
+      ]),
+    );
+  }
+  const before = filter.before;
+  if (before) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', before.at),
+        eb.and([eb('created_at', '=', before.at), eb('id', '<', before.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+}

@@ -1,1 +1,2 @@
+export { registerPushPages } from './page-routes.ts';
 export { registerPushAppRoutes, registerPushRoutes } from './routes.ts';

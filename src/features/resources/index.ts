@@ -1,2 +1,3 @@
-export { registerEndpointAppRoutes } from './routes.ts';
-export { fileResource, getResource, listDiscoverable } from './service.ts';
+export { registerResourcePages } from './page-routes.ts';
+export { registerEndpointAppRoutes, registerIncomeAppRoutes } from './routes.ts';
+export { fileResource, getResource, listDiscoverable, listIncome, listIncomePayments } from './service.ts';

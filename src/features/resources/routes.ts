@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
-import { listEndpoints, type ResourcesDeps, updateEndpoint } from './service.ts';
+import { DateOnly, type Static, Text, Type } from '../../platform/http/schema-kit.ts';
+import {
+  listEndpoints,
+  listIncome,
+  listIncomePayments,
+  type ResourcesDeps,
+  updateEndpoint,
+} from './service.ts';
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const CardParams = Type.Object({
@@ -88,6 +94,86 @@ export function registerEndpointAppRoutes(app: FastifyInstance, deps: ResourcesD
         resource_id,
         request.body as Static<typeof CardPatch>,
       );
+    },
+  );
+}
+
+const Page = {
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 400, description: 'next_cursor of the previous page.' }),
+  ),
+  limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: '1 to 100; default 50.' })),
+};
+const IncomeRef = Text({
+  minLength: 1,
+  maxLength: 200,
+  description: 'The income account: a resource id, `general`, or `import:<source>`.',
+});
+const IncomeQuery = Type.Object({ ...Page, ref: Type.Optional(IncomeRef) }, { additionalProperties: false });
+const IncomePaymentsQuery = Type.Object(
+  { ...Page, ref: IncomeRef, day: DateOnly(), currency: Type.String({ pattern: '^[A-Z]{3,5}$' }) },
+  { additionalProperties: false },
+);
+const IncomeRowOut = Type.Object({
+  ref: Type.String(),
+  resource_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  label: Type.String(),
+  address: Type.Union([Type.String(), Type.Null()]),
+  day: Type.String(),
+  currency: Type.String(),
+  amount: Type.String({ description: "The day's income: its payments less their reversals." }),
+  entries: Type.Integer(),
+});
+const IncomePaymentOut = Type.Object({
+  entry_id: Type.String({ format: 'uuid' }),
+  amount: Type.String({ description: 'Negative for a reversal (a reorganisation, an undone batch).' }),
+  payer: Type.String(),
+  origin: Type.String(),
+  cause_type: Type.String(),
+  memo: Type.String(),
+  reverses_entry_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});
+const NextCursor = Type.Union([Type.String(), Type.Null()]);
+
+const pageOf = (query: { cursor?: string; limit?: string }) => ({
+  cursor: query.cursor,
+  limit: query.limit === undefined ? undefined : Number(query.limit),
+});
+
+/** The Income screen: a row per endpoint per day, and the payments under a row. */
+export function registerIncomeAppRoutes(app: FastifyInstance, deps: ResourcesDeps) {
+  app.get(
+    '/app/api/spaces/:id/income',
+    {
+      schema: {
+        tags: ['app'],
+        params: SpaceParams,
+        querystring: IncomeQuery,
+        response: { 200: Type.Object({ items: Type.Array(IncomeRowOut), next_cursor: NextCursor }) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as Static<typeof SpaceParams>;
+      const query = request.query as Static<typeof IncomeQuery>;
+      return listIncome(deps, request.session!.userId, id, { ...pageOf(query), ref: query.ref });
+    },
+  );
+  app.get(
+    '/app/api/spaces/:id/income/payments',
+    {
+      schema: {
+        tags: ['app'],
+        params: SpaceParams,
+        querystring: IncomePaymentsQuery,
+        response: { 200: Type.Object({ items: Type.Array(IncomePaymentOut), next_cursor: NextCursor }) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as Static<typeof SpaceParams>;
+      const query = request.query as Static<typeof IncomePaymentsQuery>;
+      const row = { ref: query.ref, day: query.day, currency: query.currency };
+      return listIncomePayments(deps, request.session!.userId, id, row, pageOf(query));
     },
   );
 }

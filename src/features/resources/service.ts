@@ -2,6 +2,7 @@ import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { LastingRows } from '../../platform/db/lasting.ts';
+import { incomeRowEntries, incomeRows, type PageInput } from '../ledger/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
 import { chartStart, dailySeries } from './domain.ts';
 import * as store from './store.ts';
@@ -88,4 +89,53 @@ export async function updateEndpoint(
 /** The public discovery list's page: Findable cards' address, name and last change, nothing else. */
 export function listDiscoverable(db: Queryable, limit: number, offset: number) {
   return store.listFindable(db, limit, offset);
+}
+
+const INCOME_REF = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Labels for income rows: an endpoint's address (or name), else what the account is for. */
+async function labelsFor(db: Queryable, spaceId: string, refs: string[]) {
+  const ids = [...new Set(refs.filter((ref) => INCOME_REF.test(ref)))];
+  const rows = await store.resourceLabels(db, spaceId, ids);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return (ref: string) => {
+    const resource = byId.get(ref);
+    if (resource)
+      return { resource_id: ref, label: resource.name || resource.address, address: resource.address };
+    if (ref === 'general') return { resource_id: null, label: 'Other income', address: null };
+    return {
+      resource_id: null,
+      label: ref.startsWith('import:') ? `Imported: ${ref.slice(7)}` : ref,
+      address: null,
+    };
+  };
+}
+
+/** The Income screen: a row per endpoint per day (any member), newest day first. */
+export async function listIncome(
+  deps: ResourcesDeps,
+  userId: string,
+  spaceId: string,
+  filter: PageInput & { ref?: string | undefined },
+) {
+  await requireRole(deps.db, spaceId, userId);
+  const page = await incomeRows(deps.db, spaceId, filter);
+  const label = await labelsFor(
+    deps.db,
+    spaceId,
+    page.items.map((row) => row.ref),
+  );
+  return { items: page.items.map((row) => ({ ...row, ...label(row.ref) })), next_cursor: page.next_cursor };
+}
+
+/** The payments under one income row, each with its payer and its ledger entry. */
+export async function listIncomePayments(
+  deps: ResourcesDeps,
+  userId: string,
+  spaceId: string,
+  row: { ref: string; currency: string; day: string },
+  page: PageInput,
+) {
+  await requireRole(deps.db, spaceId, userId);
+  return incomeRowEntries(deps.db, spaceId, row, page);
 }

@@ -129,3 +129,14 @@ export async function listFindable(db: Queryable, limit: number, offset: number)
   ]);
   return { rows, total: Number(total.total) };
 }
+
+/** Addresses and names of some resources of a space, for labelling income rows. */
+export function resourceLabels(db: Queryable, spaceId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('resources')
+    .select(['id', 'address', 'name'])
+    .where('space_id', '=', spaceId)
+    .where('id', 'in', ids)
+    .execute();
+}

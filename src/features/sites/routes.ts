@@ -8,7 +8,7 @@ const SiteParams = Type.Object({
   id: Type.String({ format: 'uuid' }),
   site_id: Type.String({ format: 'uuid' }),
 });
-const SiteIn = Type.Object({
+export const SiteIn = Type.Object({
   origin: Text({
     minLength: 1,
     maxLength: 300,

@@ -4,6 +4,7 @@ export {
   subscriptionAllowance,
   syncedRowsAllowance,
 } from './domain.ts';
+export { registerSpacePages } from './page-routes.ts';
 export { registerSpaceRoutes } from './routes.ts';
 export { CurrencyCode } from './schemas.ts';
 export {
@@ -12,8 +13,11 @@ export {
   closePeriod,
   createSpace,
   filingTermsQuery,
+  getSpace,
   invalidateKeys,
+  listMembers,
   listOwnerIds,
+  listSpaces,
   lockSpacePlan,
   publicFace,
   requireAdministrator,

@@ -1,3 +1,4 @@
+export { registerUserPages } from './page-routes.ts';
 export { RESET_LIFETIME_MS, resetLink } from './password-reset.ts';
 export {
   createSessionGuard,
@@ -6,4 +7,11 @@ export {
   registerUserRoutes,
   SESSION_COOKIE,
 } from './routes.ts';
-export { createUser, findUserIdByEmail, hashPassword, type UsersDeps } from './service.ts';
+export {
+  createUser,
+  findUserIdByEmail,
+  getUser,
+  hashPassword,
+  resolveSession,
+  type UsersDeps,
+} from './service.ts';

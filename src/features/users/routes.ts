@@ -71,7 +71,11 @@ const docs = {
   }),
 };
 
-function setSessionCookie(reply: FastifyReply, deps: UserRouteDeps, session: service.NewSession) {
+export function setSessionCookie(
+  reply: FastifyReply,
+  deps: Pick<UserRouteDeps, 'secureCookies'>,
+  session: service.NewSession,
+) {
   reply.setCookie(SESSION_COOKIE, session.sessionToken, {
     httpOnly: true,
     sameSite: 'lax',

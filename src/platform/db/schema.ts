@@ -70,6 +70,7 @@ export interface IntegrationKeysTable {
   expires_at: Timestamp | null;
   revoked_at: Timestamp | null;
   expiry_reminded_at: Timestamp | null;
+  last_used_at: Timestamp | null;
 }
 
 export interface NotificationsTable {

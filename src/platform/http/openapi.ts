@@ -324,8 +324,22 @@ export type DocumentExtras = {
 };
 
 /** The last pass over the document @fastify/swagger built from the routes (its transformObject). */
+/** @fastify/swagger calls every answer without a description "Default Response": say what it is. */
+function describeSuccesses(document: Json): void {
+  for (const { operation } of listOperations(document)) {
+    for (const [status, answer] of Object.entries((operation.responses ?? {}) as Record<string, Json>)) {
+      if (answer.description !== 'Default Response') continue;
+      const media = (answer.content as Record<string, { schema?: Json }> | undefined)?.['application/json'];
+      const title = typeof media?.schema?.title === 'string' ? media.schema.title : undefined;
+      const what = status === '201' ? 'Created' : status === '204' ? 'Done; no body' : 'OK';
+      answer.description = title ? `${what}: the ${title}.` : `${what}.`;
+    }
+  }
+}
+
 export function finishDocument(document: Json, extras: DocumentExtras): Json {
   document.paths = { ...(document.paths as Json), ...structuredClone(extras.paths) };
+  describeSuccesses(document);
   attachErrorResponses(document);
   document.webhooks = structuredClone(extras.webhooks);
   nameTitledSchemas(document);

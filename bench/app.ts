@@ -1,0 +1,135 @@
+// The owner's web app: how long a page takes with 10,000 rows in the book. A fresh server, a
+// person signed up with a book, an account and a key; 10,000 payment requests minted through
+// the integration API; then the Payment requests page (the book's biggest list, first page of
+// 50) and the Accounts page are loaded under load with the session cookie. Target: p99 < 100 ms.
+
+import {
+  type BenchContext,
+  type BenchReport,
+  describeCpu,
+  fmt,
+  logRunWarnings,
+  measure,
+  postJson,
+  withFreshServer,
+} from './lib.ts';
+
+const BENCH = 'app';
+// The one database this checkout may use on the shared server (dropped and made afresh).
+const DATABASE = process.env.BENCH_APP_DATABASE || 'tollbook_bench_app';
+const ROWS = 10_000;
+const MINT_CONCURRENCY = 16;
+const P99_TARGET_MS = 100;
+
+async function sessionJson(baseUrl: string, cookie: string, csrf: string, path: string, body: unknown) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as Record<string, unknown>;
+  if (response.status >= 300) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A person with a book, a crypto account and a key: what the page will show. */
+async function seedBook(baseUrl: string) {
+  const signup = await fetch(`${baseUrl}/app/api/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: `bench-${Date.now()}@example.com`,
+      password: 'bench password 1',
+      name: 'Bench',
+    }),
+  });
+  const session = (await signup.json()) as { session_token: string; csrf_token: string };
+  if (signup.status !== 201) throw new Error(`signup answered ${signup.status}`);
+  const cookie = `tb_session=${session.session_token}`;
+  const csrf = session.csrf_token;
+  const space = await sessionJson(baseUrl, cookie, csrf, '/app/api/spaces', {
+    name: 'Bench book',
+    base_currency: 'USD',
+    plan: 'scale',
+  });
+  const spaceId = String(space.id);
+  const account = await sessionJson(baseUrl, cookie, csrf, `/app/api/spaces/${spaceId}/accounts`, {
+    kind: 'crypto',
+    name: 'Wallet',
+    currency: 'USDC',
+    network: 'local',
+    address: `0x${'2'.repeat(40)}`,
+  });
+  const key = await sessionJson(baseUrl, cookie, csrf, `/app/api/spaces/${spaceId}/keys`, {
+    name: 'Bench key',
+    scopes: ['payments'],
+  });
+  return { cookie, spaceId, accountId: String(account.id), key: String(key.key) };
+}
+
+async function mintRows(baseUrl: string, key: string, accountId: string) {
+  let next = 0;
+  const worker = async () => {
+    while (next < ROWS) {
+      const index = next++;
+      const posted = await postJson(baseUrl, key, '/integration/payment-requests', {
+        account_id: accountId,
+        amount: `${(index % 97) + 1}.25`,
+        memo: `Bench request ${index}`,
+      });
+      if (posted.status !== 201) throw new Error(`mint ${index} answered ${posted.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: MINT_CONCURRENCY }, worker));
+}
+
+export async function benchApp(ctx: BenchContext): Promise<BenchReport> {
+  return withFreshServer(ctx, BENCH, DATABASE, async (server, _databaseUrl, report) => {
+    const book = await seedBook(server.baseUrl);
+    const started = Date.now();
+    await mintRows(server.baseUrl, book.key, book.accountId);
+    ctx.log(`  ${ROWS} payment requests minted in ${fmt((Date.now() - started) / 1000, 1)} s`);
+    for (const screen of ['payment-requests', 'accounts']) {
+      const url = `${server.baseUrl}/app/books/${book.spaceId}/${screen}`;
+      const check = await fetch(url, { headers: { cookie: book.cookie } });
+      const body = await check.text();
+      if (check.status !== 200 || (screen === 'payment-requests' && !body.includes('Next page'))) {
+        throw new Error(`GET ${screen} answered ${check.status} without its first page`);
+      }
+      const m = await measure({
+        url,
+        headers: { cookie: book.cookie },
+        settings: ctx.settings,
+        serverPid: server.pid,
+      });
+      const route = `GET /app/books/:id/${screen}`;
+      ctx.log(
+        `    ${route}  ${fmt(m.rps)} req/s   p50 ${fmt(m.p50)} ms   p99 ${fmt(m.p99)} ms   ${fmt(m.total)} responses`,
+      );
+      ctx.log(`      cpu: ${describeCpu(m.cpu)}`);
+      logRunWarnings(ctx, m, route, 'req/s', server);
+      report.rows.push({
+        bench: BENCH,
+        config: `${ROWS} rows`,
+        route,
+        rps: m.rps,
+        p50: m.p50,
+        p99: m.p99,
+        non2xx: m.non2xx,
+        errors: m.errors,
+        serverCpu: m.cpu.byProcess.find((entry) => entry.name === 'server')?.pct ?? null,
+        otherCpu: m.cpu.foreignPct,
+      });
+      report.targets.push({
+        bench: BENCH,
+        config: `${ROWS} rows`,
+        what: `${screen} page p99 (ms)`,
+        value: m.p99,
+        target: P99_TARGET_MS,
+        pass: m.p99 < P99_TARGET_MS && m.non2xx === 0,
+        atMost: true,
+        contaminated: m.discarded.length > 0,
+      });
+    }
+  });
+}

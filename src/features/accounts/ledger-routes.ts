@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import { DateOnly, type Static, Type } from '../../platform/http/schema-kit.ts';
+import { type LedgerReadsDeps, listLedgerEntries, readLedgerEntry } from './ledger-reads.ts';
+
+const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const EntryParams = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  entry_id: Type.String({ format: 'uuid' }),
+});
+const EntriesQuery = Type.Object(
+  {
+    account_id: Type.Optional(Type.String({ format: 'uuid', description: 'Entries moving this account.' })),
+    from: Type.Optional(DateOnly({ description: 'Occurred on or after this day.' })),
+    to: Type.Optional(DateOnly({ description: 'Occurred on or before this day.' })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })),
+    limit: Type.Optional(
+      Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: '1 to 100; default 50.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const PostingOut = Type.Object({
+  ledger_account_id: Type.String({ format: 'uuid' }),
+  account_kind: Type.String(),
+  account_ref: Type.String(),
+  currency: Type.String(),
+  amount: Type.String({ description: 'Signed: debits positive, credits negative.' }),
+});
+const EntryOut = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  occurred_on: Type.String(),
+  origin: Type.String(),
+  kind: Type.String(),
+  cause_type: Type.String(),
+  cause_id: Type.Union([Type.String(), Type.Null()]),
+  counterparty: Type.String(),
+  memo: Type.String(),
+  reverses_entry_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  postings: Type.Array(PostingOut),
+});
+const EntryList = Type.Object({
+  items: Type.Array(EntryOut),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** The Ledger screen's data: entries with their postings, newest filed first. */
+export function registerLedgerAppRoutes(app: FastifyInstance, deps: LedgerReadsDeps) {
+  app.get(
+    '/app/api/spaces/:id/ledger/entries',
+    {
+      schema: { tags: ['app'], params: SpaceParams, querystring: EntriesQuery, response: { 200: EntryList } },
+    },
+    async (request) => {
+      const { id } = request.params as Static<typeof SpaceParams>;
+      const query = request.query as Static<typeof EntriesQuery>;
+      return listLedgerEntries(deps, request.session!.userId, id, {
+        accountId: query.account_id,
+        from: query.from,
+        to: query.to,
+        cursor: query.cursor,
+        limit: query.limit === undefined ? undefined : Number(query.limit),
+      });
+    },
+  );
+  app.get(
+    '/app/api/spaces/:id/ledger/entries/:entry_id',
+    { schema: { tags: ['app'], params: EntryParams, response: { 200: EntryOut } } },
+    async (request) => {
+      const { id, entry_id } = request.params as Static<typeof EntryParams>;
+      return readLedgerEntry(deps, request.session!.userId, id, entry_id);
+    },
+  );
+}

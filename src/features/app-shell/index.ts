@@ -1,0 +1,2 @@
+export { registerShellPages } from './page-routes.ts';
+export { loadShell, type ShellDeps } from './service.ts';

@@ -1,0 +1,51 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clock } from '../../core/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
+import type { FormState } from '../../platform/web/components.tsx';
+import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { bookPath } from '../../platform/web/shell.ts';
+import { listContactsInApp } from '../contacts/index.ts';
+import { ClientCreditsPage } from './pages.tsx';
+import { CreditListQuery, NameContactIn } from './routes.ts';
+import { listClientCredits, nameContact } from './service.ts';
+
+type Deps = { db: Db; clock: Clock; publicUrl: string };
+const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
+const CreditParams = Type.Object({
+  book_id: Type.String({ maxLength: 64 }),
+  client_ref: Text({ minLength: 1, maxLength: 120 }),
+});
+
+async function render(deps: Deps, request: FastifyRequest, form?: FormState) {
+  const shell = shellOf(request);
+  const query = request.method === 'GET' ? (request.query as Static<typeof CreditListQuery>) : {};
+  const [page, contacts] = await Promise.all([
+    listClientCredits(deps, shell.user.id, shell.book.id, query),
+    listContactsInApp(deps, shell.user.id, shell.book.id, {}),
+  ]);
+  return ClientCreditsPage({ shell, page, cursor: query.cursor, contacts: contacts.items, form });
+}
+
+export function registerClientCreditPages(scope: FastifyInstance, deps: Deps) {
+  const path = '/app/books/:book_id/clients';
+  scope.get(
+    path,
+    { schema: { hide: true, params: BookParams, querystring: CreditListQuery } },
+    async (request, reply) => sendPage(reply, await render(deps, request)),
+  );
+  scope.post(
+    `${path}/:client_ref/contact`,
+    { schema: { hide: true, params: CreditParams, body: NameContactIn }, attachValidation: true },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { client_ref } = request.params as Static<typeof CreditParams>;
+      const { contact_id } = request.body as Static<typeof NameContactIn>;
+      const outcome = await runForm(request, () =>
+        nameContact(deps, shell.user.id, shell.book.id, client_ref, contact_id),
+      );
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'clients'));
+      return sendPage(reply, await render(deps, request, outcome.form), outcome.status);
+    },
+  );
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
+import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { bookPath } from '../../platform/web/shell.ts';
+import { ContactsPage } from './pages.tsx';
+import { ContactListQuery } from './routes.ts';
+import { ContactCreate, type ContactCreateBody } from './schemas.ts';
+import * as service from './service.ts';
+
+const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
+
+async function render(deps: service.ContactsDeps, request: FastifyRequest, form: FormState) {
+  const shell = shellOf(request);
+  const query = request.method === 'GET' ? (request.query as Static<typeof ContactListQuery>) : {};
+  const page = await service.listContactsInApp(deps, shell.user.id, shell.book.id, query);
+  return ContactsPage({ shell, page, cursor: query.cursor, form });
+}
+
+export function registerContactPages(scope: FastifyInstance, deps: service.ContactsDeps) {
+  const path = '/app/books/:book_id/contacts';
+  scope.get(
+    path,
+    { schema: { hide: true, params: BookParams, querystring: ContactListQuery } },
+    async (request, reply) => sendPage(reply, await render(deps, request, EMPTY_FORM)),
+  );
+  scope.post(
+    path,
+    { schema: { hide: true, params: BookParams, body: ContactCreate }, attachValidation: true },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const outcome = await runForm(request, () =>
+        service.createContactInApp(deps, shell.user.id, shell.book.id, request.body as ContactCreateBody),
+      );
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'contacts'));
+      return sendPage(reply, await render(deps, request, outcome.form), outcome.status);
+    },
+  );
+}

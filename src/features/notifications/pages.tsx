@@ -1,0 +1,58 @@
+import {
+  ActionButton,
+  type Column,
+  DateTime,
+  EmptyState,
+  Pill,
+  Table,
+} from '../../platform/web/components.tsx';
+import { Layout } from '../../platform/web/layout.tsx';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import type { listForMember } from './service.ts';
+
+// Notifications: what the book told this member (keys about to expire, a paused subscription…),
+// newest first; the shell's badge counts the unread ones.
+
+type Item = Awaited<ReturnType<typeof listForMember>>[number];
+
+function summary(item: Item): string {
+  const detail = Object.entries(item.payload)
+    .filter(([, value]) => typeof value === 'string' || typeof value === 'number')
+    .map(([name, value]) => `${name}: ${String(value)}`)
+    .join(' · ');
+  return detail || '—';
+}
+
+export function NotificationsPage({ shell, items }: { shell: Shell & { book: ShellBook }; items: Item[] }) {
+  const columns: Column<Item>[] = [
+    { header: 'When', cell: (item) => <DateTime at={item.created_at} /> },
+    { header: 'What', cell: (item) => <code>{item.kind}</code> },
+    { header: 'Details', cell: (item) => summary(item) },
+    { header: '', cell: (item) => (item.read_at ? null : <Pill tone="warn">new</Pill>) },
+  ];
+  const unread = items.some((item) => item.read_at === null);
+  return (
+    <Layout shell={shell} title="Notifications">
+      <h1>Notifications</h1>
+      {unread && (
+        <p>
+          <ActionButton
+            action={bookPath(shell.book.id, 'notifications/read')}
+            csrf={shell.csrfToken}
+            label="Mark all read"
+          />
+        </p>
+      )}
+      <Table
+        caption="Notifications"
+        columns={columns}
+        rows={items}
+        empty={
+          <EmptyState title="Nothing new">
+            <p>Tollbook tells you here when a key is about to expire or something needs your attention.</p>
+          </EmptyState>
+        }
+      />
+    </Layout>
+  );
+}

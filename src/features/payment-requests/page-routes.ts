@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import type { FormState } from '../../platform/web/components.tsx';
+import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { bookPath } from '../../platform/web/shell.ts';
+import { PaymentRequestsPage } from './pages.tsx';
+import { MarkPaidIn, RequestListQuery } from './schemas.ts';
+import * as service from './service.ts';
+
+const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
+const TokenParams = Type.Object({
+  book_id: Type.String({ maxLength: 64 }),
+  token: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+async function render(
+  deps: service.RequestsDeps,
+  request: FastifyRequest,
+  query: Static<typeof RequestListQuery>,
+  refused?: { token: string; form: FormState },
+) {
+  const shell = shellOf(request);
+  const page = await service.listRequests(deps, shell.user.id, shell.book.id, query);
+  return PaymentRequestsPage({
+    shell,
+    page,
+    status: query.status,
+    cursor: query.cursor,
+    ...(refused ? { refused } : {}),
+  });
+}
+
+export function registerPaymentRequestPages(scope: FastifyInstance, deps: service.RequestsDeps) {
+  const path = '/app/books/:book_id/payment-requests';
+  scope.get(
+    path,
+    { schema: { hide: true, params: BookParams, querystring: RequestListQuery } },
+    async (request, reply) =>
+      sendPage(reply, await render(deps, request, request.query as Static<typeof RequestListQuery>)),
+  );
+  scope.post(
+    `${path}/:token/mark-paid`,
+    { schema: { hide: true, params: TokenParams, body: MarkPaidIn }, attachValidation: true },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { token } = request.params as Static<typeof TokenParams>;
+      const outcome = await runForm(request, () =>
+        service.markPaid(
+          deps,
+          shell.user.id,
+          shell.book.id,
+          token,
+          request.body as Static<typeof MarkPaidIn>,
+        ),
+      );
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'payment-requests'));
+      return sendPage(reply, await render(deps, request, {}, { token, form: outcome.form }), outcome.status);
+    },
+  );
+}

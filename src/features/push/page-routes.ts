@@ -1,0 +1,94 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../core/errors.ts';
+import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { hrefWith } from '../../platform/web/components.tsx';
+import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { bookPath, canAdminister } from '../../platform/web/shell.ts';
+import { closePeriod } from '../spaces/index.ts';
+import { PushPage, type PushPageProps } from './pages.tsx';
+import * as service from './service.ts';
+
+// Page routes of Push sources: the same service calls as the app API (batches, undo) and the
+// spaces' close-period.
+
+const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
+const BatchParams = Type.Object({
+  book_id: Type.String({ maxLength: 64 }),
+  batch_id: Type.String({ format: 'uuid' }),
+});
+const CloseForm = Type.Object({ through: Type.String({ format: 'date' }) });
+// After a write the page is fetched again (303), so a reload never repeats it; the query says
+// what the write did, shown in place.
+const DoneQuery = Type.Object({
+  reversed: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$' })),
+  closed: Type.Optional(Type.String({ format: 'date' })),
+});
+
+function doneSentence(query: Static<typeof DoneQuery>): string | undefined {
+  if (query.reversed !== undefined)
+    return `Batch undone: ${query.reversed} ${query.reversed === '1' ? 'row' : 'rows'} reversed.`;
+  if (query.closed !== undefined) return `The books are closed through ${query.closed}.`;
+  return undefined;
+}
+
+type Deps = service.PushDeps & Parameters<typeof closePeriod>[0];
+
+async function render(
+  deps: Deps,
+  request: FastifyRequest,
+  extra: Omit<PushPageProps, 'shell' | 'batches'> = {},
+) {
+  const shell = shellOf(request);
+  // Members and viewers may open the screen; the batches are for owners and admins only.
+  const batches = canAdminister(shell.book.role)
+    ? await service.listBatches(deps, shell.user.id, shell.book.id, undefined)
+    : null;
+  return PushPage({ shell, batches, ...extra });
+}
+
+export function registerPushPages(scope: FastifyInstance, deps: Deps) {
+  const path = '/app/books/:book_id/push';
+  scope.get(
+    path,
+    { schema: { hide: true, params: BookParams, querystring: DoneQuery } },
+    async (request, reply) =>
+      sendPage(
+        reply,
+        await render(deps, request, { done: doneSentence(request.query as Static<typeof DoneQuery>) }),
+      ),
+  );
+  scope.post(
+    `${path}/:batch_id/undo`,
+    { schema: { hide: true, params: BatchParams }, attachValidation: true },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { batch_id } = request.params as Static<typeof BatchParams>;
+      const outcome = await runForm(request, () =>
+        service.undoBatch(deps, shell.user.id, shell.book.id, batch_id),
+      );
+      if (!outcome.ok) {
+        if (outcome.status === 404) throw new AppError('not_found', 'No such batch in this space.');
+        return sendPage(reply, await render(deps, request, { undoForm: outcome.form }), outcome.status);
+      }
+      return seeOther(
+        reply,
+        hrefWith(bookPath(shell.book.id, 'push'), { reversed: String(outcome.value.reversed) }),
+      );
+    },
+  );
+  scope.post(
+    `${path}/close`,
+    { schema: { hide: true, params: BookParams, body: CloseForm }, attachValidation: true },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { through } = (request.body ?? {}) as Static<typeof CloseForm>;
+      const outcome = await runForm(request, () => closePeriod(deps, shell.user.id, shell.book.id, through));
+      if (!outcome.ok)
+        return sendPage(reply, await render(deps, request, { closeForm: outcome.form }), outcome.status);
+      return seeOther(
+        reply,
+        hrefWith(bookPath(shell.book.id, 'push'), { closed: outcome.value.closed_through }),
+      );
+    },
+  );
+}

@@ -1,0 +1,94 @@
+import type { FastifyInstance } from 'fastify';
+import { DateOnly, type Static, Type } from '../../platform/http/schema-kit.ts';
+import { hrefWith } from '../../platform/web/components.tsx';
+import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { bookPath } from '../../platform/web/shell.ts';
+import { EndpointsPage, IncomePage, IncomePaymentsPage } from './pages.tsx';
+import * as service from './service.ts';
+
+// Page routes of Endpoints and Income: the same service calls as the app API.
+
+const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
+const CardParams = Type.Object({
+  book_id: Type.String({ maxLength: 64 }),
+  resource_id: Type.String({ format: 'uuid' }),
+});
+const FindableForm = Type.Object({ findable: Type.Boolean() });
+const Cursor = Type.Optional(Type.String({ minLength: 1, maxLength: 400 }));
+const IncomeQuery = Type.Object({
+  ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  cursor: Cursor,
+});
+const PaymentsQuery = Type.Object({
+  ref: Type.String({ minLength: 1, maxLength: 200 }),
+  day: DateOnly(),
+  currency: Type.String({ pattern: '^[A-Z]{3,5}$' }),
+  cursor: Cursor,
+});
+
+export function registerResourcePages(scope: FastifyInstance, deps: service.ResourcesDeps) {
+  const endpoints = '/app/books/:book_id/endpoints';
+  scope.get(endpoints, { schema: { hide: true, params: BookParams } }, async (request, reply) => {
+    const shell = shellOf(request);
+    const { items } = await service.listEndpoints(deps, shell.user.id, shell.book.id);
+    return sendPage(reply, EndpointsPage({ shell, cards: items }));
+  });
+  scope.post(
+    `${endpoints}/:resource_id/findable`,
+    {
+      schema: { hide: true, params: CardParams, body: FindableForm },
+      attachValidation: true,
+      config: { form: { booleans: ['findable'] } },
+    },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { resource_id } = request.params as Static<typeof CardParams>;
+      const outcome = await runForm(request, () =>
+        service.updateEndpoint(deps, shell.user.id, shell.book.id, resource_id, {
+          findable: (request.body as Static<typeof FindableForm>).findable,
+        }),
+      );
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'endpoints'));
+      const { items } = await service.listEndpoints(deps, shell.user.id, shell.book.id);
+      return sendPage(reply, EndpointsPage({ shell, cards: items, form: outcome.form }), outcome.status);
+    },
+  );
+  registerIncomePages(scope, deps);
+}
+
+function registerIncomePages(scope: FastifyInstance, deps: service.ResourcesDeps) {
+  const income = '/app/books/:book_id/income';
+  scope.get(
+    income,
+    { schema: { hide: true, params: BookParams, querystring: IncomeQuery } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const query = request.query as Static<typeof IncomeQuery>;
+      const page = await service.listIncome(deps, shell.user.id, shell.book.id, query);
+      const base = bookPath(shell.book.id, 'income');
+      return sendPage(
+        reply,
+        IncomePage({
+          shell,
+          rows: page.items,
+          nextHref: page.next_cursor ? hrefWith(base, { ref: query.ref, cursor: page.next_cursor }) : null,
+          firstHref: query.cursor ? hrefWith(base, { ref: query.ref }) : null,
+          filter: { ref: query.ref, label: page.items[0]?.label },
+        }),
+      );
+    },
+  );
+  scope.get(
+    `${income}/payments`,
+    { schema: { hide: true, params: BookParams, querystring: PaymentsQuery } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { cursor, ...row } = request.query as Static<typeof PaymentsQuery>;
+      const page = await service.listIncomePayments(deps, shell.user.id, shell.book.id, row, { cursor });
+      const next = page.next_cursor
+        ? hrefWith(bookPath(shell.book.id, 'income/payments'), { ...row, cursor: page.next_cursor })
+        : null;
+      return sendPage(reply, IncomePaymentsPage({ shell, row, payments: page.items, nextHref: next }));
+    },
+  );
+}

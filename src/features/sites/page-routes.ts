@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
+import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { bookPath } from '../../platform/web/shell.ts';
+import { SitesPage } from './pages.tsx';
+import { SiteIn } from './routes.ts';
+import { addSite, listSites, removeSite, type SitesDeps, verifySite } from './service.ts';
+
+const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
+const SiteParams = Type.Object({
+  book_id: Type.String({ maxLength: 64 }),
+  site_id: Type.String({ format: 'uuid' }),
+});
+
+async function render(deps: SitesDeps, request: FastifyRequest, form: FormState, notice?: string) {
+  const shell = shellOf(request);
+  const sites = (await listSites(deps, shell.user.id, shell.book.id)).items;
+  return SitesPage({ shell, sites, form, notice });
+}
+
+export function registerSitePages(scope: FastifyInstance, deps: SitesDeps) {
+  const path = '/app/books/:book_id/sites';
+  scope.get(path, { schema: { hide: true, params: BookParams } }, async (request, reply) =>
+    sendPage(reply, await render(deps, request, EMPTY_FORM)),
+  );
+  scope.post(
+    path,
+    { schema: { hide: true, params: BookParams, body: SiteIn }, attachValidation: true },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { origin } = request.body as Static<typeof SiteIn>;
+      const outcome = await runForm(request, () => addSite(deps, shell.user.id, shell.book.id, origin));
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'sites'));
+      const form = {
+        ...outcome.form,
+        errors: { origin: outcome.form.sentence ?? '', ...outcome.form.errors },
+      };
+      return sendPage(reply, await render(deps, request, form), outcome.status);
+    },
+  );
+  scope.post(
+    `${path}/:site_id/verify`,
+    { schema: { hide: true, params: SiteParams } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { site_id } = request.params as Static<typeof SiteParams>;
+      const outcome = await runForm(request, () => verifySite(deps, shell.user.id, shell.book.id, site_id));
+      if (outcome.ok)
+        return sendPage(
+          reply,
+          await render(deps, request, EMPTY_FORM, `${outcome.value.origin} is verified.`),
+        );
+      return sendPage(reply, await render(deps, request, outcome.form), outcome.status);
+    },
+  );
+  scope.post(
+    `${path}/:site_id/remove`,
+    { schema: { hide: true, params: SiteParams } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { site_id } = request.params as Static<typeof SiteParams>;
+      const outcome = await runForm(request, () => removeSite(deps, shell.user.id, shell.book.id, site_id));
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'sites'));
+      return sendPage(reply, await render(deps, request, outcome.form), outcome.status);
+    },
+  );
+}

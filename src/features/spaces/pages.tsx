@@ -1,0 +1,265 @@
+import {
+  ActionButton,
+  type Column,
+  DateTime,
+  EmptyState,
+  Field,
+  Form,
+  type FormState,
+  Pill,
+  Select,
+  Table,
+} from '../../platform/web/components.tsx';
+import { Layout } from '../../platform/web/layout.tsx';
+import { bookPath, canAdminister, type Shell } from '../../platform/web/shell.ts';
+import { PLANS, ROLES } from './domain.ts';
+
+// Books (spaces): the list and creation, a book's settings (name, plan, rollout switches), and
+// its members with their roles.
+
+type Space = {
+  id: string;
+  name: string;
+  base_currency: string;
+  plan: string;
+  integration_enabled: boolean;
+  payments_enabled: boolean;
+  public_handle: string;
+  role: string;
+  created_at: string;
+};
+
+type Member = { user_id: string; email: string; name: string; role: string; created_at: string };
+
+const PLAN_OPTIONS = PLANS.map((plan) => [plan, plan[0]!.toUpperCase() + plan.slice(1)] as const);
+const ROLE_OPTIONS = ROLES.map((role) => [role, role] as const);
+
+function CreateBookForm({ shell, form }: { shell: Shell; form: FormState }) {
+  return (
+    <div class="card">
+      <h2>New book</h2>
+      <Form action="/app/books" csrf={shell.csrfToken} form={form} label="New book">
+        <div class="row">
+          <Field name="name" label="Name" form={form} required maxLength={120} />
+          <Field
+            name="base_currency"
+            label="Base currency"
+            form={form}
+            value="USD"
+            hint="The currency the books are kept in, e.g. USD, EUR or USDC."
+            required
+          />
+          <Select name="plan" label="Plan" options={PLAN_OPTIONS} form={form} value="free" />
+        </div>
+        <button type="submit">Create the book</button>
+      </Form>
+    </div>
+  );
+}
+
+export function BooksPage({ shell, spaces, form }: { shell: Shell; spaces: Space[]; form: FormState }) {
+  const columns: Column<Space>[] = [
+    { header: 'Name', cell: (space) => <a href={bookPath(space.id, 'payment-requests')}>{space.name}</a> },
+    { header: 'Base currency', cell: (space) => space.base_currency },
+    { header: 'Plan', cell: (space) => space.plan },
+    { header: 'Your role', cell: (space) => space.role },
+    { header: 'Created', cell: (space) => <DateTime at={space.created_at} /> },
+  ];
+  return (
+    <Layout shell={shell} title="Books">
+      <h1>Books</h1>
+      <p class="muted">A book holds one business's money: its accounts, keys, clients and records.</p>
+      <Table
+        caption="Your books"
+        columns={columns}
+        rows={spaces}
+        empty={
+          <EmptyState title="No books yet">
+            <p>Create your first book below; then issue a key so your server can ask for payments.</p>
+          </EmptyState>
+        }
+      />
+      <CreateBookForm shell={shell} form={form} />
+    </Layout>
+  );
+}
+
+function Switch({ name, label, on, hint }: { name: string; label: string; on: boolean; hint: string }) {
+  return (
+    <div class="field">
+      <label>
+        <input type="checkbox" name={name} value="true" checked={on} /> {label}
+      </label>
+      <span class="hint">{hint}</span>
+    </div>
+  );
+}
+
+export function SettingsPage(props: {
+  shell: Shell & { book: { id: string } };
+  space: Space;
+  form: FormState;
+  saved?: string;
+}) {
+  const { shell, space, form } = props;
+  const admin = canAdminister(space.role as never);
+  const owner = space.role === 'owner';
+  return (
+    <Layout shell={shell} title="Book settings">
+      <h1>Book settings</h1>
+      {props.saved && (
+        <div class="notice ok" role="status">
+          {props.saved}
+        </div>
+      )}
+      <div class="card">
+        <p>
+          Base currency <strong>{space.base_currency}</strong> · public handle{' '}
+          <code>{space.public_handle}</code> · your role <Pill>{space.role}</Pill>
+        </p>
+        {admin ? (
+          <Form
+            action={bookPath(space.id, 'settings')}
+            csrf={shell.csrfToken}
+            form={form}
+            label="Name and plan"
+          >
+            <div class="row">
+              <Field name="name" label="Name" form={form} value={space.name} required maxLength={120} />
+              {owner ? (
+                <Select name="plan" label="Plan" options={PLAN_OPTIONS} form={form} value={space.plan} />
+              ) : (
+                <p>
+                  Plan: <strong>{space.plan}</strong> <span class="muted">(only an owner changes it)</span>
+                </p>
+              )}
+            </div>
+            <button type="submit">Save</button>
+          </Form>
+        ) : (
+          <p>
+            <strong>{space.name}</strong> on the <strong>{space.plan}</strong> plan.
+          </p>
+        )}
+      </div>
+      <div class="card">
+        <h2>Rollout switches</h2>
+        {admin ? (
+          <Form
+            action={bookPath(space.id, 'settings/switches')}
+            csrf={shell.csrfToken}
+            label="Rollout switches"
+          >
+            <Switch
+              name="integration_enabled"
+              label="Integration API on"
+              on={space.integration_enabled}
+              hint="Off: every key of this book is refused until it is switched back on."
+            />
+            <Switch
+              name="payments_enabled"
+              label="Payments on"
+              on={space.payments_enabled}
+              hint="Off: no new payment request or charge is accepted."
+            />
+            <button type="submit">Save switches</button>
+          </Form>
+        ) : (
+          <p>
+            Integration API {space.integration_enabled ? 'on' : 'off'} · payments{' '}
+            {space.payments_enabled ? 'on' : 'off'}
+          </p>
+        )}
+      </div>
+    </Layout>
+  );
+}
+
+function RoleCell(props: { shell: Shell & { book: { id: string } }; member: Member; admin: boolean }) {
+  const { shell, member } = props;
+  if (!props.admin || member.user_id === shell.user.id) return <Pill>{member.role}</Pill>;
+  return (
+    <Form
+      action={bookPath(shell.book.id, `members/${member.user_id}`)}
+      csrf={shell.csrfToken}
+      label={`Role of ${member.email}`}
+    >
+      <div class="actions">
+        <label class="skip" for={`role-${member.user_id}`}>
+          Role of {member.email}
+        </label>
+        <select id={`role-${member.user_id}`} name="role">
+          {ROLES.map((role) => (
+            <option value={role} selected={role === member.role}>
+              {role}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="small secondary">
+          Change
+        </button>
+      </div>
+    </Form>
+  );
+}
+
+export function MembersPage(props: {
+  shell: Shell & { book: { id: string; role: string } };
+  members: Member[];
+  form: FormState;
+}) {
+  const { shell, members, form } = props;
+  const admin = canAdminister(shell.book.role as never);
+  const columns: Column<Member>[] = [
+    { header: 'Name', cell: (member) => member.name },
+    { header: 'Email', cell: (member) => member.email },
+    { header: 'Role', cell: (member) => <RoleCell shell={shell} member={member} admin={admin} /> },
+    { header: 'Since', cell: (member) => <DateTime at={member.created_at} dateOnly /> },
+  ];
+  if (admin) {
+    columns.push({
+      header: '',
+      cell: (member) =>
+        member.user_id === shell.user.id ? null : (
+          <ActionButton
+            action={bookPath(shell.book.id, `members/${member.user_id}/remove`)}
+            csrf={shell.csrfToken}
+            label="Remove"
+            tone="danger"
+            confirm={`Remove ${member.email} from this book?`}
+          />
+        ),
+    });
+  }
+  return (
+    <Layout shell={shell} title="Members">
+      <h1>Members</h1>
+      <p class="muted">Owners and admins manage the book; members work in it; viewers only look.</p>
+      <Table caption="Members" columns={columns} rows={members} empty={<EmptyState title="No members" />} />
+      {admin && (
+        <div class="card">
+          <h2>Add a member</h2>
+          <Form
+            action={bookPath(shell.book.id, 'members')}
+            csrf={shell.csrfToken}
+            form={form}
+            label="Add a member"
+          >
+            <div class="row">
+              <Field
+                name="email"
+                label="Their email"
+                type="email"
+                form={form}
+                hint="They must have signed up already."
+                required
+              />
+              <Select name="role" label="Role" options={ROLE_OPTIONS} form={form} value="member" />
+            </div>
+            <button type="submit">Add</button>
+          </Form>
+        </div>
+      )}
+    </Layout>
+  );
+}

@@ -1,0 +1,302 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import { AppError } from '../../core/errors.ts';
+import { sendRendered } from '../http/errors.ts';
+import { toValidationItems } from '../http/validation.ts';
+import { assetAt } from './assets.ts';
+import type { FormState } from './components.tsx';
+import { errorPage } from './layout.tsx';
+import type { Shell, ShellBook } from './shell.ts';
+import { canWrite } from './shell.ts';
+
+// The plumbing under every page of the owner's web app (/app): form bodies, the session
+// cookie, CSRF, the shell of the signed-in viewer, security headers and error pages. Features
+// register their page routes inside the scope this builds (see README.md beside this file).
+
+export const SESSION_COOKIE = 'tb_session';
+const FORM_BODY_LIMIT_BYTES = 64 * 1024;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The same headers as the public pages: no framing, no inline script, nothing cached. */
+const APP_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const PAGE_HEADERS = {
+  'content-security-policy': APP_CSP,
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'same-origin',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+};
+
+/** What app.ts passes in: the features' functions the plumbing needs, so platform imports none. */
+export type WebAppDeps = {
+  resolveSession: (token: string) => Promise<{ userId: string; csrfToken: string } | undefined>;
+  /** The viewer and their books; throws not_found when `bookId` is not one of theirs. */
+  loadShell: (userId: string, bookId: string | undefined) => Promise<Omit<Shell, 'csrfToken' | 'path'>>;
+};
+
+/** How a form's text fields become the body the route's schema checks. */
+export type FormShape = {
+  /** Fields sent as repeated names (checkbox groups): always an array, maybe empty. */
+  arrays?: string[];
+  /** Checkboxes: present → true, absent → false. */
+  booleans?: string[];
+  /** Whole numbers typed as text. */
+  integers?: string[];
+};
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    shell: Shell | null;
+  }
+  interface FastifyContextConfig {
+    /** A page anyone may open (log in, sign up). */
+    webPublic?: boolean;
+    form?: FormShape;
+    /** A post a viewer may make: it changes only their own state (marking notifications read). */
+    viewerMay?: boolean;
+  }
+}
+
+function parseFormBody(text: string): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    const held = fields[name];
+    if (held === undefined) fields[name] = value;
+    else fields[name] = Array.isArray(held) ? [...held, value] : [held, value];
+  }
+  return fields;
+}
+
+/**
+ * Dotted names nest ("addresses.0.requisites.iban" → addresses[0].requisites.iban), so a form
+ * can fill the same body the app API takes; objects left empty by blank fields are dropped.
+ */
+function nest(flat: Record<string, unknown>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(flat)) {
+    const path = name.split('.');
+    if (
+      path.length > 4 ||
+      path.some(
+        (part) => part === '' || part === '__proto__' || part === 'constructor' || part === 'prototype',
+      )
+    ) {
+      continue;
+    }
+    let node: Record<string, unknown> = root;
+    path.forEach((part, index) => {
+      if (index === path.length - 1) {
+        node[part] = value;
+        return;
+      }
+      const nextIsIndex = /^\d{1,2}$/.test(path[index + 1]!);
+      node[part] ??= nextIsIndex ? [] : {};
+      node = node[part] as Record<string, unknown>;
+    });
+  }
+  return root;
+}
+
+/** Empty text is "not given"; the route's shape turns checkboxes and numbers into their types. */
+function shapeForm(fields: Record<string, string | string[]>, shape: FormShape | undefined) {
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if (shape?.arrays?.includes(name)) body[name] = (Array.isArray(value) ? value : [value]).filter(Boolean);
+    else if (typeof value === 'string' && value.trim() !== '') body[name] = value.trim();
+    else if (Array.isArray(value)) body[name] = value.at(-1);
+  }
+  for (const name of shape?.arrays ?? []) body[name] ??= [];
+  for (const name of shape?.booleans ?? []) body[name] = body[name] !== undefined && body[name] !== 'false';
+  for (const name of shape?.integers ?? []) {
+    const text = body[name];
+    if (typeof text === 'string' && /^-?\d{1,15}$/.test(text)) body[name] = Number(text);
+  }
+  return Object.keys(body).some((name) => name.includes('.')) ? nest(body) : body;
+}
+
+/** A write that came from another site is refused before it is read any further. */
+function crossSite(request: FastifyRequest): boolean {
+  if (request.headers['sec-fetch-site'] === 'cross-site') return true;
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === 'null') return origin === 'null';
+  try {
+    return new URL(origin).host !== request.headers.host;
+  } catch {
+    return true;
+  }
+}
+
+function sentCsrf(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-csrf-token'];
+  if (typeof header === 'string') return header;
+  const field = (request.body as { _csrf?: unknown } | undefined)?._csrf;
+  return typeof field === 'string' ? field : undefined;
+}
+
+/** Renders a page: a doctype and the escaped markup. */
+export function sendPage(reply: FastifyReply, page: VNode, status = 200) {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(`<!doctype html>${renderToString(page)}`);
+}
+
+/** After a write: back to a page with GET (a reload never repeats the write). */
+export function seeOther(reply: FastifyReply, location: string) {
+  return reply.code(303).header('location', location).send();
+}
+
+/** The signed-in viewer's shell; only called from routes behind the session (not webPublic). */
+export function shellOf(request: FastifyRequest): Shell & { book: ShellBook } {
+  const shell = request.shell;
+  if (!shell?.book) throw new AppError('not_found', 'No such book.');
+  return shell as Shell & { book: ShellBook };
+}
+
+/** The shell of a page outside any book (the Books list). */
+export function viewerShellOf(request: FastifyRequest): Shell {
+  if (!request.shell) throw new AppError('unauthorized', 'Log in first.');
+  return request.shell;
+}
+
+/**
+ * Runs a form's write: the route's schema already checked the body (attachValidation); a
+ * refusal from the service comes back as the form's state, to be shown in place.
+ */
+export async function runForm<T>(
+  request: FastifyRequest,
+  write: () => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; status: number; form: FormState }> {
+  const values = (request.body ?? {}) as Record<string, unknown>;
+  if (request.validationError) {
+    const items = toValidationItems(
+      (request.validationError as { validation?: never }).validation ?? [],
+      (request as { validationContext?: string }).validationContext ?? 'body',
+    );
+    const errors: Record<string, string> = {};
+    for (const item of items) {
+      const field = item.loc.slice(1).join('.');
+      errors[field] ??= item.msg;
+    }
+    const sentence = errors[''] ?? 'Some fields need another look.';
+    return { ok: false, status: 422, form: { values, errors, sentence } };
+  }
+  try {
+    return { ok: true, value: await write() };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const field = typeof error.details?.field === 'string' ? error.details.field : undefined;
+    return {
+      ok: false,
+      status: error.status,
+      form: { values, errors: field ? { [field]: error.message } : {}, sentence: error.message },
+    };
+  }
+}
+
+function loginRedirect(request: FastifyRequest, reply: FastifyReply) {
+  const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
+  if (request.headers['hx-request'] === 'true') reply.header('hx-redirect', `/app/login${next}`);
+  return seeOther(reply, `/app/login${next}`);
+}
+
+function registerGuards(scope: FastifyInstance, deps: WebAppDeps) {
+  scope.addHook('preHandler', async (request, reply) => {
+    if (request.method === 'POST' && crossSite(request)) {
+      throw new AppError('forbidden', 'This form was sent from another site and was refused.');
+    }
+    if (request.routeOptions.config.webPublic) return;
+    const token = request.cookies?.[SESSION_COOKIE];
+    const session = token ? await deps.resolveSession(token) : undefined;
+    if (!session) return loginRedirect(request, reply);
+    if (request.method === 'POST' && sentCsrf(request) !== session.csrfToken) {
+      throw new AppError(
+        'forbidden',
+        'This form is out of date or was not sent by this app; reload the page and try again.',
+      );
+    }
+    const bookId = (request.params as { book_id?: string }).book_id;
+    if (bookId !== undefined && !UUID.test(bookId)) throw new AppError('not_found', 'No such book.');
+    const loaded = await deps.loadShell(session.userId, bookId);
+    request.shell = { ...loaded, csrfToken: session.csrfToken, path: request.url.split('?')[0] ?? '' };
+    // Two walls for a viewer: the pages show no write control, and a write is refused here.
+    if (
+      request.method === 'POST' &&
+      loaded.book &&
+      !canWrite(loaded.book.role) &&
+      !request.routeOptions.config.viewerMay
+    ) {
+      throw new AppError('forbidden', 'A viewer can look but not change anything in this book.');
+    }
+  });
+}
+
+function registerErrorPages(scope: FastifyInstance) {
+  scope.setErrorHandler(async (error, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.code === 'unauthorized') return loginRedirect(request, reply);
+      return sendPage(reply, errorPage(error.status, error.message, request.shell), error.status);
+    }
+    const validation = (error as { validation?: unknown }).validation;
+    if (validation) {
+      return sendPage(reply, errorPage(400, 'This address is not one the app knows.', request.shell), 400);
+    }
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return sendPage(reply, errorPage(status, 'The request could not be read.', request.shell), status);
+    }
+    request.log.error({ err: error, reqId: request.id }, 'page failed');
+    return sendPage(
+      reply,
+      errorPage(500, 'Something went wrong on our side; try again.', request.shell),
+      500,
+    );
+  });
+  // Any other address under /app: the not-found page, in the shell when signed in.
+  scope.get('/app/*', { schema: { hide: true } }, async (request, reply) =>
+    sendPage(reply, errorPage(404, 'There is no page at this address.', request.shell), 404),
+  );
+}
+
+/**
+ * Builds the /app scope and lets app.ts register the features' page routes inside it.
+ * Outside it nothing changes: the JSON API keeps its own parsers and error shapes.
+ */
+export function registerWebApp(
+  app: FastifyInstance,
+  deps: WebAppDeps,
+  registerPages: (scope: FastifyInstance) => void,
+) {
+  app.decorateRequest('shell', null);
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => seeOther(reply, '/app'));
+  app.get('/app/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+    const asset = assetAt(request.url.split('?')[0] ?? '');
+    if (!asset)
+      return sendRendered(reply, { status: 404, body: { error: 'not_found', detail: 'No such file.' } });
+    return reply
+      .type(asset.type)
+      .headers({
+        'cache-control': 'public, max-age=31536000, immutable',
+        'x-content-type-options': 'nosniff',
+      })
+      .send(asset.body);
+  });
+  return app.register(async (scope) => {
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
+      (request, body, done) => {
+        done(null, shapeForm(parseFormBody(body as string), request.routeOptions.config.form));
+      },
+    );
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      reply.headers(PAGE_HEADERS);
+      return payload;
+    });
+    registerGuards(scope, deps);
+    registerErrorPages(scope);
+    registerPages(scope);
+  });
+}

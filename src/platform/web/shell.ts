@@ -1,0 +1,56 @@
+// What every signed-in page knows about its viewer: who they are, their books, the book open
+// now and their role in it. Loaded once per request by the web plumbing (see plumbing.ts).
+
+export type WebRole = 'owner' | 'admin' | 'member' | 'viewer';
+
+export type ShellBook = { id: string; name: string; role: WebRole };
+
+export type Shell = {
+  user: { id: string; name: string; email: string };
+  /** The session's CSRF token: every form carries it, every htmx request sends it. */
+  csrfToken: string;
+  books: ShellBook[];
+  /** The book in the address (/app/books/{id}/…), or null on pages outside a book. */
+  book: ShellBook | null;
+  /** Unread notifications of the viewer in the open book: the badge in the top bar. */
+  unread: number;
+  /** The request's path, to mark the current screen in the navigation. */
+  path: string;
+};
+
+/** A viewer sees everything and may change nothing; the server refuses their writes too. */
+export function canWrite(role: WebRole): boolean {
+  return role !== 'viewer';
+}
+
+export function canAdminister(role: WebRole): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+/** The book's base path; every screen of a book lives under it. */
+export function bookPath(bookId: string, screen = ''): string {
+  return `/app/books/${bookId}${screen ? `/${screen}` : ''}`;
+}
+
+export type NavEntry = { screen: string; label: string; group: string; sub?: boolean };
+
+/**
+ * The navigation, in the spec's words and order. A screen is listed once its page exists;
+ * Payments out and Agents wait for their features (no service to call yet).
+ */
+export const NAV: readonly NavEntry[] = [
+  { screen: 'endpoints', label: 'Endpoints', group: 'Money in' },
+  { screen: 'income', label: 'Income', group: 'Money in' },
+  { screen: 'payment-requests', label: 'Payment requests', group: 'Money in' },
+  { screen: 'invoices', label: 'Invoices', group: 'Money in' },
+  { screen: 'clients', label: 'Client credits', group: 'Money in' },
+  { screen: 'keys', label: 'Keys', group: 'Money in', sub: true },
+  { screen: 'accounts', label: 'Accounts', group: 'Books' },
+  { screen: 'contacts', label: 'Contacts', group: 'Books' },
+  { screen: 'ledger', label: 'Ledger', group: 'Books' },
+  { screen: 'push', label: 'Push sources', group: 'Books' },
+  { screen: 'subscriptions', label: 'Connections', group: 'Settings' },
+  { screen: 'members', label: 'Members', group: 'Settings' },
+  { screen: 'sites', label: 'Sites', group: 'Settings' },
+  { screen: 'settings', label: 'Book settings', group: 'Settings' },
+];

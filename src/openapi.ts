@@ -42,6 +42,7 @@ export const TAGS: DocumentExtras['tags'] = [
     name: 'Money out',
     description: 'Outgoing payments, their approval and policy rules, transfers and sanctions screening.',
   },
+  { name: 'Ledger', description: 'The books’ entries with their postings, and income per endpoint per day.' },
 ];
 
 const signatureHeaders = (withVersion: boolean) => [
@@ -337,6 +338,8 @@ export const EXAMPLES: Record<string, OperationExample> = {
   },
   createContact: { request: { name: 'Ada Client', email: 'ada@example.org' } },
   createAccount: { request: { kind: 'bank', name: 'Operating bank', currency: 'USD' } },
+  createSpaceContact: { request: { name: 'Ada Client', email: 'ada@example.org' } },
+  createSpaceAccount: { request: { kind: 'bank', name: 'Operating bank', currency: 'USD' } },
   pushTransactions: {
     request: {
       rows: [

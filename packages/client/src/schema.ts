@@ -169,6 +169,30 @@ export interface paths {
         patch: operations["updateSpace"];
         trace?: never;
     };
+    "/app/api/spaces/{id}/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a space’s accounts
+         * @description Lists the space’s accounts with their derived balances to any member, newest first, 50 a page; has_more says whether another page follows. Page with starting_after, the last id of the previous page; an id that names no account of this space is not found.
+         */
+        get: operations["listSpaceAccounts"];
+        put?: never;
+        /**
+         * Create an account in a space
+         * @description Creates a money account (bank, card, cash, crypto or platform) in the space, for an owner, admin or member (not a viewer). The same rules as the integration call apply: a crypto account needs an address valid for its chain, and an opening balance is booked as an opening entry dated opening_acquired_on.
+         */
+        post: operations["createSpaceAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/spaces/{id}/accounts/{account_id}/address-proof": {
         parameters: {
             query?: never;
@@ -293,6 +317,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the space’s address book
+         * @description Lists the contacts saved to the space’s shared address book to any member, newest first, 50 a page, each with its addresses. Send next_cursor back as cursor for the next page; a cursor this list did not give out is refused.
+         */
+        get: operations["listSpaceContacts"];
+        put?: never;
+        /**
+         * Add a contact to the address book
+         * @description Creates a contact with up to 20 addresses for an owner, admin or member (not a viewer) and lists it in the space’s shared address book (save_to_book is always true here). At most one address may be primary; when none is marked, the first one is.
+         */
+        post: operations["createSpaceContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/spaces/{id}/endpoints": {
         parameters: {
             query?: never;
@@ -331,6 +379,46 @@ export interface paths {
          * @description Renames a card or marks it Findable, which lists its address and name (never volumes) in the public x402 discovery list. Owners and admins only.
          */
         patch: operations["updateEndpoint"];
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/income": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List income per endpoint per day
+         * @description Lists the space’s income to any member: one row per income account (an endpoint’s resource id, general, or import:<source>) per day and currency, newest day first, with the day’s payments less their reversals and how many entries made it. ref keeps one income account. 50 rows a page by default (limit 1 to 100); send next_cursor back as cursor for the next page.
+         */
+        get: operations["listIncome"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/income/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the payments under an income row
+         * @description Lists the ledger entries behind one income row (ref, day and currency, all required) to any member: each payment with its payer, origin and memo, and each reversal (a reorganisation, an undone batch) as a negative amount naming the entry it reverses. Paged like the rows.
+         */
+        get: operations["listIncomePayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/app/api/spaces/{id}/invoice-deliveries": {
@@ -457,6 +545,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/ledger/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List ledger entries
+         * @description Lists the space’s ledger entries with their postings to any member, the newest filed first, 50 a page by default (limit 1 to 100). account_id keeps the entries that move one of the space’s accounts (another id is refused with account_not_found); from and to bound the day they occurred, and from may not be after to. Send next_cursor back as cursor for the next page.
+         */
+        get: operations["listLedgerEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/ledger/entries/{entry_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a ledger entry
+         * @description Answers one ledger entry of the space with its postings (debits positive, credits negative) to any member; the entry it reverses, if it is a reversal, is named. Another space’s entry is not found.
+         */
+        get: operations["getLedgerEntry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/spaces/{id}/members": {
         parameters: {
             query?: never;
@@ -517,6 +645,46 @@ export interface paths {
          * @description Lists the notices the server raised for the space (a paused subscription, a low gas wallet, …), newest first. Any member may read.
          */
         get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark notifications read
+         * @description Marks every notice of the space read for the calling member, which clears the shell's badge.
+         */
+        post: operations["markNotificationsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payment-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment requests, newest first, 50 a page
+         * @description Lists the space’s payment requests to any member, newest first, 50 a page; status filters by active, paid or cancelled (an active request past its expiry is listed, and filtered, as cancelled). Send next_cursor back as cursor for the next page; a cursor this list did not give out is refused.
+         */
+        get: operations["listSpacePaymentRequests"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1818,6 +1986,8 @@ export interface components {
         /** AccountOut */
         AccountOut: {
             address: string | null;
+            /** @description The space proved it controls the address. */
+            address_proven: boolean;
             /** @description Decimal string, eight places. */
             balance: string;
             chain: string | null;
@@ -2828,7 +2998,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2885,7 +3055,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3167,6 +3337,80 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    listSpaceAccounts: {
+        parameters: {
+            query?: {
+                /** @description The last id of the previous page. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        has_more: boolean;
+                        items: components["schemas"]["AccountOut"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createSpaceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "bank",
+                 *       "name": "Operating bank",
+                 *       "currency": "USD"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountCreate"];
+            };
+        };
+        responses: {
+            /** @description Created: the AccountOut. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountOut"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     proveAccountAddress: {
         parameters: {
             query?: never;
@@ -3225,7 +3469,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3278,7 +3522,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3317,7 +3561,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3342,7 +3586,9 @@ export interface operations {
     };
     listClientCredits: {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -3361,6 +3607,8 @@ export interface operations {
                         items: {
                             /** @description Eight decimals. */
                             balance: string;
+                            /** @description The client's public balance page. */
+                            balance_url: string;
                             client_ref: string;
                             contact_id: string | null;
                             contact_name: string | null;
@@ -3371,7 +3619,11 @@ export interface operations {
                             id: string;
                             /** @description The contact name once named, else the client_ref. */
                             label: string;
+                            last_call_at: string | null;
+                            /** @description Payments that topped the credit up. */
+                            top_ups: number;
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -3410,6 +3662,8 @@ export interface operations {
                     "application/json": {
                         /** @description Eight decimals. */
                         balance: string;
+                        /** @description The client's public balance page. */
+                        balance_url: string;
                         client_ref: string;
                         contact_id: string | null;
                         contact_name: string | null;
@@ -3420,6 +3674,9 @@ export interface operations {
                         id: string;
                         /** @description The contact name once named, else the client_ref. */
                         label: string;
+                        last_call_at: string | null;
+                        /** @description Payments that topped the credit up. */
+                        top_ups: number;
                     };
                 };
             };
@@ -3471,6 +3728,78 @@ export interface operations {
                         /** Format: uuid */
                         space_id: string;
                     };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSpaceContacts: {
+        parameters: {
+            query?: {
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ContactOut"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createSpaceContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Client",
+                 *       "email": "ada@example.org"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContactCreate"];
+            };
+        };
+        responses: {
+            /** @description Created: the ContactOut. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactOut"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -3580,6 +3909,104 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listIncome: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                /** @description 1 to 100; default 50. */
+                limit?: string;
+                /** @description The income account: a resource id, `general`, or `import:<source>`. */
+                ref?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            address: string | null;
+                            /** @description The day's income: its payments less their reversals. */
+                            amount: string;
+                            currency: string;
+                            day: string;
+                            entries: number;
+                            label: string;
+                            ref: string;
+                            resource_id: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listIncomePayments: {
+        parameters: {
+            query: {
+                currency: string;
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                day: string;
+                /** @description 1 to 100; default 50. */
+                limit?: string;
+                /** @description The income account: a resource id, `general`, or `import:<source>`. */
+                ref: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description Negative for a reversal (a reorganisation, an undone batch). */
+                            amount: string;
+                            cause_type: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: uuid */
+                            entry_id: string;
+                            memo: string;
+                            origin: string;
+                            payer: string;
+                            reverses_entry_id: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -3694,6 +4121,7 @@ export interface operations {
                             id: string;
                             /** Format: uuid */
                             issuer_user_id: string;
+                            last_used_at: string | null;
                             name: string;
                             /** @description The first characters of the key, to tell keys apart. */
                             prefix: string;
@@ -3757,6 +4185,7 @@ export interface operations {
                         issuer_user_id: string;
                         /** @description The integration key. Shown once; only its hash is kept. */
                         key: string;
+                        last_used_at: string | null;
                         name: string;
                         /** @description The first characters of the key, to tell keys apart. */
                         prefix: string;
@@ -3807,6 +4236,7 @@ export interface operations {
                         id: string;
                         /** Format: uuid */
                         issuer_user_id: string;
+                        last_used_at: string | null;
                         name: string;
                         /** @description The first characters of the key, to tell keys apart. */
                         prefix: string;
@@ -3844,7 +4274,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3903,7 +4333,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3945,6 +4375,118 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listLedgerEntries: {
+        parameters: {
+            query?: {
+                /** @description Entries moving this account. */
+                account_id?: string;
+                cursor?: string;
+                /** @description Occurred on or after this day. */
+                from?: string;
+                /** @description 1 to 100; default 50. */
+                limit?: string;
+                /** @description Occurred on or before this day. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            cause_id: string | null;
+                            cause_type: string;
+                            counterparty: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: uuid */
+                            id: string;
+                            kind: string;
+                            memo: string;
+                            occurred_on: string;
+                            origin: string;
+                            postings: {
+                                account_kind: string;
+                                account_ref: string;
+                                /** @description Signed: debits positive, credits negative. */
+                                amount: string;
+                                currency: string;
+                                /** Format: uuid */
+                                ledger_account_id: string;
+                            }[];
+                            reverses_entry_id: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getLedgerEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entry_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cause_id: string | null;
+                        cause_type: string;
+                        counterparty: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: uuid */
+                        id: string;
+                        kind: string;
+                        memo: string;
+                        occurred_on: string;
+                        origin: string;
+                        postings: {
+                            account_kind: string;
+                            account_ref: string;
+                            /** @description Signed: debits positive, credits negative. */
+                            amount: string;
+                            currency: string;
+                            /** Format: uuid */
+                            ledger_account_id: string;
+                        }[];
+                        reverses_entry_id: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -4149,6 +4691,72 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    markNotificationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        read: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSpacePaymentRequests: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                status?: "active" | "paid" | "cancelled";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["PaymentRequestOut"][];
+                        /** @description Send as ?cursor= for the next 50. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     markPaymentRequestPaid: {
         parameters: {
             query?: never;
@@ -4205,7 +4813,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4268,7 +4876,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4364,7 +4972,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4429,7 +5037,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4497,7 +5105,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4571,7 +5179,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4645,7 +5253,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4713,7 +5321,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4750,7 +5358,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4824,7 +5432,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4892,7 +5500,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4926,7 +5534,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4984,7 +5592,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5026,7 +5634,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5144,7 +5752,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5711,7 +6319,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;

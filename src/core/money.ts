@@ -118,10 +118,20 @@ export function isPositive(amount: AmountE8): boolean {
 export function formatAmountForPeople(amount: AmountE8): string {
   const full = formatAmount(amount);
   const [whole = '0', fraction = ''] = full.split('.');
-  const shown = fraction.replace(/0+$/, '').padEnd(2, '0');
+  let end = fraction.length;
+  while (end > 2 && fraction[end - 1] === '0') end -= 1;
+  const shown = fraction.slice(0, end).padEnd(2, '0');
   const sign = whole.startsWith('-') ? '-' : '';
   const digits = sign ? whole.slice(1) : whole;
-  return `${sign}${digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${shown}`;
+  return `${sign}${groupThousands(digits)}.${shown}`;
+}
+
+/** "1234567" → "1,234,567": a comma before every group of three digits from the right. */
+function groupThousands(digits: string): string {
+  const head = digits.length % 3 || 3;
+  const groups = [digits.slice(0, head)];
+  for (let at = head; at < digits.length; at += 3) groups.push(digits.slice(at, at + 3));
+  return groups.join(',');
 }
 
 /** The same with its currency after it, as the public pages show amounts ("2.00 USDC"). */

@@ -89,7 +89,7 @@ describe('unique asked amounts', () => {
     expect(dues).toContain('5.00000000');
   });
 
-  it('asks for that exact amount in the x402 quote, on the pay page and in its QR code', async () => {
+  it('asks a direct transfer for that exact amount on the pay page and in its QR code; x402, which names the request, pays the price', async () => {
     const s = await w.seller();
     await w.mint(s.key.key, '2', { account_id: s.account.id });
     const second = await w.mint(s.key.key, '2', { account_id: s.account.id });
@@ -97,11 +97,12 @@ describe('unique asked amounts', () => {
     const quote = await fetch(`${w.base}/pay/${second.token}`, { headers: { accept: 'application/json' } });
     expect(quote.status).toBe(402);
     const body = (await quote.json()) as { accepts: { amount: string; payTo: string }[] };
-    expect(body.accepts[0]).toMatchObject({ amount: '1999999' });
+    // An x402 authorization is settled for this very request, so it needs no tag: the price.
+    expect(body.accepts[0]).toMatchObject({ amount: '2000000' });
     const page = await (
       await fetch(`${w.base}/pay/${second.token}`, { headers: { accept: 'text/html' } })
     ).text();
-    expect(page).toContain('Send exactly <strong>1.99999900 USDC</strong>');
+    expect(page).toContain('Send exactly <strong>1.999999 USDC</strong>');
     expect(page).toContain('QR code of the transfer');
     // The QR code is an EIP-681 transfer of exactly that many base units of the token: the same
     // library drawing the expected link must draw the same code.

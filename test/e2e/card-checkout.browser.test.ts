@@ -78,7 +78,8 @@ describe('Pay by card (Stripe Checkout) in a browser', () => {
       });
       expect(delivered.json()).toMatchObject({ outcome: 'settled' });
       await page.reload({ waitUntil: 'load' });
-      expect(await page.textContent('#status')).toBe('paid');
+      expect(await page.getAttribute('#status', 'data-status')).toBe('paid');
+      expect(await page.textContent('#status')).toBe('Paid');
       expect(await page.isVisible('#pay-by-card')).toBe(false);
       expect(problems).toEqual([]);
     } finally {

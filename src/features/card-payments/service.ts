@@ -8,7 +8,7 @@ import type { Db, Queryable } from '../../platform/db/database.ts';
 import { readAmount } from '../ledger/index.ts';
 import {
   findRequestByToken,
-  openAmount,
+  openPrice,
   presentRequest,
   refundSettlement,
   settlePaymentRequest,
@@ -40,7 +40,7 @@ export async function openCheckout(deps: CardPaymentsDeps, token: string): Promi
   if (!request) throw new AppError('not_found', 'No payment request at this address.');
   const now = deps.clock.now();
   const status = presentRequest(request, deps.publicUrl, now).status;
-  const open = openAmount(request);
+  const open = openPrice(request);
   if (status !== 'active' || open <= 0n)
     throw new AppError(
       'request_not_payable',

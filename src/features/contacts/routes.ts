@@ -5,7 +5,7 @@ import {
   INTEGRATION_WRITE_ERRORS,
   routeDoc,
 } from '../../platform/http/openapi.ts';
-import { integrationRefusals, type Static, Type } from '../../platform/http/schema-kit.ts';
+import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { runWrite } from '../../platform/http/write.ts';
 import { ContactCreate, type ContactCreateBody, ContactOut } from './schemas.ts';
 import * as service from './service.ts';

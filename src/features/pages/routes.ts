@@ -144,9 +144,6 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
       return model ? html(reply, 200, creditPage(model)) : html(reply, 404, notFoundPage());
     });
     registerInvoicePage(scope, deps);
-    scope.get('/assets/pay.js', { schema: { hide: true } }, async (_request, reply) =>
-      reply.type('text/javascript; charset=utf-8').send(PAY_SCRIPT),
-    );
     registerPayPageExtras(scope, deps);
   });
 }
@@ -176,6 +173,9 @@ function registerPayPageExtras(scope: FastifyInstance, deps: service.PagesDeps) 
     const { token } = request.params as Static<typeof TokenParams>;
     return service.payStatus(deps, token);
   });
+  scope.get('/assets/pay.js', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').send(PAY_SCRIPT),
+  );
   for (const [name, script] of Object.entries(ASSETS)) {
     scope.get(`/assets/${name}`, { schema: { hide: true } }, async (_request, reply) =>
       reply.type('text/javascript; charset=utf-8').send(script),

@@ -17,6 +17,7 @@ import {
   findRequestByToken,
   mintRequest,
   openAmount,
+  openPrice,
   pegOf,
   presentRequest,
   type RequestRow,
@@ -62,7 +63,7 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
   }));
   // With Stripe configured, cards go through Checkout; without it, the development test card
   // exists outside production, and production offers no card at all.
-  const cardCheckout = deps.card !== undefined && cardTakes(request.currency, openAmount(request));
+  const cardCheckout = deps.card !== undefined && cardTakes(request.currency, openPrice(request));
   const rails = railsFor(
     { accountId: request.account_id, currency: request.currency, token },
     accounts,
@@ -79,7 +80,7 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
     spaceId: request.space_id,
     token,
     amount: formatMoneyForPeople(readAmount(request.amount), request.currency),
-    open: formatMoneyForPeople(open, request.currency),
+    open: formatMoneyForPeople(openPrice(request), request.currency),
     received: received > 0n ? formatMoneyForPeople(received, request.currency) : null,
     stablecoinOpen: stablecoin ? formatMoneyForPeople(open, stablecoin.currency) : '',
     currency: request.currency,
@@ -139,7 +140,7 @@ export async function payByCard(
     settlePaymentRequest(tx, {
       spaceId: request.space_id,
       requestId: request.id,
-      amount: openAmount(request),
+      amount: openPrice(request),
       rail: 'card',
       reference: `card_${randomUUID()}`,
       payer: `card ending ${card.number.replace(/\D/g, '').slice(-4)}`,

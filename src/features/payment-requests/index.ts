@@ -9,6 +9,7 @@ export {
   lapseRequests,
   mintRequest,
   openAmount,
+  openPrice,
   openTopUpRequest,
   type PaymentRequestRecord,
   present as presentRequest,

@@ -288,6 +288,21 @@ async function emitEvents(
   await enqueueEvents(tx, events);
 }
 
+/** The settlement this reference already made (a retry, or a twin that committed first), answered as it was. */
+async function earlierSettlement(
+  tx: Queryable,
+  request: store.RequestRow,
+  input: SettleInput,
+): Promise<SettleOutcome | undefined> {
+  const existing = await store.findSettlement(tx, input.spaceId, input.rail, input.reference);
+  if (!existing) return undefined;
+  const settled =
+    existing.payment_request_id === request.id
+      ? request
+      : await store.lockRequest(tx, input.spaceId, existing.payment_request_id);
+  assert(settled, 'A settlement always names its request.');
+  return { ok: true, replayed: true, settlement: existing, request: settled };
+}
 /**
  * The one settlement function every rail calls. Idempotent per (rail, reference): a retry
  * returns the first settlement. Books the ledger entry (filed under the endpoint, or crediting
@@ -299,14 +314,8 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
   // this reference (a retry, or a concurrent twin that committed first) is answered as it was.
   const request = await store.lockRequest(tx, input.spaceId, input.requestId);
   assert(request, `No payment request ${input.requestId}`);
-  const existing = await store.findSettlement(tx, input.spaceId, input.rail, input.reference);
-  if (existing) {
-    const settled =
-      existing.payment_request_id === request.id
-        ? request
-        : await store.lockRequest(tx, input.spaceId, existing.payment_request_id);
-    return { ok: true, replayed: true, settlement: existing, request: settled! };
-  }
+  const replayed = await earlierSettlement(tx, request, input);
+  if (replayed) return replayed;
   const status = visibleStatus(request.status, request.expires_at, input.at);
   if (status !== 'active' && !input.committed) return { ok: false, code: 'request_not_payable', status };
   const settlementId = randomUUID();
@@ -506,9 +515,23 @@ export async function refundSettlement(
   return { entryId: posted.entryId, settlementId: settlement.id };
 }
 
-/** The amount still open on a request: what it asks for, less what it has received. */
+/**
+ * What a direct transfer must still bring to close a request: the amount it asks for (the price,
+ * lowered by the tag that tells it apart from the account's other open requests), less what it
+ * has received. The account watch and the wallet transfer on the pay page use it.
+ */
 export function openAmount(request: store.RequestRow): AmountE8 {
   const open = readAmount(request.amount_due) - readAmount(request.amount_received);
+  return (open > 0n ? open : 0n) as AmountE8;
+}
+
+/**
+ * What a rail that names the request it pays (a card, an x402 authorization) still takes: the
+ * price, less what has been received. Such a payment needs no tag to be told apart, so the payer
+ * pays, and the seller receives, the price in full.
+ */
+export function openPrice(request: store.RequestRow): AmountE8 {
+  const open = readAmount(request.amount) - readAmount(request.amount_received);
   return (open > 0n ? open : 0n) as AmountE8;
 }
 

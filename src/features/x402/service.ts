@@ -14,7 +14,7 @@ import {
   findRequestByToken,
   hasOnChainFloor,
   ON_CHAIN_FLOOR,
-  openAmount,
+  openPrice,
   type PaymentRequestRecord,
   pegOf,
   presentRequest,
@@ -78,7 +78,7 @@ async function quoteFor(deps: X402Deps, request: RequestRow, error: string): Pro
     proven && account.kind === 'crypto' && account.network
       ? deps.facilitator.networks.get(networkDefinition(account.network as NetworkName).caip2)
       : undefined;
-  const open = openAmount(request);
+  const open = openPrice(request);
   const fits = network !== undefined && network.token.symbol === account.currency;
   const aboveFloor = !hasOnChainFloor(account) || open >= ON_CHAIN_FLOOR;
   const base = fits ? toBaseUnits(open, network.token.decimals) : undefined;

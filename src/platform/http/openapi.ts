@@ -267,6 +267,8 @@ function isObject(value: unknown): value is Json {
  * leaves a reference in its place, so generated clients get the spec's shape names
  * (ChargeCreate, InvoiceOut, …). Two different schemas under one title are a bug: refused.
  */
+const SCHEMA_REF = '#/components/schemas/';
+
 function nameTitledSchemas(document: Json): void {
   const components = (document.components ?? {}) as Json;
   const named = (components.schemas ?? {}) as Json;
@@ -281,11 +283,27 @@ function nameTitledSchemas(document: Json): void {
     delete copy.$id;
     copy.title = title;
     const existing = named[title];
-    if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(copy)) {
+    // The same schema can reach the document twice in two spellings: with a nested named shape
+    // as a reference, or inlined (the swagger plugin drops a nested $id on some routes). The two
+    // are one shape when they agree with every reference written out and names set aside.
+    if (existing !== undefined && JSON.stringify(spelledOut(existing)) !== JSON.stringify(spelledOut(copy))) {
       throw new Error(`Two different schemas are both titled ${title}; give one of them another name.`);
     }
-    named[title] = copy;
+    // Of two spellings, keep the one that refers to named shapes most (the shorter).
+    if (existing === undefined || JSON.stringify(copy).length < JSON.stringify(existing).length)
+      named[title] = copy;
     return { $ref: `#/components/schemas/${title}` };
+  };
+  const spelledOut = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(spelledOut);
+    if (!isObject(node)) return node;
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith(SCHEMA_REF))
+      return spelledOut(named[ref.slice(SCHEMA_REF.length)]);
+    const out: Json = {};
+    for (const [key, value] of Object.entries(node))
+      if (key !== 'title' && key !== '$id') out[key] = spelledOut(value);
+    return out;
   };
   // Schemas @fastify/swagger already lifted into components (by their $id) get the same pass
   // below their top, so a titled schema inside them is a reference there too.

@@ -46,10 +46,12 @@ import {
   registerIncomeAppRoutes,
   registerResourcePages,
 } from './features/resources/index.ts';
+import { screeningGauges } from './features/screening/index.ts';
 import { registerSiteAppRoutes, registerSitePages } from './features/sites/index.ts';
 import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
 import {
   createSessionGuard,
+  registerPasswordResetPages,
   registerPasswordResetRoutes,
   registerSessionRoutes,
   registerUserPages,
@@ -62,7 +64,7 @@ import type { AuthStamps } from './platform/auth-stamps.ts';
 import { type Chain, GAS_LOW_WEI } from './platform/chain/chain.ts';
 import type { Config } from './platform/config.ts';
 import { constantTimeEqual, type SecretBox } from './platform/crypto.ts';
-import type { DatabaseHandle } from './platform/db/database.ts';
+import type { DatabaseHandle, Db } from './platform/db/database.ts';
 import './platform/http/context.ts';
 import { EXAMPLES, PAY_PAGE_PATHS, TAGS, WEBHOOKS } from './openapi.ts';
 import { registerErrorHandling, sendRendered } from './platform/http/errors.ts';
@@ -347,7 +349,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
 }
 
 /** The owner's web app under /app: pages that call the same services as /app/api. */
-function registerWebPages(app: FastifyInstance, deps: AppDeps) {
+function registerWebPages(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) {
   const db = deps.database.db;
   const base = { db, clock: deps.clock };
   const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
@@ -367,6 +369,12 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
   return registerWebApp(app, webDeps, (scope) => {
     registerShellPages(scope);
     registerUserPages(scope, userDeps);
+    registerPasswordResetPages(scope, {
+      ...userDeps,
+      mailer: appMailer,
+      publicUrl: deps.config.publicUrl,
+      logger: deps.logger === false ? undefined : deps.logger,
+    });
     registerSpacePages(scope, spaceDeps);
     registerResourcePages(scope, base);
     registerLedgerPages(scope, base);
@@ -393,10 +401,15 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps) {
   });
 }
 
+/** The metrics registry with the features' scrape-time gauges; main.ts makes one for both ports. */
+export function createAppMetrics(db: Db, clock: Clock): Metrics {
+  return createMetrics({ db, clock, gauges: screeningGauges(db) });
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = createFastify(deps);
   registerErrorHandling(app);
-  registerMetrics(app, deps, deps.metrics ?? createMetrics({ db: deps.database.db, clock: deps.clock }));
+  registerMetrics(app, deps, deps.metrics ?? createAppMetrics(deps.database.db, deps.clock));
   await app.register(cookie);
   await registerDocs(app, deps);
   // Liveness: answers without touching anything, so it also measures the bare HTTP stack.
@@ -439,7 +452,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => mailer.close());
   await registerIntegration(app, deps, mailer);
   await registerAppApi(app, deps, mailer);
-  await registerWebPages(app, deps);
+  await registerWebPages(app, deps, mailer);
   // Development rail: only with a local chain, which production never has.
   if (deps.chain?.local && !deps.config.production) {
     registerDevFaucetRoutes(app, { local: deps.chain.local, production: deps.config.production });

@@ -1,18 +1,18 @@
 import { createServer } from 'node:http';
-import { buildApp } from './app.ts';
+import { buildApp, createAppMetrics } from './app.ts';
 import { describeLocalChain } from './features/dev-faucet/index.ts';
 import { startWebhookWorkers } from './features/webhooks/index.ts';
 import { housekeepingTasks } from './housekeeping.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { startScheduler } from './platform/jobs/scheduler.ts';
-import { createMetrics, metricsRequestHandler } from './platform/metrics.ts';
+import { metricsRequestHandler } from './platform/metrics.ts';
 import { createRuntime } from './runtime.ts';
 import { describeDemo, seedDemo } from './seed.ts';
 
 /** Starts the HTTP server and, unless RUN_WORKERS=0, the background tasks. The only file that listens. */
 export async function serve(config: Config): Promise<() => Promise<void>> {
   const runtime = await createRuntime(config, { chain: true });
-  const metrics = createMetrics({ db: runtime.database.db, clock: runtime.clock });
+  const metrics = createAppMetrics(runtime.database.db, runtime.clock);
   const app = await buildApp({ ...runtime, metrics });
   await app.listen({ host: config.host, port: config.port });
   // The metrics port is for this machine only: bound to loopback, whatever HOST says.

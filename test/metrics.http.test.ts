@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/core/clock.ts';
+import { loadScreeningList } from '../src/features/screening/index.ts';
 import { ConfigError, loadConfig } from '../src/platform/config.ts';
 import { createMetrics, metricsRequestHandler, startGasSampler } from '../src/platform/metrics.ts';
 import { createHarness, type Harness } from './harness.ts';
@@ -137,4 +140,50 @@ describe('the gas balance', () => {
       stop();
     }
   });
+});
+
+describe('the sanctions list gauges', () => {
+  const FIXTURE = 'test/fixtures/sdn-sample.xml';
+
+  /**
+   * `tollbook screening load FIXTURE`: on PostgreSQL the real command, in a child process, into
+   * the database this server reads; on the in-memory PGlite (one process only) the function the
+   * command runs, on the same database.
+   */
+  async function screeningLoad(): Promise<number> {
+    if (!process.env.DATABASE_URL) {
+      const loaded = await loadScreeningList(
+        { db: h.db, clock: systemClock },
+        await readFile(FIXTURE, 'utf8'),
+        FIXTURE,
+      );
+      if (!loaded.ok) throw new Error(loaded.problem);
+      return loaded.entries;
+    }
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['bin/tollbook.mjs', 'screening', 'load', FIXTURE],
+        { env: { ...process.env, LOG_LEVEL: 'silent' } },
+        (error, out, err) => (error ? reject(new Error(`${error.message}: ${err}`)) : resolve(out)),
+      ),
+    );
+    const match = /(\d+) names and addresses to screen against/.exec(stdout);
+    if (!match) throw new Error(`unexpected output: ${stdout}`);
+    return Number(match[1]);
+  }
+
+  it('reports the size and publication date of the list loaded by `tollbook screening load`', async () => {
+    const entries = await screeningLoad();
+    expect(entries).toBeGreaterThan(0);
+    const res = await scrape(`Bearer ${TOKEN}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('# TYPE tollbook_screening_list_entries gauge');
+    expect(res.body).toMatch(new RegExp(`^tollbook_screening_list_entries ${entries}$`, 'm'));
+    // The fixture is the list published on 2026-11-20 (Unix time at 00:00 UTC).
+    expect(res.body).toContain('# TYPE tollbook_screening_list_published_seconds gauge');
+    expect(res.body).toMatch(
+      new RegExp(`^tollbook_screening_list_published_seconds ${Date.UTC(2026, 10, 20) / 1000}$`, 'm'),
+    );
+  }, 120_000);
 });

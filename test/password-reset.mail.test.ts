@@ -146,3 +146,89 @@ describe('POST /app/api/password-reset/confirm', () => {
     expect((await login(owner.email, 'a-brand-new-password')).statusCode).toBe(200);
   });
 });
+
+describe('the reset pages as plain form posts (no JavaScript)', () => {
+  const form = (url: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    h.inject({
+      method: 'POST',
+      url,
+      payload: new URLSearchParams(fields).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      remoteAddress: freshAddress(),
+    });
+
+  it('asks for a link, opens it, sets the password and logs in with it', async () => {
+    const owner = await h.signup('Owner');
+    const asked = await form('/app/forgot-password', { _csrf: '', email: owner.email });
+    expect(asked.statusCode).toBe(303);
+    expect(asked.headers.location).toBe('/app/forgot-password/sent');
+    const token = await tokenMailedTo(owner.email);
+
+    const opened = await h.inject({ method: 'GET', url: `/app/reset-password?token=${token}` });
+    expect(opened.statusCode).toBe(200);
+    expect(opened.headers['referrer-policy']).toBe('no-referrer');
+    expect(opened.body).toContain(`name="token" value="${token}"`);
+
+    const differ = await form('/app/reset-password', {
+      token,
+      password: 'new password one',
+      password_confirm: 'new password two',
+    });
+    expect(differ.statusCode).toBe(422);
+    expect(differ.headers['referrer-policy']).toBe('no-referrer');
+    expect(differ.body).toContain('The two passwords differ');
+
+    const set = await form('/app/reset-password', {
+      token,
+      password: 'new password one',
+      password_confirm: 'new password one',
+    });
+    expect(set.statusCode).toBe(303);
+    expect(set.headers.location).toBe('/app/reset-password/done');
+    expect((await login(owner.email, 'new password one')).statusCode).toBe(200);
+    expect((await login(owner.email, owner.password)).statusCode).toBe(401);
+
+    // The same form sent again: the link was used, and the page says so.
+    const again = await form('/app/reset-password', {
+      token,
+      password: 'new password three',
+      password_confirm: 'new password three',
+    });
+    expect(again.statusCode).toBe(410);
+    expect(again.body).toContain('This link was already used');
+    expect((await login(owner.email, 'new password three')).statusCode).toBe(401);
+  });
+
+  it('says an expired link expired, and a garbled one does not work', async () => {
+    const owner = await h.signup('Owner');
+    expect((await form('/app/forgot-password', { email: owner.email })).statusCode).toBe(303);
+    const token = await tokenMailedTo(owner.email);
+    clock.advance(30 * 60 * 1000 + 1000);
+    const expired = await h.inject({ method: 'GET', url: `/app/reset-password?token=${token}` });
+    expect(expired.statusCode).toBe(410);
+    expect(expired.headers['referrer-policy']).toBe('no-referrer');
+    expect(expired.body).toContain('This link has expired');
+    expect(expired.body).toContain('Send me a new link');
+    for (const url of [
+      '/app/reset-password',
+      '/app/reset-password?token=pwr_short',
+      `/app/reset-password?token=${token}x`,
+    ]) {
+      const garbled = await h.inject({ method: 'GET', url });
+      expect(garbled.statusCode, url).toBe(404);
+      expect(garbled.body).toContain('This link does not work');
+    }
+  });
+
+  it('refuses a request for a link sent from another site, and mails nothing', async () => {
+    const owner = await h.signup('Owner');
+    const forged = await form(
+      '/app/forgot-password',
+      { email: owner.email },
+      { origin: 'https://evil.example' },
+    );
+    expect(forged.statusCode).toBe(403);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(received.some((item) => item.to.includes(owner.email.toLowerCase()))).toBe(false);
+  });
+});

@@ -8,6 +8,7 @@ import { createHarness, type Harness } from './harness.ts';
 import { type Book, expectEventBody, makeBook } from './payouts-setup.ts';
 
 const FIXTURE = 'test/fixtures/sdn-sample.xml';
+const METRICS_TOKEN = 'screening-metrics-token-0123456789';
 const xml = readFileSync(FIXTURE, 'utf8');
 const SANCTIONED_ETH = '0x7F367cC41522cE07553e823bf3be79A889DEbe1B';
 
@@ -78,7 +79,7 @@ describe('payments screened against the list', () => {
   let b: Book;
   let wallet: { id: string };
   beforeAll(async () => {
-    h = await createHarness();
+    h = await createHarness({ env: { METRICS_TOKEN } });
     const loaded = await loadScreeningList({ db: h.db, clock: h.clock }, xml, FIXTURE);
     expect(loaded).toMatchObject({ ok: true, entries: 11 });
     b = await makeBook(h);
@@ -164,8 +165,14 @@ describe('payments screened against the list', () => {
   it('shows the list’s date and size in the app and in /metrics', async () => {
     const status = (await b.get(b.viewer, '/screening')).json();
     expect(status).toMatchObject({ loaded: true, published_on: '2026-11-20', entries: 11, source: FIXTURE });
-    const metrics = (await h.inject({ method: 'GET', url: '/metrics' })).body;
-    expect(metrics).toContain('tollbook_screening_list_entries 11');
+    const metrics = (
+      await h.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      })
+    ).body;
+    expect(metrics).toMatch(/^tollbook_screening_list_entries 11$/m);
     expect(metrics).toContain(`tollbook_screening_list_published_seconds ${Date.UTC(2026, 10, 20) / 1000}`);
   });
 });

@@ -23,8 +23,26 @@ export type Metrics = {
   recordGas(readings: GasReading[], at: Date): void;
 };
 
+/**
+ * A figure a feature reads at scrape time (platform imports no feature: app.ts and main.ts pass
+ * these in). A reading that fails fails the scrape, as the platform's own gauges do.
+ */
+export type ScrapeGauge = { name: string; help: string; read: () => Promise<number> };
+
+export type MetricsDeps = { db: Db; clock: Clock; gauges?: ScrapeGauge[] };
+
 /** Figures read from the database at scrape time: a few indexed counts, no chain calls. */
-function registerDatabaseGauges(registry: Registry, deps: { db: Db; clock: Clock }): void {
+function registerDatabaseGauges(registry: Registry, deps: MetricsDeps): void {
+  for (const gauge of deps.gauges ?? []) {
+    new Gauge({
+      name: gauge.name,
+      help: gauge.help,
+      registers: [registry],
+      async collect() {
+        this.set(await gauge.read());
+      },
+    });
+  }
   new Gauge({
     name: 'tollbook_outbox_backlog',
     help: 'Outbox events written but not yet fanned out to webhooks and mail.',
@@ -71,7 +89,7 @@ function registerDatabaseGauges(registry: Registry, deps: { db: Db; clock: Clock
   });
 }
 
-export function createMetrics(deps: { db: Db; clock: Clock }): Metrics {
+export function createMetrics(deps: MetricsDeps): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tollbook_' });
   const http = new Histogram({

@@ -6,6 +6,6 @@ export {
   type ScreeningHit,
   type ScreeningListStatus,
   screen,
-  screeningMetrics,
+  screeningGauges,
   screeningStatus,
 } from './service.ts';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
+import type { ScrapeGauge } from '../../platform/metrics.ts';
 import { type ScreeningSubject, subjectValues } from './domain.ts';
 import { parseSdnXml } from './sdn-xml.ts';
 import * as store from './store.ts';
@@ -109,16 +110,25 @@ export async function screen(db: Queryable, subject: ScreeningSubject): Promise<
   return undefined;
 }
 
-/** Prometheus lines: the list's size and its publication date as operators read it. */
-export async function screeningMetrics(db: Queryable): Promise<string[]> {
-  const status = await screeningStatus(db);
-  const published = status.published_on ? Date.parse(status.published_on) : Number.NaN;
+/**
+ * The list's size and its publication date as gauges operators scrape (read from the database
+ * at scrape time: one indexed read each). A list without a date, or no list, reads 0.
+ */
+export function screeningGauges(db: Queryable): ScrapeGauge[] {
   return [
-    '# HELP tollbook_screening_list_entries Names and addresses in the current sanctions list.',
-    '# TYPE tollbook_screening_list_entries gauge',
-    `tollbook_screening_list_entries ${status.entries}`,
-    '# HELP tollbook_screening_list_published_seconds Publication date of the current list (Unix time; 0 when none).',
-    '# TYPE tollbook_screening_list_published_seconds gauge',
-    `tollbook_screening_list_published_seconds ${Number.isNaN(published) ? 0 : Math.floor(published / 1000)}`,
+    {
+      name: 'tollbook_screening_list_entries',
+      help: 'Names and addresses in the current sanctions list (0 when none is loaded).',
+      read: async () => (await screeningStatus(db)).entries,
+    },
+    {
+      name: 'tollbook_screening_list_published_seconds',
+      help: 'Publication date of the current sanctions list, as Unix time (0 when none or undated).',
+      read: async () => {
+        const publishedOn = (await screeningStatus(db)).published_on;
+        const published = publishedOn ? Date.parse(publishedOn) : Number.NaN;
+        return Number.isNaN(published) ? 0 : Math.floor(published / 1000);
+      },
+    },
   ];
 }

@@ -1,4 +1,4 @@
-export { registerUserPages } from './page-routes.ts';
+export { registerPasswordResetPages, registerUserPages } from './page-routes.ts';
 export { RESET_LIFETIME_MS, resetLink } from './password-reset.ts';
 export {
   createSessionGuard,

@@ -1,13 +1,35 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../core/errors.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { EMPTY_FORM } from '../../platform/web/components.tsx';
 import { runForm, SESSION_COOKIE, seeOther, sendPage, viewerShellOf } from '../../platform/web/plumbing.ts';
-import { LoginPage, SignupPage } from './pages.tsx';
+import {
+  ForgotPasswordPage,
+  LinkSentPage,
+  LoginPage,
+  PasswordResetDonePage,
+  ResetLinkRefusedPage,
+  ResetPasswordPage,
+  SignupPage,
+} from './pages.tsx';
+import {
+  confirmPasswordReset,
+  type ResetDeps,
+  type ResetLinkState,
+  requestPasswordReset,
+  resetLinkState,
+} from './password-reset.ts';
 import { SESSION_COOKIE as API_SESSION_COOKIE, setSessionCookie } from './routes.ts';
-import { LoginIn, SignupIn } from './schemas.ts';
+import { LoginIn, PasswordResetConfirmIn, PasswordResetIn, SignupIn } from './schemas.ts';
 import * as service from './service.ts';
 
 const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) });
+const TokenQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 2000 })) });
+/** The app API's confirm body, and the password typed a second time. */
+const ResetPasswordForm = Type.Object({
+  ...PasswordResetConfirmIn.properties,
+  password_confirm: Type.String({ minLength: 1, maxLength: 200 }),
+});
 
 // The pages and the API share one cookie: a person logged in here is logged in to /app/api.
 if (SESSION_COOKIE !== API_SESSION_COOKIE)
@@ -69,4 +91,84 @@ export function registerUserPages(
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return seeOther(reply, '/app/login');
   });
+}
+
+/** The reset pages carry the link's token: no Referer, so it never reaches another origin. */
+const noReferrer = async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  reply.header('referrer-policy', 'no-referrer');
+  return payload;
+};
+
+const REFUSED_STATUS: Record<Exclude<ResetLinkState, 'live'>, number> = {
+  used: 410,
+  expired: 410,
+  unknown: 404,
+};
+
+/**
+ * Forgot password → a link by mail → choose a new password: plain form posts (no session, so
+ * no CSRF token; the plumbing refuses posts from other sites), calling the same functions as
+ * POST /app/api/password-reset and /confirm.
+ */
+export function registerPasswordResetPages(scope: FastifyInstance, deps: ResetDeps) {
+  const open = { webPublic: true };
+  scope.get('/app/forgot-password', { schema: { hide: true }, config: open }, async (_request, reply) =>
+    sendPage(reply, ForgotPasswordPage({ form: EMPTY_FORM })),
+  );
+  scope.post(
+    '/app/forgot-password',
+    { schema: { hide: true, body: PasswordResetIn }, attachValidation: true, config: open },
+    async (request, reply) => {
+      const { email } = request.body as Static<typeof PasswordResetIn>;
+      const outcome = await runForm(request, () =>
+        requestPasswordReset(deps, email, { clientAddress: request.ip }),
+      );
+      if (!outcome.ok) return sendPage(reply, ForgotPasswordPage({ form: outcome.form }), outcome.status);
+      // The mail goes out after the answer, whatever the address: the same page for everyone.
+      return seeOther(reply, '/app/forgot-password/sent');
+    },
+  );
+  scope.get('/app/forgot-password/sent', { schema: { hide: true }, config: open }, async (_request, reply) =>
+    sendPage(reply, LinkSentPage()),
+  );
+  scope.get(
+    '/app/reset-password',
+    { schema: { hide: true, querystring: TokenQuery }, config: open, onSend: noReferrer },
+    async (request, reply) => {
+      const token = (request.query as Static<typeof TokenQuery>).token ?? '';
+      const state = await resetLinkState(deps, token);
+      if (state !== 'live') return sendPage(reply, ResetLinkRefusedPage({ state }), REFUSED_STATUS[state]);
+      return sendPage(reply, ResetPasswordPage({ token, form: EMPTY_FORM }));
+    },
+  );
+  scope.post(
+    '/app/reset-password',
+    {
+      schema: { hide: true, body: ResetPasswordForm },
+      attachValidation: true,
+      config: open,
+      onSend: noReferrer,
+    },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as Partial<Static<typeof ResetPasswordForm>>;
+      const token = typeof body.token === 'string' ? body.token : '';
+      const outcome = await runForm(request, async () => {
+        if (body.password !== body.password_confirm) {
+          throw new AppError('invalid_request', 'The two passwords differ; type the same one twice.', {
+            field: 'password_confirm',
+          });
+        }
+        await confirmPasswordReset(deps, token, body.password ?? '');
+      });
+      if (outcome.ok) return seeOther(reply, '/app/reset-password/done');
+      if (outcome.form.errors.token !== undefined) {
+        const state = await resetLinkState(deps, token);
+        if (state !== 'live') return sendPage(reply, ResetLinkRefusedPage({ state }), REFUSED_STATUS[state]);
+      }
+      return sendPage(reply, ResetPasswordPage({ token, form: outcome.form }), outcome.status);
+    },
+  );
+  scope.get('/app/reset-password/done', { schema: { hide: true }, config: open }, async (_request, reply) =>
+    sendPage(reply, PasswordResetDonePage()),
+  );
 }

@@ -100,3 +100,15 @@ export async function confirmPasswordReset(deps: UsersDeps, token: string, passw
   });
   if (email !== undefined) await forgiveAttempts(deps.db, THROTTLES.loginAccount, email);
 }
+
+/** What a reset link is now: `live` can set a password; the others say why it cannot. */
+export type ResetLinkState = 'live' | 'used' | 'expired' | 'unknown';
+
+/** Reads a link's state without using it (the page asks before a person types a password). */
+export async function resetLinkState(deps: UsersDeps, token: string): Promise<ResetLinkState> {
+  if (!hasSecretShape(token, RESET_PREFIX)) return 'unknown';
+  const reset = await store.findResetByHash(deps.db, sha256Hex(token));
+  if (!reset) return 'unknown';
+  if (reset.used_at !== null) return 'used';
+  return new Date(reset.expires_at).getTime() > deps.clock.now().getTime() ? 'live' : 'expired';
+}

@@ -75,6 +75,15 @@ export async function insertPasswordReset(
     .execute();
 }
 
+/** A reset by its token's hash, to tell a person why a link no longer works. */
+export async function findResetByHash(db: Queryable, tokenHash: string) {
+  return db
+    .selectFrom('password_resets')
+    .select(['used_at', 'expires_at'])
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
 /** Uses a live reset exactly once: of two concurrent uses, only one gets the user id. */
 export async function useLiveReset(db: Queryable, tokenHash: string, now: Date) {
   const row = await db

@@ -38,6 +38,11 @@ export const TAGS: DocumentExtras['tags'] = [
   { name: 'Webhooks', description: 'Book webhook subscriptions and their delivery journal.' },
   { name: 'Notifications', description: 'Notices the server raised for a space.' },
   { name: 'Development', description: 'Rails for a local chain; refused in production.' },
+  {
+    name: 'Money out',
+    description: 'Outgoing payments, their approval and policy rules, transfers and sanctions screening.',
+  },
+  { name: 'Ledger', description: 'The books’ entries with their postings, and income per endpoint per day.' },
 ];
 
 const signatureHeaders = (withVersion: boolean) => [
@@ -269,6 +274,7 @@ const paymentRequest = {
   token: 'pr_8fK2mQ7xWd3LbN5vR1tY',
   url: 'https://tollbook.example.org/pay/pr_8fK2mQ7xWd3LbN5vR1tY',
   amount: '2.50000000',
+  amount_due: '2.50000000',
   currency: 'USDC',
   status: 'active',
   created_at: NOW,
@@ -276,6 +282,35 @@ const paymentRequest = {
   expires_at: null,
   memo: '',
   resource_id: null,
+};
+
+const SAVINGS_ID = '7a3d9e2f-1c4b-4d8a-b6e5-2f9c0a7d1e48';
+
+const outgoingPayment = {
+  id: '6c1e9a4f-2d7b-4e3c-8a5f-9b0d2e7c4a16',
+  status: 'executed',
+  account_id: ACCOUNT_ID,
+  amount: '120.50000000',
+  currency: 'USD',
+  rail: 'book',
+  payee: 'Acme Supplies',
+  destination: '',
+  contact_id: null,
+  note: 'Rent for May',
+  occurred_on: '2026-05-01',
+  maker_id: '1f4a7c2e-8b3d-4c6a-9e5f-0d2b7a9c3e51',
+  approvals: 0,
+  approved_by: [],
+  required_approvals: 0,
+  blocked_reason: null,
+  release_reason: null,
+  reject_reason: null,
+  reference: null,
+  transaction_id: '8d2f6b1a-5c9e-4a7d-b3f0-1e6c4a8d2b97',
+  tx_hash: null,
+  created_at: NOW,
+  approved_at: NOW,
+  executed_at: NOW,
 };
 
 /** One example per operation id: the request a test sends and the answer it reads back. */
@@ -303,6 +338,8 @@ export const EXAMPLES: Record<string, OperationExample> = {
   },
   createContact: { request: { name: 'Ada Client', email: 'ada@example.org' } },
   createAccount: { request: { kind: 'bank', name: 'Operating bank', currency: 'USD' } },
+  createSpaceContact: { request: { name: 'Ada Client', email: 'ada@example.org' } },
+  createSpaceAccount: { request: { kind: 'bank', name: 'Operating bank', currency: 'USD' } },
   pushTransactions: {
     request: {
       rows: [
@@ -323,6 +360,53 @@ export const EXAMPLES: Record<string, OperationExample> = {
   signUp: { request: { email: 'ada@example.org', password: 'correct horse battery staple', name: 'Ada' } },
   logIn: { request: { email: 'ada@example.org', password: 'correct horse battery staple' } },
   createSpace: { request: { name: 'Test space', base_currency: 'USD', plan: 'pro' } },
+  requestPasswordReset: {
+    request: { email: 'ada@example.org' },
+    response: {
+      status: 202,
+      body: {
+        detail:
+          'If an account uses this address, a link to set a new password is on its way; it works for 30 minutes.',
+      },
+    },
+  },
+  createPayment: {
+    request: {
+      account_id: ACCOUNT_ID,
+      rail: 'book',
+      payee: 'Acme Supplies',
+      amount: '120.5',
+      note: 'Rent for May',
+      occurred_on: '2026-05-01',
+    },
+    response: { status: 201, body: outgoingPayment },
+  },
+  rejectPayment: { request: { reason: 'Duplicate invoice' } },
+  createApprovalRule: { request: { min_amount: '500', currency: 'USD', required_approvals: 3 } },
+  createPolicyRule: { request: { kind: 'max_per_day', amount: '100', currency: 'USD' } },
+  createTransfer: {
+    request: {
+      from_account_id: ACCOUNT_ID,
+      to_account_id: SAVINGS_ID,
+      amount: '250.25',
+      occurred_on: '2026-06-01',
+      note: 'Move to savings',
+    },
+    response: {
+      status: 201,
+      body: {
+        transaction_id: '3e8b1c6d-4f2a-4b9e-9d7c-5a1f0e2b8c63',
+        from_account_id: ACCOUNT_ID,
+        to_account_id: SAVINGS_ID,
+        amount: '250.25000000',
+        currency: 'USD',
+        to_amount: '250.25000000',
+        to_currency: 'USD',
+        occurred_on: '2026-06-01',
+        note: 'Move to savings',
+      },
+    },
+  },
 };
 
 const tokenParameter = {

@@ -61,6 +61,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset link
+         * @description Mails a link that sets a new password to the address, if an account uses it. The answer (202) and its timing are the same whether or not it does, so nobody learns who is a user. The link works once and for 30 minutes. Asking is rate limited per address typed and per client address.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link
+         * @description Sets the new password when the link’s token is live and uses the token up. Every session of the account is signed out and its failed logins are forgotten, so the owner can log in at once. A token that is unknown, used or older than 30 minutes is refused with invalid_request.
+         */
+        post: operations["confirmPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/signup": {
         parameters: {
             query?: never;
@@ -129,6 +169,30 @@ export interface paths {
         patch: operations["updateSpace"];
         trace?: never;
     };
+    "/app/api/spaces/{id}/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a space’s accounts
+         * @description Lists the space’s accounts with their derived balances to any member, newest first, 50 a page; has_more says whether another page follows. Page with starting_after, the last id of the previous page; an id that names no account of this space is not found.
+         */
+        get: operations["listSpaceAccounts"];
+        put?: never;
+        /**
+         * Create an account in a space
+         * @description Creates a money account (bank, card, cash, crypto or platform) in the space, for an owner, admin or member (not a viewer). The same rules as the integration call apply: a crypto account needs an address valid for its chain, and an opening balance is booked as an opening entry dated opening_acquired_on.
+         */
+        post: operations["createSpaceAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/spaces/{id}/accounts/{account_id}/address-proof": {
         parameters: {
             query?: never;
@@ -144,6 +208,50 @@ export interface paths {
          */
         post: operations["proveAccountAddress"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/approval-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List approval rules
+         * @description Lists the space’s approval rules to any member: from which amount, in which currency, a payment needs how many approvals.
+         */
+        get: operations["listApprovalRules"];
+        put?: never;
+        /**
+         * Create an approval rule
+         * @description An owner or admin requires 1 to 5 approvals for payments of at least min_amount in a currency. When several rules match a payment, the highest applies. Rules apply to payments made after them.
+         */
+        post: operations["createApprovalRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/approval-rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an approval rule
+         * @description An owner or admin removes an approval rule; payments made before keep the approvals they need. A rule of another space, or one already removed, is not found.
+         */
+        delete: operations["deleteApprovalRule"];
         options?: never;
         head?: never;
         patch?: never;
@@ -209,6 +317,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the space’s address book
+         * @description Lists the contacts saved to the space’s shared address book to any member, newest first, 50 a page, each with its addresses. Send next_cursor back as cursor for the next page; a cursor this list did not give out is refused.
+         */
+        get: operations["listSpaceContacts"];
+        put?: never;
+        /**
+         * Add a contact to the address book
+         * @description Creates a contact with up to 20 addresses for an owner, admin or member (not a viewer) and lists it in the space’s shared address book (save_to_book is always true here). At most one address may be primary; when none is marked, the first one is.
+         */
+        post: operations["createSpaceContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/spaces/{id}/endpoints": {
         parameters: {
             query?: never;
@@ -247,6 +379,46 @@ export interface paths {
          * @description Renames a card or marks it Findable, which lists its address and name (never volumes) in the public x402 discovery list. Owners and admins only.
          */
         patch: operations["updateEndpoint"];
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/income": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List income per endpoint per day
+         * @description Lists the space’s income to any member: one row per income account (an endpoint’s resource id, general, or import:<source>) per day and currency, newest day first, with the day’s payments less their reversals and how many entries made it. ref keeps one income account. 50 rows a page by default (limit 1 to 100); send next_cursor back as cursor for the next page.
+         */
+        get: operations["listIncome"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/income/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the payments under an income row
+         * @description Lists the ledger entries behind one income row (ref, day and currency, all required) to any member: each payment with its payer, origin and memo, and each reversal (a reorganisation, an undone batch) as a negative amount naming the entry it reverses. Paged like the rows.
+         */
+        get: operations["listIncomePayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/app/api/spaces/{id}/invoice-deliveries": {
@@ -333,6 +505,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/keys/{key_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an integration key's webhook journal
+         * @description Lists the key channel's deliveries of the last 30 days (event, status, attempt, response code), newest first, by cursor, optionally filtered by status. Owners and admins only.
+         */
+        get: operations["listKeyDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/keys/{key_id}/deliveries/{did}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a key-channel delivery
+         * @description Sends one journal row of the key channel again, with its original event id, and answers the row as it now stands. Owners and admins only.
+         */
+        post: operations["retryKeyDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/ledger/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List ledger entries
+         * @description Lists the space’s ledger entries with their postings to any member, the newest filed first, 50 a page by default (limit 1 to 100). account_id keeps the entries that move one of the space’s accounts (another id is refused with account_not_found); from and to bound the day they occurred, and from may not be after to. Send next_cursor back as cursor for the next page.
+         */
+        get: operations["listLedgerEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/ledger/entries/{entry_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a ledger entry
+         * @description Answers one ledger entry of the space with its postings (debits positive, credits negative) to any member; the entry it reverses, if it is a reversal, is named. Another space’s entry is not found.
+         */
+        get: operations["getLedgerEntry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/spaces/{id}/members": {
         parameters: {
             query?: never;
@@ -401,6 +653,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark notifications read
+         * @description Marks every notice of the space read for the calling member, which clears the shell's badge.
+         */
+        post: operations["markNotificationsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payment-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment requests, newest first, 50 a page
+         * @description Lists the space’s payment requests to any member, newest first, 50 a page; status filters by active, paid or cancelled (an active request past its expiry is listed, and filtered, as cancelled). Send next_cursor back as cursor for the next page; a cursor this list did not give out is refused.
+         */
+        get: operations["listSpacePaymentRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/spaces/{id}/payment-requests/{token}/mark-paid": {
         parameters: {
             query?: never;
@@ -416,6 +708,254 @@ export interface paths {
          */
         post: operations["markPaymentRequestPaid"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List outgoing payments
+         * @description Lists the space’s outgoing payments, newest first, to any member. Filter by status; page with starting_after (the last id of the previous page) and limit (1 to 100, default 50). A starting_after that names no payment of this space is refused.
+         */
+        get: operations["listPayments"];
+        put?: never;
+        /**
+         * Create an outgoing payment
+         * @description Makes a payment from one of the space’s accounts; owners, admins and members may. rail chain pays an address on the account’s network, bank pays the contact’s requisites, book records a payment made by hand. The highest approval rule the amount meets sets the approvals it needs (awaiting_approval); with none it is approved at once. A policy rule it breaks or a sanctions-list match blocks it with a stable reason. A date inside a closed period, a currency other than the account’s, or an amount the account cannot carry is refused, and nothing is written.
+         */
+        post: operations["createPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payments/{pid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an outgoing payment
+         * @description Answers one outgoing payment of the space, with its approvals, the approvals it needs, why it is blocked (if it is) and, once executed, its ledger transaction. Any member may read it.
+         */
+        get: operations["getPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payments/{pid}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an outgoing payment
+         * @description Adds the caller’s approval to a payment awaiting approval. Only owners and admins approve, never the payment’s maker, once each (a second approval is a conflict). The approval that completes the count starts execution: a book payment is executed at once, a bank or chain payment waits for the bank or the wallet; if the account cannot carry it then, it fails.
+         */
+        post: operations["approvePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payments/{pid}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an outgoing payment
+         * @description The payment’s maker, an owner or an admin cancels a payment that has not left: executed, rejected, failed or already cancelled payments, and a chain payment whose transaction was reported, are refused.
+         */
+        post: operations["cancelPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payments/{pid}/chain-tx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a chain payment’s transaction
+         * @description Records the hash of the transaction the person sent for an executing chain payment. It must be mined and successful and carry the payment’s exact transfer from the account’s address to the destination; anything else is refused. With the network’s confirmations the payment is executed (one ledger entry, money.out, payout.executed); with fewer it stays executing until reported again or seen by the watch. Reporting the same hash again is safe; another hash is a conflict.
+         */
+        post: operations["reportPaymentChainTx"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payments/{pid}/executed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a bank payment executed
+         * @description An owner or admin records that the bank carried out an executing bank payment, with the bank’s reference: one ledger entry lowers the account, then money.out and payout.executed are sent. Other rails and states are refused, and so is a payment the account can no longer carry.
+         */
+        post: operations["markPaymentExecuted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payments/{pid}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a bank payment’s file
+         * @description Answers the file an owner or admin hands to the bank for a bank payment that is executing or executed: SEPA pain.001.001.03 XML when the contact’s requisites are SEPA, CSV otherwise, as an attachment. Other rails, other states and other roles are refused.
+         */
+        get: operations["getPaymentFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payments/{pid}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an outgoing payment
+         * @description An owner or admin rejects a payment awaiting approval or blocked, with an optional reason that is recorded. A payment held by screening is rejected only by an owner. Payments in other states are refused.
+         */
+        post: operations["rejectPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payments/{pid}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a screening hold
+         * @description An owner releases a payment held by screening (blocked with reason screening_hold), giving a reason that is recorded with who released it; the payment then goes on its way as if it had not been held. Any other payment, and any caller who is not an owner, is refused.
+         */
+        post: operations["releasePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payments/{pid}/transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a chain payment’s unsigned transfer
+         * @description Answers the ERC-20 transfer an executing chain payment needs, unsigned (chain id, from, token contract, value and data), for the person’s browser wallet to sign and send from the account’s proven address. A payment in another state, or not on the chain rail, is refused.
+         */
+        get: operations["getPaymentTransaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/policy-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List policy rules
+         * @description Lists the space’s policy rules (limits, blocked destinations, allowed currencies) to any member.
+         */
+        get: operations["listPolicyRules"];
+        put?: never;
+        /**
+         * Create a policy rule
+         * @description An owner or admin adds a rule a payment must keep: max_per_payment or max_per_day (amount, in currency or the space’s base currency), blocked_destination (destination) or allowed_currencies (currencies). A kind without its field is refused. A payment that breaks a rule is blocked with policy_max_per_payment, policy_max_per_day, policy_blocked_destination or policy_currency.
+         */
+        post: operations["createPolicyRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/policy-rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a policy rule
+         * @description An owner or admin removes a policy rule; it no longer blocks new payments. A rule of another space, or one already removed, is not found.
+         */
+        delete: operations["deletePolicyRule"];
         options?: never;
         head?: never;
         patch?: never;
@@ -455,6 +995,26 @@ export interface paths {
          * @description Reverses every row of a batch with new entries (nothing is edited). Owners and admins only; a batch is undone once, and not when its rows fall in a closed period.
          */
         post: operations["undoPushBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/screening": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the sanctions list’s state
+         * @description Answers whether the operator has loaded a sanctions list (tollbook screening load), when it was published and loaded, from where, and how many entries it holds. Payments are screened against it before they leave.
+         */
+        get: operations["getScreeningStatus"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -643,6 +1203,26 @@ export interface paths {
          * @description Makes a new signing secret and answers it once; deliveries from now on are signed with it. Owners and admins only.
          */
         post: operations["rotateSubscriptionSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move money between own accounts
+         * @description An owner or admin moves an amount from one of the space’s accounts to another: one ledger entry of kind transfer, with money.out and money.in of origin internal. Across currencies give to_amount, what arrives; in one currency to_amount, if given, equals amount. The same account twice, a date inside a closed period, or more than the source holds is refused.
+         */
+        post: operations["createTransfer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1406,6 +1986,8 @@ export interface components {
         /** AccountOut */
         AccountOut: {
             address: string | null;
+            /** @description The space proved it controls the address. */
+            address_proven: boolean;
             /** @description Decimal string, eight places. */
             balance: string;
             chain: string | null;
@@ -2065,6 +2647,44 @@ export interface components {
             /** Format: uuid */
             space_id: string;
         };
+        PaymentOut: {
+            /** Format: uuid */
+            account_id: string;
+            /** @description Eight decimals. */
+            amount: string;
+            approvals: number;
+            /** Format: date-time */
+            approved_at: string | null;
+            approved_by: string[];
+            blocked_reason: string | null;
+            /** Format: uuid */
+            contact_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            currency: string;
+            destination: string;
+            /** Format: date-time */
+            executed_at: string | null;
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            maker_id: string;
+            note: string;
+            /** Format: date */
+            occurred_on: string;
+            payee: string;
+            /** @enum {string} */
+            rail: "book" | "bank" | "chain";
+            reference: string | null;
+            reject_reason: string | null;
+            release_reason: string | null;
+            required_approvals: number;
+            /** @enum {string} */
+            status: "awaiting_approval" | "approved" | "executing" | "executed" | "blocked" | "rejected" | "failed" | "cancelled";
+            /** Format: uuid */
+            transaction_id: string | null;
+            tx_hash: string | null;
+        };
         /** PaymentRequestCreate */
         PaymentRequestCreate: {
             /** Format: uuid */
@@ -2090,6 +2710,8 @@ export interface components {
         PaymentRequestOut: {
             /** @description Eight decimals. */
             amount: string;
+            /** @description What the payer is asked to send, exactly (eight decimals): the amount, lowered by a tag under one cent on a crypto account when another open request there asks for the same; paid in full once this much has arrived. */
+            amount_due: string;
             amount_received: string | null;
             /** Format: date-time */
             created_at: string;
@@ -2355,6 +2977,118 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.org"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "If an account uses this address, a link to set a new password is on its way; it works for 30 minutes."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The same sentence whether or not the address has an account. */
+                        detail: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Every refusal other than a schema failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every refusal other than a schema failure. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new password: at least 10 characters. */
+                    password: string;
+                    /** @description The token of the link in the mail. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description True: log in with the new password; every old session is signed out. */
+                        reset: boolean;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Every refusal other than a schema failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every refusal other than a schema failure. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     signUp: {
         parameters: {
             query?: never;
@@ -2603,6 +3337,80 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    listSpaceAccounts: {
+        parameters: {
+            query?: {
+                /** @description The last id of the previous page. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        has_more: boolean;
+                        items: components["schemas"]["AccountOut"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createSpaceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "bank",
+                 *       "name": "Operating bank",
+                 *       "currency": "USD"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountCreate"];
+            };
+        };
+        responses: {
+            /** @description Created: the AccountOut. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountOut"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     proveAccountAddress: {
         parameters: {
             query?: never;
@@ -2650,7 +3458,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
-    listClientCredits: {
+    listApprovalRules: {
         parameters: {
             query?: never;
             header?: never;
@@ -2669,8 +3477,138 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            /** Format: uuid */
+                            id: string;
+                            min_amount: string;
+                            required_approvals: number;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createApprovalRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "min_amount": "500",
+                 *       "currency": "USD",
+                 *       "required_approvals": 3
+                 *     }
+                 */
+                "application/json": {
+                    currency: string;
+                    /** @description Payments of at least this amount meet the rule. */
+                    min_amount: number | string;
+                    required_approvals: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string;
+                        /** Format: uuid */
+                        id: string;
+                        min_amount: string;
+                        required_approvals: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteApprovalRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        removed: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listClientCredits: {
+        parameters: {
+            query?: {
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
                             /** @description Eight decimals. */
                             balance: string;
+                            /** @description The client's public balance page. */
+                            balance_url: string;
                             client_ref: string;
                             contact_id: string | null;
                             contact_name: string | null;
@@ -2681,7 +3619,11 @@ export interface operations {
                             id: string;
                             /** @description The contact name once named, else the client_ref. */
                             label: string;
+                            last_call_at: string | null;
+                            /** @description Payments that topped the credit up. */
+                            top_ups: number;
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -2720,6 +3662,8 @@ export interface operations {
                     "application/json": {
                         /** @description Eight decimals. */
                         balance: string;
+                        /** @description The client's public balance page. */
+                        balance_url: string;
                         client_ref: string;
                         contact_id: string | null;
                         contact_name: string | null;
@@ -2730,6 +3674,9 @@ export interface operations {
                         id: string;
                         /** @description The contact name once named, else the client_ref. */
                         label: string;
+                        last_call_at: string | null;
+                        /** @description Payments that topped the credit up. */
+                        top_ups: number;
                     };
                 };
             };
@@ -2781,6 +3728,78 @@ export interface operations {
                         /** Format: uuid */
                         space_id: string;
                     };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSpaceContacts: {
+        parameters: {
+            query?: {
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ContactOut"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createSpaceContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Client",
+                 *       "email": "ada@example.org"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContactCreate"];
+            };
+        };
+        responses: {
+            /** @description Created: the ContactOut. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactOut"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2890,6 +3909,104 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listIncome: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                /** @description 1 to 100; default 50. */
+                limit?: string;
+                /** @description The income account: a resource id, `general`, or `import:<source>`. */
+                ref?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            address: string | null;
+                            /** @description The day's income: its payments less their reversals. */
+                            amount: string;
+                            currency: string;
+                            day: string;
+                            entries: number;
+                            label: string;
+                            ref: string;
+                            resource_id: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listIncomePayments: {
+        parameters: {
+            query: {
+                currency: string;
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                day: string;
+                /** @description 1 to 100; default 50. */
+                limit?: string;
+                /** @description The income account: a resource id, `general`, or `import:<source>`. */
+                ref: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description Negative for a reversal (a reorganisation, an undone batch). */
+                            amount: string;
+                            cause_type: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: uuid */
+                            entry_id: string;
+                            memo: string;
+                            origin: string;
+                            payer: string;
+                            reverses_entry_id: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -3004,6 +4121,7 @@ export interface operations {
                             id: string;
                             /** Format: uuid */
                             issuer_user_id: string;
+                            last_used_at: string | null;
                             name: string;
                             /** @description The first characters of the key, to tell keys apart. */
                             prefix: string;
@@ -3067,6 +4185,7 @@ export interface operations {
                         issuer_user_id: string;
                         /** @description The integration key. Shown once; only its hash is kept. */
                         key: string;
+                        last_used_at: string | null;
                         name: string;
                         /** @description The first characters of the key, to tell keys apart. */
                         prefix: string;
@@ -3117,6 +4236,7 @@ export interface operations {
                         id: string;
                         /** Format: uuid */
                         issuer_user_id: string;
+                        last_used_at: string | null;
                         name: string;
                         /** @description The first characters of the key, to tell keys apart. */
                         prefix: string;
@@ -3126,6 +4246,241 @@ export interface operations {
                         /** @description active, revoked or expired */
                         status: string;
                         webhook_url: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listKeyDeliveries: {
+        parameters: {
+            query?: {
+                /** @description 1 to 200; default 50. */
+                limit?: string;
+                /** @description The last delivery id of the previous page. */
+                starting_after?: string;
+                status?: "pending" | "held" | "delivered" | "given_up";
+            };
+            header?: never;
+            path: {
+                id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        has_more: boolean;
+                        items: {
+                            /** @description Attempts made so far. */
+                            attempt: number;
+                            attempts_max: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            delivered_at: string | null;
+                            error: string | null;
+                            event: string;
+                            /**
+                             * Format: uuid
+                             * @description Sent as X-Service-Event-Id.
+                             */
+                            event_id: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: date-time */
+                            last_attempt_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Set while pending.
+                             */
+                            next_attempt_at: string | null;
+                            response_code: number | null;
+                            /** @description pending, held (subscription paused), delivered or given_up */
+                            status: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    retryKeyDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                did: string;
+                id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attempts made so far. */
+                        attempt: number;
+                        attempts_max: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        delivered_at: string | null;
+                        error: string | null;
+                        event: string;
+                        /**
+                         * Format: uuid
+                         * @description Sent as X-Service-Event-Id.
+                         */
+                        event_id: string;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: date-time */
+                        last_attempt_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Set while pending.
+                         */
+                        next_attempt_at: string | null;
+                        response_code: number | null;
+                        /** @description pending, held (subscription paused), delivered or given_up */
+                        status: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listLedgerEntries: {
+        parameters: {
+            query?: {
+                /** @description Entries moving this account. */
+                account_id?: string;
+                cursor?: string;
+                /** @description Occurred on or after this day. */
+                from?: string;
+                /** @description 1 to 100; default 50. */
+                limit?: string;
+                /** @description Occurred on or before this day. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            cause_id: string | null;
+                            cause_type: string;
+                            counterparty: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: uuid */
+                            id: string;
+                            kind: string;
+                            memo: string;
+                            occurred_on: string;
+                            origin: string;
+                            postings: {
+                                account_kind: string;
+                                account_ref: string;
+                                /** @description Signed: debits positive, credits negative. */
+                                amount: string;
+                                currency: string;
+                                /** Format: uuid */
+                                ledger_account_id: string;
+                            }[];
+                            reverses_entry_id: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getLedgerEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entry_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cause_id: string | null;
+                        cause_type: string;
+                        counterparty: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: uuid */
+                        id: string;
+                        kind: string;
+                        memo: string;
+                        occurred_on: string;
+                        origin: string;
+                        postings: {
+                            account_kind: string;
+                            account_ref: string;
+                            /** @description Signed: debits positive, credits negative. */
+                            amount: string;
+                            currency: string;
+                            /** Format: uuid */
+                            ledger_account_id: string;
+                        }[];
+                        reverses_entry_id: string | null;
                     };
                 };
             };
@@ -3336,6 +4691,72 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    markNotificationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        read: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSpacePaymentRequests: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                status?: "active" | "paid" | "cancelled";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["PaymentRequestOut"][];
+                        /** @description Send as ?cursor= for the next 50. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     markPaymentRequestPaid: {
         parameters: {
             query?: never;
@@ -3365,6 +4786,865 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequestOut"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listPayments: {
+        parameters: {
+            query?: {
+                limit?: string;
+                starting_after?: string;
+                status?: "awaiting_approval" | "approved" | "executing" | "executed" | "blocked" | "rejected" | "failed" | "cancelled";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        has_more: boolean;
+                        items: components["schemas"]["PaymentOut"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account_id": "5f2e8c1a-3b7d-4e9f-a6c2-1d8b4e7f0a93",
+                 *       "rail": "book",
+                 *       "payee": "Acme Supplies",
+                 *       "amount": "120.5",
+                 *       "note": "Rent for May",
+                 *       "occurred_on": "2026-05-01"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    account_id: string;
+                    amount: number | string;
+                    /**
+                     * Format: uuid
+                     * @description bank: the contact whose requisites are paid to.
+                     */
+                    contact_id?: string;
+                    currency?: string;
+                    /** @description chain: an address on the account’s network; book: free text. */
+                    destination?: string;
+                    note?: string;
+                    /** Format: date */
+                    occurred_on?: string;
+                    /** @description Who is paid (screened against the sanctions list). */
+                    payee: string;
+                    /** @enum {string} */
+                    rail: "book" | "bank" | "chain";
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6c1e9a4f-2d7b-4e3c-8a5f-9b0d2e7c4a16",
+                     *       "status": "executed",
+                     *       "account_id": "5f2e8c1a-3b7d-4e9f-a6c2-1d8b4e7f0a93",
+                     *       "amount": "120.50000000",
+                     *       "currency": "USD",
+                     *       "rail": "book",
+                     *       "payee": "Acme Supplies",
+                     *       "destination": "",
+                     *       "contact_id": null,
+                     *       "note": "Rent for May",
+                     *       "occurred_on": "2026-05-01",
+                     *       "maker_id": "1f4a7c2e-8b3d-4c6a-9e5f-0d2b7a9c3e51",
+                     *       "approvals": 0,
+                     *       "approved_by": [],
+                     *       "required_approvals": 0,
+                     *       "blocked_reason": null,
+                     *       "release_reason": null,
+                     *       "reject_reason": null,
+                     *       "reference": null,
+                     *       "transaction_id": "8d2f6b1a-5c9e-4a7d-b3f0-1e6c4a8d2b97",
+                     *       "tx_hash": null,
+                     *       "created_at": "2026-11-24T12:00:00.000Z",
+                     *       "approved_at": "2026-11-24T12:00:00.000Z",
+                     *       "executed_at": "2026-11-24T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        account_id: string;
+                        /** @description Eight decimals. */
+                        amount: string;
+                        approvals: number;
+                        /** Format: date-time */
+                        approved_at: string | null;
+                        approved_by: string[];
+                        blocked_reason: string | null;
+                        /** Format: uuid */
+                        contact_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string;
+                        destination: string;
+                        /** Format: date-time */
+                        executed_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        maker_id: string;
+                        note: string;
+                        /** Format: date */
+                        occurred_on: string;
+                        payee: string;
+                        /** @enum {string} */
+                        rail: "book" | "bank" | "chain";
+                        reference: string | null;
+                        reject_reason: string | null;
+                        release_reason: string | null;
+                        required_approvals: number;
+                        /** @enum {string} */
+                        status: "awaiting_approval" | "approved" | "executing" | "executed" | "blocked" | "rejected" | "failed" | "cancelled";
+                        /** Format: uuid */
+                        transaction_id: string | null;
+                        tx_hash: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        account_id: string;
+                        /** @description Eight decimals. */
+                        amount: string;
+                        approvals: number;
+                        /** Format: date-time */
+                        approved_at: string | null;
+                        approved_by: string[];
+                        blocked_reason: string | null;
+                        /** Format: uuid */
+                        contact_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string;
+                        destination: string;
+                        /** Format: date-time */
+                        executed_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        maker_id: string;
+                        note: string;
+                        /** Format: date */
+                        occurred_on: string;
+                        payee: string;
+                        /** @enum {string} */
+                        rail: "book" | "bank" | "chain";
+                        reference: string | null;
+                        reject_reason: string | null;
+                        release_reason: string | null;
+                        required_approvals: number;
+                        /** @enum {string} */
+                        status: "awaiting_approval" | "approved" | "executing" | "executed" | "blocked" | "rejected" | "failed" | "cancelled";
+                        /** Format: uuid */
+                        transaction_id: string | null;
+                        tx_hash: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    approvePayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        account_id: string;
+                        /** @description Eight decimals. */
+                        amount: string;
+                        approvals: number;
+                        /** Format: date-time */
+                        approved_at: string | null;
+                        approved_by: string[];
+                        blocked_reason: string | null;
+                        /** Format: uuid */
+                        contact_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string;
+                        destination: string;
+                        /** Format: date-time */
+                        executed_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        maker_id: string;
+                        note: string;
+                        /** Format: date */
+                        occurred_on: string;
+                        payee: string;
+                        /** @enum {string} */
+                        rail: "book" | "bank" | "chain";
+                        reference: string | null;
+                        reject_reason: string | null;
+                        release_reason: string | null;
+                        required_approvals: number;
+                        /** @enum {string} */
+                        status: "awaiting_approval" | "approved" | "executing" | "executed" | "blocked" | "rejected" | "failed" | "cancelled";
+                        /** Format: uuid */
+                        transaction_id: string | null;
+                        tx_hash: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    cancelPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        account_id: string;
+                        /** @description Eight decimals. */
+                        amount: string;
+                        approvals: number;
+                        /** Format: date-time */
+                        approved_at: string | null;
+                        approved_by: string[];
+                        blocked_reason: string | null;
+                        /** Format: uuid */
+                        contact_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string;
+                        destination: string;
+                        /** Format: date-time */
+                        executed_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        maker_id: string;
+                        note: string;
+                        /** Format: date */
+                        occurred_on: string;
+                        payee: string;
+                        /** @enum {string} */
+                        rail: "book" | "bank" | "chain";
+                        reference: string | null;
+                        reject_reason: string | null;
+                        release_reason: string | null;
+                        required_approvals: number;
+                        /** @enum {string} */
+                        status: "awaiting_approval" | "approved" | "executing" | "executed" | "blocked" | "rejected" | "failed" | "cancelled";
+                        /** Format: uuid */
+                        transaction_id: string | null;
+                        tx_hash: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    reportPaymentChainTx: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tx_hash: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        account_id: string;
+                        /** @description Eight decimals. */
+                        amount: string;
+                        approvals: number;
+                        /** Format: date-time */
+                        approved_at: string | null;
+                        approved_by: string[];
+                        blocked_reason: string | null;
+                        /** Format: uuid */
+                        contact_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string;
+                        destination: string;
+                        /** Format: date-time */
+                        executed_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        maker_id: string;
+                        note: string;
+                        /** Format: date */
+                        occurred_on: string;
+                        payee: string;
+                        /** @enum {string} */
+                        rail: "book" | "bank" | "chain";
+                        reference: string | null;
+                        reject_reason: string | null;
+                        release_reason: string | null;
+                        required_approvals: number;
+                        /** @enum {string} */
+                        status: "awaiting_approval" | "approved" | "executing" | "executed" | "blocked" | "rejected" | "failed" | "cancelled";
+                        /** Format: uuid */
+                        transaction_id: string | null;
+                        tx_hash: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    markPaymentExecuted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reference: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        account_id: string;
+                        /** @description Eight decimals. */
+                        amount: string;
+                        approvals: number;
+                        /** Format: date-time */
+                        approved_at: string | null;
+                        approved_by: string[];
+                        blocked_reason: string | null;
+                        /** Format: uuid */
+                        contact_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string;
+                        destination: string;
+                        /** Format: date-time */
+                        executed_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        maker_id: string;
+                        note: string;
+                        /** Format: date */
+                        occurred_on: string;
+                        payee: string;
+                        /** @enum {string} */
+                        rail: "book" | "bank" | "chain";
+                        reference: string | null;
+                        reject_reason: string | null;
+                        release_reason: string | null;
+                        required_approvals: number;
+                        /** @enum {string} */
+                        status: "awaiting_approval" | "approved" | "executing" | "executed" | "blocked" | "rejected" | "failed" | "cancelled";
+                        /** Format: uuid */
+                        transaction_id: string | null;
+                        tx_hash: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPaymentFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    rejectPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Duplicate invoice"
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        account_id: string;
+                        /** @description Eight decimals. */
+                        amount: string;
+                        approvals: number;
+                        /** Format: date-time */
+                        approved_at: string | null;
+                        approved_by: string[];
+                        blocked_reason: string | null;
+                        /** Format: uuid */
+                        contact_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string;
+                        destination: string;
+                        /** Format: date-time */
+                        executed_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        maker_id: string;
+                        note: string;
+                        /** Format: date */
+                        occurred_on: string;
+                        payee: string;
+                        /** @enum {string} */
+                        rail: "book" | "bank" | "chain";
+                        reference: string | null;
+                        reject_reason: string | null;
+                        release_reason: string | null;
+                        required_approvals: number;
+                        /** @enum {string} */
+                        status: "awaiting_approval" | "approved" | "executing" | "executed" | "blocked" | "rejected" | "failed" | "cancelled";
+                        /** Format: uuid */
+                        transaction_id: string | null;
+                        tx_hash: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    releasePayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        account_id: string;
+                        /** @description Eight decimals. */
+                        amount: string;
+                        approvals: number;
+                        /** Format: date-time */
+                        approved_at: string | null;
+                        approved_by: string[];
+                        blocked_reason: string | null;
+                        /** Format: uuid */
+                        contact_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string;
+                        destination: string;
+                        /** Format: date-time */
+                        executed_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        maker_id: string;
+                        note: string;
+                        /** Format: date */
+                        occurred_on: string;
+                        payee: string;
+                        /** @enum {string} */
+                        rail: "book" | "bank" | "chain";
+                        reference: string | null;
+                        reject_reason: string | null;
+                        release_reason: string | null;
+                        required_approvals: number;
+                        /** @enum {string} */
+                        status: "awaiting_approval" | "approved" | "executing" | "executed" | "blocked" | "rejected" | "failed" | "cancelled";
+                        /** Format: uuid */
+                        transaction_id: string | null;
+                        tx_hash: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPaymentTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chain_id: number;
+                        data: string;
+                        from: string;
+                        network: string;
+                        to: string;
+                        value: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listPolicyRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            amount: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            currencies: string[] | null;
+                            currency: string | null;
+                            destination: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "max_per_payment" | "max_per_day" | "blocked_destination" | "allowed_currencies";
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createPolicyRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "max_per_day",
+                 *       "amount": "100",
+                 *       "currency": "USD"
+                 *     }
+                 */
+                "application/json": {
+                    amount?: number | string;
+                    currencies?: string[];
+                    currency?: string;
+                    destination?: string;
+                    /** @enum {string} */
+                    kind: "max_per_payment" | "max_per_day" | "blocked_destination" | "allowed_currencies";
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        amount: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currencies: string[] | null;
+                        currency: string | null;
+                        destination: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "max_per_payment" | "max_per_day" | "blocked_destination" | "allowed_currencies";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deletePolicyRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        removed: boolean;
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -3457,6 +5737,40 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getScreeningStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: number;
+                        loaded: boolean;
+                        /** Format: date-time */
+                        loaded_at: string | null;
+                        published_on: string | null;
+                        source: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -3957,6 +6271,87 @@ export interface operations {
                         /** @description active or paused */
                         status: string;
                         url: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from_account_id": "5f2e8c1a-3b7d-4e9f-a6c2-1d8b4e7f0a93",
+                 *       "to_account_id": "7a3d9e2f-1c4b-4d8a-b6e5-2f9c0a7d1e48",
+                 *       "amount": "250.25",
+                 *       "occurred_on": "2026-06-01",
+                 *       "note": "Move to savings"
+                 *     }
+                 */
+                "application/json": {
+                    amount: number | string;
+                    /** Format: uuid */
+                    from_account_id: string;
+                    note?: string;
+                    /** Format: date */
+                    occurred_on?: string;
+                    /** Format: uuid */
+                    to_account_id: string;
+                    /** @description What arrives, when the currencies differ. */
+                    to_amount?: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "transaction_id": "3e8b1c6d-4f2a-4b9e-9d7c-5a1f0e2b8c63",
+                     *       "from_account_id": "5f2e8c1a-3b7d-4e9f-a6c2-1d8b4e7f0a93",
+                     *       "to_account_id": "7a3d9e2f-1c4b-4d8a-b6e5-2f9c0a7d1e48",
+                     *       "amount": "250.25000000",
+                     *       "currency": "USD",
+                     *       "to_amount": "250.25000000",
+                     *       "to_currency": "USD",
+                     *       "occurred_on": "2026-06-01",
+                     *       "note": "Move to savings"
+                     *     }
+                     */
+                    "application/json": {
+                        amount: string;
+                        currency: string;
+                        /** Format: uuid */
+                        from_account_id: string;
+                        note: string;
+                        /** Format: date */
+                        occurred_on: string;
+                        /** Format: uuid */
+                        to_account_id: string;
+                        to_amount: string;
+                        to_currency: string;
+                        /** Format: uuid */
+                        transaction_id: string;
                     };
                 };
             };
@@ -4619,6 +7014,7 @@ export interface operations {
                      *       "token": "pr_8fK2mQ7xWd3LbN5vR1tY",
                      *       "url": "https://tollbook.example.org/pay/pr_8fK2mQ7xWd3LbN5vR1tY",
                      *       "amount": "2.50000000",
+                     *       "amount_due": "2.50000000",
                      *       "currency": "USDC",
                      *       "status": "active",
                      *       "created_at": "2026-11-24T12:00:00.000Z",
@@ -4664,6 +7060,7 @@ export interface operations {
                      *       "token": "pr_8fK2mQ7xWd3LbN5vR1tY",
                      *       "url": "https://tollbook.example.org/pay/pr_8fK2mQ7xWd3LbN5vR1tY",
                      *       "amount": "2.50000000",
+                     *       "amount_due": "2.50000000",
                      *       "currency": "USDC",
                      *       "status": "active",
                      *       "created_at": "2026-11-24T12:00:00.000Z",

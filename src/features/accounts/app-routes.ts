@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
+import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { completeProof, type ProofsDeps, startProof } from './proofs.ts';
 import { AccountCreate, AccountList, AccountOut } from './schemas.ts';
@@ -37,6 +37,22 @@ const docs = {
     summary: "Prove control of a crypto account's address",
     description:
       "Sent with {} it answers a challenge to sign; sent with the personal_sign signature of that challenge it marks the account's address proven. Owners and admins only; a challenge expires and is used once.",
+    tags: ['Accounts'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  listSpaceAccounts: routeDoc({
+    operationId: 'listSpaceAccounts',
+    summary: 'List a space’s accounts',
+    description:
+      'Lists the space’s accounts with their derived balances to any member, newest first, 50 a page; has_more says whether another page follows. Page with starting_after, the last id of the previous page; an id that names no account of this space is not found.',
+    tags: ['Accounts'],
+    errors: APP_READ_ERRORS,
+  }),
+  createSpaceAccount: routeDoc({
+    operationId: 'createSpaceAccount',
+    summary: 'Create an account in a space',
+    description:
+      'Creates a money account (bank, card, cash, crypto or platform) in the space, for an owner, admin or member (not a viewer). The same rules as the integration call apply: a crypto account needs an address valid for its chain, and an opening balance is booked as an opening entry dated opening_acquired_on.',
     tags: ['Accounts'],
     errors: APP_WRITE_ERRORS,
   }),
@@ -78,7 +94,7 @@ export function registerAccountListRoutes(app: FastifyInstance, deps: AccountsDe
     '/app/api/spaces/:id/accounts',
     {
       schema: {
-        tags: ['app'],
+        ...docs.listSpaceAccounts,
         params: SpaceParams,
         querystring: AppAccountListQuery,
         response: { 200: AccountList },
@@ -96,7 +112,14 @@ export function registerAccountListRoutes(app: FastifyInstance, deps: AccountsDe
   );
   app.post(
     '/app/api/spaces/:id/accounts',
-    { schema: { tags: ['app'], params: SpaceParams, body: AccountCreate, response: { 201: AccountOut } } },
+    {
+      schema: {
+        ...docs.createSpaceAccount,
+        params: SpaceParams,
+        body: AccountCreate,
+        response: { 201: AccountOut },
+      },
+    },
     async (request, reply) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       const account = await createAccountInApp(

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { APP_READ_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { DateOnly, type Static, Type } from '../../platform/http/schema-kit.ts';
 import { type LedgerReadsDeps, listLedgerEntries, readLedgerEntry } from './ledger-reads.ts';
 
@@ -44,12 +45,37 @@ const EntryList = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()]),
 });
 
+/** The OpenAPI description of each route below (see platform/http/openapi.ts). */
+const docs = {
+  listLedgerEntries: routeDoc({
+    operationId: 'listLedgerEntries',
+    summary: 'List ledger entries',
+    description:
+      'Lists the space’s ledger entries with their postings to any member, the newest filed first, 50 a page by default (limit 1 to 100). account_id keeps the entries that move one of the space’s accounts (another id is refused with account_not_found); from and to bound the day they occurred, and from may not be after to. Send next_cursor back as cursor for the next page.',
+    tags: ['Ledger'],
+    errors: APP_READ_ERRORS,
+  }),
+  getLedgerEntry: routeDoc({
+    operationId: 'getLedgerEntry',
+    summary: 'Read a ledger entry',
+    description:
+      'Answers one ledger entry of the space with its postings (debits positive, credits negative) to any member; the entry it reverses, if it is a reversal, is named. Another space’s entry is not found.',
+    tags: ['Ledger'],
+    errors: APP_READ_ERRORS,
+  }),
+};
+
 /** The Ledger screen's data: entries with their postings, newest filed first. */
 export function registerLedgerAppRoutes(app: FastifyInstance, deps: LedgerReadsDeps) {
   app.get(
     '/app/api/spaces/:id/ledger/entries',
     {
-      schema: { tags: ['app'], params: SpaceParams, querystring: EntriesQuery, response: { 200: EntryList } },
+      schema: {
+        ...docs.listLedgerEntries,
+        params: SpaceParams,
+        querystring: EntriesQuery,
+        response: { 200: EntryList },
+      },
     },
     async (request) => {
       const { id } = request.params as Static<typeof SpaceParams>;
@@ -65,7 +91,7 @@ export function registerLedgerAppRoutes(app: FastifyInstance, deps: LedgerReadsD
   );
   app.get(
     '/app/api/spaces/:id/ledger/entries/:entry_id',
-    { schema: { tags: ['app'], params: EntryParams, response: { 200: EntryOut } } },
+    { schema: { ...docs.getLedgerEntry, params: EntryParams, response: { 200: EntryOut } } },
     async (request) => {
       const { id, entry_id } = request.params as Static<typeof EntryParams>;
       return readLedgerEntry(deps, request.session!.userId, id, entry_id);

@@ -1,5 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { INTEGRATION_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
+import {
+  APP_READ_ERRORS,
+  APP_WRITE_ERRORS,
+  INTEGRATION_WRITE_ERRORS,
+  routeDoc,
+} from '../../platform/http/openapi.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { runWrite } from '../../platform/http/write.ts';
 import { ContactCreate, type ContactCreateBody, ContactOut } from './schemas.ts';
@@ -15,6 +20,22 @@ const docs = {
       'At most one address may be primary; when none is marked, the first one is. With an Idempotency-Key a retry answers the first contact.',
     tags: ['Contacts'],
     errors: INTEGRATION_WRITE_ERRORS,
+  }),
+  listSpaceContacts: routeDoc({
+    operationId: 'listSpaceContacts',
+    summary: 'List the space’s address book',
+    description:
+      'Lists the contacts saved to the space’s shared address book to any member, newest first, 50 a page, each with its addresses. Send next_cursor back as cursor for the next page; a cursor this list did not give out is refused.',
+    tags: ['Contacts'],
+    errors: APP_READ_ERRORS,
+  }),
+  createSpaceContact: routeDoc({
+    operationId: 'createSpaceContact',
+    summary: 'Add a contact to the address book',
+    description:
+      'Creates a contact with up to 20 addresses for an owner, admin or member (not a viewer) and lists it in the space’s shared address book (save_to_book is always true here). At most one address may be primary; when none is marked, the first one is.',
+    tags: ['Contacts'],
+    errors: APP_WRITE_ERRORS,
   }),
 };
 
@@ -47,8 +68,7 @@ export function registerContactAppRoutes(app: FastifyInstance, deps: service.Con
     '/app/api/spaces/:id/contacts',
     {
       schema: {
-        tags: ['app'],
-        summary: "The book's address book, newest first, 50 a page",
+        ...docs.listSpaceContacts,
         params: SpaceParams,
         querystring: ContactListQuery,
         response: {
@@ -71,7 +91,14 @@ export function registerContactAppRoutes(app: FastifyInstance, deps: service.Con
   );
   app.post(
     '/app/api/spaces/:id/contacts',
-    { schema: { tags: ['app'], params: SpaceParams, body: ContactCreate, response: { 201: ContactOut } } },
+    {
+      schema: {
+        ...docs.createSpaceContact,
+        params: SpaceParams,
+        body: ContactCreate,
+        response: { 201: ContactOut },
+      },
+    },
     async (request, reply) => {
       const { id } = request.params as Static<typeof SpaceParams>;
       const contact = await service.createContactInApp(

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import {
+  APP_READ_ERRORS,
   APP_WRITE_ERRORS,
   INTEGRATION_READ_ERRORS,
   INTEGRATION_WRITE_ERRORS,
@@ -100,8 +101,14 @@ export function registerPaymentRequestAppRoutes(app: FastifyInstance, deps: serv
     '/app/api/spaces/:id/payment-requests',
     {
       schema: {
-        tags: ['app'],
-        summary: 'List payment requests, newest first, 50 a page',
+        ...routeDoc({
+          operationId: 'listSpacePaymentRequests',
+          summary: 'List payment requests, newest first, 50 a page',
+          description:
+            'Lists the space’s payment requests to any member, newest first, 50 a page; status filters by active, paid or cancelled (an active request past its expiry is listed, and filtered, as cancelled). Send next_cursor back as cursor for the next page; a cursor this list did not give out is refused.',
+          tags: ['Payment requests'],
+          errors: APP_READ_ERRORS,
+        }),
         params: SpaceParams,
         querystring: RequestListQuery,
         response: { 200: RequestListOut },

@@ -141,13 +141,32 @@ const pageOf = (query: { cursor?: string; limit?: string }) => ({
   limit: query.limit === undefined ? undefined : Number(query.limit),
 });
 
+const incomeDocs = {
+  listIncome: routeDoc({
+    operationId: 'listIncome',
+    summary: 'List income per endpoint per day',
+    description:
+      'Lists the space’s income to any member: one row per income account (an endpoint’s resource id, general, or import:<source>) per day and currency, newest day first, with the day’s payments less their reversals and how many entries made it. ref keeps one income account. 50 rows a page by default (limit 1 to 100); send next_cursor back as cursor for the next page.',
+    tags: ['Ledger'],
+    errors: APP_READ_ERRORS,
+  }),
+  listIncomePayments: routeDoc({
+    operationId: 'listIncomePayments',
+    summary: 'List the payments under an income row',
+    description:
+      'Lists the ledger entries behind one income row (ref, day and currency, all required) to any member: each payment with its payer, origin and memo, and each reversal (a reorganisation, an undone batch) as a negative amount naming the entry it reverses. Paged like the rows.',
+    tags: ['Ledger'],
+    errors: APP_READ_ERRORS,
+  }),
+};
+
 /** The Income screen: a row per endpoint per day, and the payments under a row. */
 export function registerIncomeAppRoutes(app: FastifyInstance, deps: ResourcesDeps) {
   app.get(
     '/app/api/spaces/:id/income',
     {
       schema: {
-        tags: ['app'],
+        ...incomeDocs.listIncome,
         params: SpaceParams,
         querystring: IncomeQuery,
         response: { 200: Type.Object({ items: Type.Array(IncomeRowOut), next_cursor: NextCursor }) },
@@ -163,7 +182,7 @@ export function registerIncomeAppRoutes(app: FastifyInstance, deps: ResourcesDep
     '/app/api/spaces/:id/income/payments',
     {
       schema: {
-        tags: ['app'],
+        ...incomeDocs.listIncomePayments,
         params: SpaceParams,
         querystring: IncomePaymentsQuery,
         response: { 200: Type.Object({ items: Type.Array(IncomePaymentOut), next_cursor: NextCursor }) },

@@ -53,6 +53,22 @@ const docs = {
     tags: ['Users'],
     errors: [401, 403, 429],
   }),
+  requestPasswordReset: routeDoc({
+    operationId: 'requestPasswordReset',
+    summary: 'Ask for a password reset link',
+    description:
+      'Mails a link that sets a new password to the address, if an account uses it. The answer (202) and its timing are the same whether or not it does, so nobody learns who is a user. The link works once and for 30 minutes. Asking is rate limited per address typed and per client address.',
+    tags: ['Users'],
+    errors: [413, 415, 422, 429],
+  }),
+  confirmPasswordReset: routeDoc({
+    operationId: 'confirmPasswordReset',
+    summary: 'Set a new password with a reset link',
+    description:
+      'Sets the new password when the link’s token is live and uses the token up. Every session of the account is signed out and its failed logins are forgotten, so the owner can log in at once. A token that is unknown, used or older than 30 minutes is refused with invalid_request.',
+    tags: ['Users'],
+    errors: [413, 415, 422, 429],
+  }),
 };
 
 export function setSessionCookie(
@@ -157,7 +173,11 @@ export function registerPasswordResetRoutes(app: FastifyInstance, deps: UserRout
   app.post(
     '/app/api/password-reset',
     {
-      schema: { tags: ['app'], body: PasswordResetIn, response: { 202: PasswordResetAccepted, ...REFUSALS } },
+      schema: {
+        ...docs.requestPasswordReset,
+        body: PasswordResetIn,
+        response: { 202: PasswordResetAccepted, ...REFUSALS },
+      },
     },
     async (request, reply) => {
       const { email } = request.body as { email: string };
@@ -173,7 +193,7 @@ export function registerPasswordResetRoutes(app: FastifyInstance, deps: UserRout
     '/app/api/password-reset/confirm',
     {
       schema: {
-        tags: ['app'],
+        ...docs.confirmPasswordReset,
         body: PasswordResetConfirmIn,
         response: { 200: PasswordResetDone, ...REFUSALS },
       },

@@ -305,6 +305,12 @@ function nameTitledSchemas(document: Json): void {
       if (key !== 'title' && key !== '$id') out[key] = spelledOut(value);
     return out;
   };
+  // Schemas @fastify/swagger already lifted into components (by their $id) get the same pass
+  // below their top, so a titled schema inside them is a reference there too.
+  for (const [name, schema] of Object.entries(named)) {
+    if (!isObject(schema)) continue;
+    named[name] = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, visit(value)]));
+  }
   for (const key of ['paths', 'webhooks'] as const) {
     if (document[key] !== undefined) document[key] = visit(document[key]);
   }

@@ -162,6 +162,16 @@ describe('payments screened against the list', () => {
     ).toBe('rejected');
   });
 
+  it('answers the list’s state only to members of the book: another person gets 404', async () => {
+    const stranger = await h.signup('Stranger');
+    const res = await h.inject({
+      method: 'GET',
+      url: `/app/api/spaces/${b.spaceId}/screening`,
+      session: stranger.token,
+    });
+    expect(res.statusCode).toBe(404);
+  });
+
   it('shows the list’s date and size in the app and in /metrics', async () => {
     const status = (await b.get(b.viewer, '/screening')).json();
     expect(status).toMatchObject({ loaded: true, published_on: '2026-11-20', entries: 11, source: FIXTURE });

@@ -3,7 +3,6 @@ import { assert } from '../../core/assert.ts';
 import { type AmountE8, parseAmountInput } from '../../core/money.ts';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
-import { screeningStatus } from '../screening/index.ts';
 import { type ChainRailDeps, chainTransaction, reportChainTx } from './chain-rail.ts';
 import type { PolicyKind, Rail } from './domain.ts';
 import {
@@ -41,6 +40,7 @@ import {
   type PayoutsDeps,
   rejectPayout,
   releasePayout,
+  screeningFor,
 } from './service.ts';
 import { createTransfer } from './transfers.ts';
 
@@ -469,6 +469,9 @@ export function registerPayoutRoutes(app: FastifyInstance, deps: ChainRailDeps) 
   app.get(
     '/app/api/spaces/:id/screening',
     { schema: { ...docs.getScreeningStatus, params: SpaceParams, response: { 200: ScreeningOut } } },
-    async () => screeningStatus(deps.db),
+    async (request) => {
+      const { id } = request.params as Static<typeof SpaceParams>;
+      return screeningFor(deps, request.session!.userId, id);
+    },
   );
 }

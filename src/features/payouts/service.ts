@@ -8,6 +8,7 @@ import type { PayoutStatus } from '../../platform/db/schema.ts';
 import { type AccountRow, requireAccount } from '../accounts/index.ts';
 import { findContactPayee, type Requisites } from '../contacts/index.ts';
 import { naturalBalanceOf } from '../ledger/index.ts';
+import { screeningStatus } from '../screening/index.ts';
 import { canAdminister, closedThrough, requireRole } from '../spaces/index.ts';
 import { paymentFile } from './bank-file.ts';
 import { isCancellable, type Rail } from './domain.ts';
@@ -200,6 +201,12 @@ export async function createPayout(deps: PayoutsDeps, userId: string, spaceId: s
     if (!(await route({ tx, deps, account }, row, false))) throw insufficient(account, '');
     return present(tx, row);
   });
+}
+
+/** The sanctions list's state as a member of the space reads it (another book answers 404). */
+export async function screeningFor(deps: PayoutsDeps, userId: string, spaceId: string) {
+  await requireRole(deps.db, spaceId, userId);
+  return screeningStatus(deps.db);
 }
 
 export async function getPayout(deps: PayoutsDeps, userId: string, spaceId: string, payoutId: string) {

@@ -1,12 +1,17 @@
 import QRCode from 'qrcode';
-import { type Address, createWalletClient, http } from 'viem';
+import type { Address } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAmount } from '../../src/core/money.ts';
 import { type WatchDeps, watchOnce } from '../../src/features/chain-watch/index.ts';
 import { checkLedger, readAmount } from '../../src/features/ledger/index.ts';
-import { EIP3009_TOKEN_ABI } from '../../src/platform/chain/token.ts';
-import { startX402World, type X402World } from './x402-setup.ts';
+import {
+  fundedPayer,
+  sendTokenTransfer,
+  startX402World,
+  takeTurnWatchingChains,
+  type X402World,
+} from './x402-setup.ts';
 
 // Issue 22 item 1: every open request on an address asks for an amount of its own, so a direct
 // transfer of exactly that amount lands on that request, whatever the order; what matches no
@@ -15,36 +20,24 @@ import { startX402World, type X402World } from './x402-setup.ts';
 
 let w: X402World;
 let deps: WatchDeps;
+let endTurn: (() => Promise<void>) | undefined;
 beforeAll(async () => {
+  endTurn = await takeTurnWatchingChains();
   w = await startX402World();
   deps = { db: w.h.db, clock: w.h.clock, chain: w.chain, confirmations: { local: 0 } };
   await watchOnce(deps);
+}, 600_000);
+afterAll(async () => {
+  await w?.close();
+  await endTurn?.();
 });
-afterAll(() => w?.close());
 
 type Minted = { id: string; token: string; amount: string; amount_due: string };
 
-async function transfer(payer: PrivateKeyAccount, to: Address, baseUnits: bigint) {
-  const wallet = createWalletClient({
-    chain: w.local.walletClient.chain,
-    transport: http(w.local.rpcUrl),
-    account: payer,
-  });
-  const hash = await wallet.writeContract({
-    address: w.token.address,
-    abi: EIP3009_TOKEN_ABI,
-    functionName: 'transfer',
-    args: [to, baseUnits],
-  });
-  const receipt = await w.local.publicClient.waitForTransactionReceipt({ hash });
-  expect(receipt.status).toBe('success');
-}
+const transfer = (payer: PrivateKeyAccount, to: Address, baseUnits: bigint) =>
+  sendTokenTransfer(w, payer, to, baseUnits);
 
-async function fundedPayer(usdc: bigint) {
-  const payer = await w.payer(0n);
-  await w.local.fund(payer.address, usdc);
-  return payer;
-}
+const payerWith = (usdc: bigint) => fundedPayer(w, usdc);
 
 /** USDC base units (10^-6) of an eight-decimal amount. */
 const baseUnitsOf = (amount: string) => (readAmount(amount) as bigint) / 100n;
@@ -139,7 +132,7 @@ describe('matching direct transfers', () => {
     const minted: Minted[] = [];
     for (const price of prices) minted.push(await w.mint(s.key.key, price, { account_id: s.account.id }));
     expect(new Set(minted.map((request) => request.amount_due)).size).toBe(20);
-    const payer = await fundedPayer(100_000_000n);
+    const payer = await payerWith(100_000_000n);
     for (const request of shuffled(minted, 2211))
       await transfer(payer, s.address, baseUnitsOf(request.amount_due));
     await watchOnce(deps);
@@ -169,7 +162,7 @@ describe('matching direct transfers', () => {
     const first = await w.mint(s.key.key, '3', { account_id: s.account.id });
     const second = await w.mint(s.key.key, '3', { account_id: s.account.id });
     const third = await w.mint(s.key.key, '1', { account_id: s.account.id });
-    const payer = await fundedPayer(20_000_000n);
+    const payer = await payerWith(20_000_000n);
     // 1.5 matches no request: the oldest takes it.
     await transfer(payer, s.address, 1_500_000n);
     await watchOnce(deps);
@@ -213,7 +206,7 @@ describe('matching direct transfers', () => {
     const minted: Minted[] = [];
     for (let index = 0; index < 3; index++)
       minted.push(await w.mint(s.key.key, '4', { account_id: s.account.id }));
-    const payer = await fundedPayer(20_000_000n);
+    const payer = await payerWith(20_000_000n);
     await transfer(payer, s.address, baseUnitsOf(minted[2]!.amount_due));
     await transfer(payer, s.address, baseUnitsOf(minted[0]!.amount_due));
     await watchOnce(deps);

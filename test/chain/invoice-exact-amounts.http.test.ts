@@ -1,11 +1,16 @@
-import { type Address, createWalletClient, http } from 'viem';
+import type { Address } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAmount } from '../../src/core/money.ts';
 import { type WatchDeps, watchOnce } from '../../src/features/chain-watch/index.ts';
 import { checkLedger, readAmount } from '../../src/features/ledger/index.ts';
-import { EIP3009_TOKEN_ABI } from '../../src/platform/chain/token.ts';
-import { startX402World, type X402World } from './x402-setup.ts';
+import {
+  fundedPayer,
+  sendTokenTransfer,
+  startX402World,
+  takeTurnWatchingChains,
+  type X402World,
+} from './x402-setup.ts';
 
 // Issue 22, item 1, the invoice's side: the invoice page's Pay button mints a request that may ask
 // for the invoice's open amount lowered by a tag (under one cent). A payer who sends exactly what
@@ -14,31 +19,23 @@ import { startX402World, type X402World } from './x402-setup.ts';
 
 let w: X402World;
 let deps: WatchDeps;
+let endTurn: (() => Promise<void>) | undefined;
 beforeAll(async () => {
+  endTurn = await takeTurnWatchingChains();
   w = await startX402World();
   deps = { db: w.h.db, clock: w.h.clock, chain: w.chain, confirmations: { local: 0 } };
   await watchOnce(deps);
+}, 600_000);
+afterAll(async () => {
+  await w?.close();
+  await endTurn?.();
 });
-afterAll(() => w?.close());
 
 type Seller = Awaited<ReturnType<X402World['seller']>>;
 type Payment = { via: string; amount: string };
 
-async function transfer(payer: PrivateKeyAccount, to: Address, baseUnits: bigint) {
-  const wallet = createWalletClient({
-    chain: w.local.walletClient.chain,
-    transport: http(w.local.rpcUrl),
-    account: payer,
-  });
-  const hash = await wallet.writeContract({
-    address: w.token.address,
-    abi: EIP3009_TOKEN_ABI,
-    functionName: 'transfer',
-    args: [to, baseUnits],
-  });
-  const receipt = await w.local.publicClient.waitForTransactionReceipt({ hash });
-  expect(receipt.status).toBe('success');
-}
+const transfer = (payer: PrivateKeyAccount, to: Address, baseUnits: bigint) =>
+  sendTokenTransfer(w, payer, to, baseUnits);
 
 /** USDC base units (10^-6) of an eight-decimal amount. */
 const baseUnitsOf = (amount: string) => (readAmount(amount) as bigint) / 100n;
@@ -126,8 +123,7 @@ async function taggedInvoice(price: string, freeBlocker: boolean) {
   const request = await payButton(s, invoice.token);
   expect(request.amount).toBe(invoice.total);
   expect(readAmount(request.amount) - readAmount(request.amount_due)).toBe(100n); // 10^-6 USDC
-  const payer = await w.payer(0n);
-  await w.local.fund(payer.address, 50_000_000n);
+  const payer = await fundedPayer(w, 50_000_000n);
   if (freeBlocker) {
     await transfer(payer, s.address, baseUnitsOf(blocker.amount_due));
     await watchOnce(deps);
@@ -220,8 +216,7 @@ describe('an invoice paid on its page by a direct transfer', () => {
     const invoice = await sentInvoice(s, '2');
     const request = await payButton(s, invoice.token);
     expect(request.amount_due).toBe(request.amount);
-    const payer = await w.payer(0n);
-    await w.local.fund(payer.address, 5_000_000n);
+    const payer = await fundedPayer(w, 5_000_000n);
     await transfer(payer, s.address, 2_000_000n);
     await watchOnce(deps);
     const after = await invoiceOf(s, invoice.id);

@@ -1,10 +1,15 @@
 import { sql } from 'kysely';
-import { type Address, createWalletClient, http } from 'viem';
+import type { Address } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type WatchDeps, watchOnce } from '../../src/features/chain-watch/index.ts';
-import { EIP3009_TOKEN_ABI } from '../../src/platform/chain/token.ts';
-import { startX402World, type X402World } from './x402-setup.ts';
+import {
+  fundedPayer,
+  sendTokenTransfer,
+  startX402World,
+  takeTurnWatchingChains,
+  type X402World,
+} from './x402-setup.ts';
 
 // The account watch on anvil: direct token transfers to a proven address fill its requests,
 // oldest first; a restart neither loses nor doubles a transfer; confirmations are waited for;
@@ -12,36 +17,22 @@ import { startX402World, type X402World } from './x402-setup.ts';
 
 let w: X402World;
 let deps: WatchDeps;
+let endTurn: (() => Promise<void>) | undefined;
 beforeAll(async () => {
+  endTurn = await takeTurnWatchingChains();
   w = await startX402World();
   deps = { db: w.h.db, clock: w.h.clock, chain: w.chain, confirmations: { local: 0 } };
   await watchOnce(deps);
+}, 600_000);
+afterAll(async () => {
+  await w?.close();
+  await endTurn?.();
 });
-afterAll(() => w?.close());
 
-/** A plain ERC-20 transfer from `payer` (who pays its own gas: the faucet gave it some). */
-async function transfer(payer: PrivateKeyAccount, to: Address, baseUnits: bigint) {
-  const wallet = createWalletClient({
-    chain: w.local.walletClient.chain,
-    transport: http(w.local.rpcUrl),
-    account: payer,
-  });
-  const hash = await wallet.writeContract({
-    address: w.token.address,
-    abi: EIP3009_TOKEN_ABI,
-    functionName: 'transfer',
-    args: [to, baseUnits],
-  });
-  const receipt = await w.local.publicClient.waitForTransactionReceipt({ hash });
-  expect(receipt.status).toBe('success');
-  return hash;
-}
+const transfer = (payer: PrivateKeyAccount, to: Address, baseUnits: bigint) =>
+  sendTokenTransfer(w, payer, to, baseUnits);
 
-async function fundedPayer(usdc: bigint) {
-  const payer = await w.payer(0n);
-  await w.local.fund(payer.address, usdc);
-  return payer;
-}
+const payerWith = (usdc: bigint) => fundedPayer(w, usdc);
 
 /** Makes the watch fail when it moves its cursor, after it booked the range: a crash mid-range. */
 async function crashOnCursorMove(on: boolean) {
@@ -72,7 +63,7 @@ describe('the account watch', () => {
   it('takes a partial payment, then the rest: amount_received grows and the request is paid at the amount', async () => {
     const s = await w.seller();
     const request = await w.mint(s.key.key, '5', { account_id: s.account.id });
-    const payer = await fundedPayer(10_000_000n);
+    const payer = await payerWith(10_000_000n);
     await transfer(payer, s.address, 2_000_000n);
     await watchOnce(deps);
     expect(await record(s.key.key, request.token)).toMatchObject({
@@ -91,7 +82,7 @@ describe('the account watch', () => {
     const s = await w.seller();
     const first = await w.mint(s.key.key, '2', { account_id: s.account.id });
     const second = await w.mint(s.key.key, '3', { account_id: s.account.id });
-    const payer = await fundedPayer(10_000_000n);
+    const payer = await payerWith(10_000_000n);
     await transfer(payer, s.address, 6_500_000n);
     await watchOnce(deps);
     expect(await record(s.key.key, first.token)).toMatchObject({
@@ -122,7 +113,7 @@ describe('the account watch', () => {
   it('neither loses nor doubles a transfer across a restart in the middle of a range', async () => {
     const s = await w.seller();
     const request = await w.mint(s.key.key, '9', { account_id: s.account.id });
-    const payer = await fundedPayer(10_000_000n);
+    const payer = await payerWith(10_000_000n);
     await transfer(payer, s.address, 1_000_000n);
     // A process dies after booking part of a range but before committing: the bookings and the
     // cursor go back together (here the crash is an error raised when the cursor moves).
@@ -152,7 +143,7 @@ describe('the account watch', () => {
   it('waits for the configured confirmations', async () => {
     const s = await w.seller();
     const request = await w.mint(s.key.key, '2', { account_id: s.account.id });
-    const payer = await fundedPayer(10_000_000n);
+    const payer = await payerWith(10_000_000n);
     const deep = { ...deps, confirmations: { local: 3 } };
     await transfer(payer, s.address, 2_000_000n);
     await watchOnce(deep);
@@ -190,7 +181,7 @@ describe('reorganisations', () => {
   it('undoes a transfer that left the chain: the income shrinks and the request takes payments again', async () => {
     const s = await w.seller();
     const request = await w.mint(s.key.key, '4', { account_id: s.account.id });
-    const payer = await fundedPayer(10_000_000n);
+    const payer = await payerWith(10_000_000n);
     const snapshot = await markChain();
     await transfer(payer, s.address, 4_000_000n);
     await watchOnce(deps);
@@ -238,7 +229,7 @@ describe('reorganisations', () => {
     const token = String(created.body.url).split('/i/')[1];
     const opened = await fetch(`${w.base}/i/${token}/pay`, { method: 'POST', redirect: 'manual' });
     expect(opened.status).toBe(303);
-    const payer = await fundedPayer(10_000_000n);
+    const payer = await payerWith(10_000_000n);
     const snapshot = await markChain();
     await transfer(payer, s.address, 3_000_000n);
     await watchOnce(deps);

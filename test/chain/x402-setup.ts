@@ -5,7 +5,8 @@ import { toClientEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import type { FastifyInstance } from 'fastify';
-import { type Address, type Hex, toHex } from 'viem';
+import pg from 'pg';
+import { type Address, createWalletClient, type Hex, http, toHex } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { Chain } from '../../src/platform/chain/chain.ts';
 import { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/platform/chain/token.ts';
@@ -203,5 +204,55 @@ export async function startX402World(env: Record<string, string> = {}) {
       await h.close();
       await chain.close();
     },
+  };
+}
+
+/** A plain ERC-20 transfer of the test token from `payer`, who pays its own gas; waits for success. */
+export async function sendTokenTransfer(
+  w: X402World,
+  payer: PrivateKeyAccount,
+  to: Address,
+  baseUnits: bigint,
+) {
+  const wallet = createWalletClient({
+    chain: w.local.walletClient.chain,
+    transport: http(w.local.rpcUrl),
+    account: payer,
+  });
+  const hash = await wallet.writeContract({
+    address: w.token.address,
+    abi: EIP3009_TOKEN_ABI,
+    functionName: 'transfer',
+    args: [to, baseUnits],
+  });
+  const receipt = await w.local.publicClient.waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success') throw new Error(`The transfer ${hash} reverted.`);
+  return hash;
+}
+
+/** A fresh payer holding `usdc` base units of the test token and gas money. */
+export async function fundedPayer(w: X402World, usdc: bigint) {
+  const payer = await w.payer(0n);
+  await w.local.fund(payer.address, usdc);
+  return payer;
+}
+
+/** The advisory lock the files that run the account watch take turns on (any fixed number). */
+const CHAIN_WATCH_LOCK = 7_302_411;
+
+/**
+ * The account watch keeps one cursor per network in the database, so two test files watching two
+ * anvil chains on one PostgreSQL server would move each other's cursor. Files that run the watch
+ * take turns: this holds a session advisory lock until the returned function ends the session.
+ * On PGlite every test process has a database of its own, and nothing needs to wait.
+ */
+export async function takeTurnWatchingChains(): Promise<() => Promise<void>> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return async () => {};
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('SELECT pg_advisory_lock($1)', [CHAIN_WATCH_LOCK]);
+  return async () => {
+    await client.end();
   };
 }

@@ -5,13 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAmount } from '../../src/core/money.ts';
 import { type WatchDeps, watchOnce } from '../../src/features/chain-watch/index.ts';
 import { checkLedger, readAmount } from '../../src/features/ledger/index.ts';
-import {
-  fundedPayer,
-  sendTokenTransfer,
-  startX402World,
-  takeTurnWatchingChains,
-  type X402World,
-} from './x402-setup.ts';
+import { fundedPayer, sendTokenTransfer, startWatchedWorld, type X402World } from './x402-setup.ts';
 
 // Issue 22 item 1: every open request on an address asks for an amount of its own, so a direct
 // transfer of exactly that amount lands on that request, whatever the order; what matches no
@@ -20,17 +14,11 @@ import {
 
 let w: X402World;
 let deps: WatchDeps;
-let endTurn: (() => Promise<void>) | undefined;
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  endTurn = await takeTurnWatchingChains();
-  w = await startX402World();
-  deps = { db: w.h.db, clock: w.h.clock, chain: w.chain, confirmations: { local: 0 } };
-  await watchOnce(deps);
+  ({ w, deps, close } = await startWatchedWorld());
 }, 600_000);
-afterAll(async () => {
-  await w?.close();
-  await endTurn?.();
-});
+afterAll(() => close?.());
 
 type Minted = { id: string; token: string; amount: string; amount_due: string };
 

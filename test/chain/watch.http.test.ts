@@ -3,13 +3,7 @@ import type { Address } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type WatchDeps, watchOnce } from '../../src/features/chain-watch/index.ts';
-import {
-  fundedPayer,
-  sendTokenTransfer,
-  startX402World,
-  takeTurnWatchingChains,
-  type X402World,
-} from './x402-setup.ts';
+import { fundedPayer, sendTokenTransfer, startWatchedWorld, type X402World } from './x402-setup.ts';
 
 // The account watch on anvil: direct token transfers to a proven address fill its requests,
 // oldest first; a restart neither loses nor doubles a transfer; confirmations are waited for;
@@ -17,17 +11,11 @@ import {
 
 let w: X402World;
 let deps: WatchDeps;
-let endTurn: (() => Promise<void>) | undefined;
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  endTurn = await takeTurnWatchingChains();
-  w = await startX402World();
-  deps = { db: w.h.db, clock: w.h.clock, chain: w.chain, confirmations: { local: 0 } };
-  await watchOnce(deps);
+  ({ w, deps, close } = await startWatchedWorld());
 }, 600_000);
-afterAll(async () => {
-  await w?.close();
-  await endTurn?.();
-});
+afterAll(() => close?.());
 
 const transfer = (payer: PrivateKeyAccount, to: Address, baseUnits: bigint) =>
   sendTokenTransfer(w, payer, to, baseUnits);

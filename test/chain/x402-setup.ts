@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { type Address, createWalletClient, type Hex, http, toHex } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { type WatchDeps, watchOnce } from '../../src/features/chain-watch/index.ts';
 import type { Chain } from '../../src/platform/chain/chain.ts';
 import { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/platform/chain/token.ts';
 import { createHarness, type Harness } from '../harness.ts';
@@ -254,5 +255,24 @@ export async function takeTurnWatchingChains(): Promise<() => Promise<void>> {
   await client.query('SELECT pg_advisory_lock($1)', [CHAIN_WATCH_LOCK]);
   return async () => {
     await client.end();
+  };
+}
+
+/**
+ * An x402 world whose account watch these tests drive by hand (no confirmations on the local
+ * chain), started in its turn and caught up once; `close` stops it and ends the turn.
+ */
+export async function startWatchedWorld() {
+  const endTurn = await takeTurnWatchingChains();
+  const w = await startX402World();
+  const deps: WatchDeps = { db: w.h.db, clock: w.h.clock, chain: w.chain, confirmations: { local: 0 } };
+  await watchOnce(deps);
+  return {
+    w,
+    deps,
+    close: async () => {
+      await w.close();
+      await endTurn();
+    },
   };
 }

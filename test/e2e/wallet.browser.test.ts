@@ -7,7 +7,7 @@ import { createWalletClient, decodeFunctionData, type Hex, http, parseAbi } from
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type WatchDeps, watchOnce } from '../../src/features/chain-watch/index.ts';
-import { startX402World, takeTurnWatchingChains, type X402World } from '../chain/x402-setup.ts';
+import { startWatchedWorld, type X402World } from '../chain/x402-setup.ts';
 import { chromiumInstalled, closeChromium, launchChromium, requireChromium } from './browser.ts';
 
 // The pay page's stablecoin rail against a real chain: the QR decodes to the EIP-681 transfer,
@@ -25,20 +25,16 @@ type WalletAnswer = { result?: unknown; error?: { code: number; message: string 
 let w: X402World;
 let browser: Browser | undefined;
 let watch: WatchDeps;
-let endTurn: (() => Promise<void>) | undefined;
+let closeWorld: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   if (!chromiumInstalled) return;
-  endTurn = await takeTurnWatchingChains();
-  w = await startX402World();
+  ({ w, deps: watch, close: closeWorld } = await startWatchedWorld());
   browser = await launchChromium();
-  watch = { db: w.h.db, clock: w.h.clock, chain: w.chain, confirmations: { local: 0 } };
-  await watchOnce(watch);
 }, 600_000);
 afterAll(async () => {
   await closeChromium(browser);
-  await w?.close();
-  await endTurn?.();
+  await closeWorld?.();
 });
 beforeEach(({ skip }) => requireChromium(skip));
 

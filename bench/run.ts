@@ -3,6 +3,7 @@
 // when a measurement could not be taken (server failed to start, wrong answers...).
 // Add a benchmark: write bench/<name>.ts exporting an async BenchFn and list it below.
 
+import { benchAgents } from './agents.ts';
 import { benchApp } from './app.ts';
 import { benchCharges } from './charges.ts';
 import { benchInvoices } from './invoices.ts';
@@ -36,6 +37,7 @@ const BENCHMARKS: { name: string; run: BenchFn }[] = [
   { name: 'payouts', run: benchPayouts },
   { name: 'parse', run: benchParse },
   { name: 'app', run: benchApp },
+  { name: 'agents', run: benchAgents },
 ];
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -17,6 +17,7 @@ import { loadConfig } from '../src/platform/config.ts';
 import { type Db, openDatabase } from '../src/platform/db/database.ts';
 import { enqueueEvent } from '../src/platform/outbox/outbox.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
+import { samplePaymentRequestPaid } from '../test/sample-events.ts';
 import {
   type BenchContext,
   type BenchReport,
@@ -143,14 +144,10 @@ async function produce(producer: Db, target: Target, count: number, perCommit: n
       const made: string[] = [];
       for (let index = 0; index < Math.min(perCommit, count - done); index += 1) {
         made.push(
-          await enqueueEvent(tx, {
-            channel: 'key',
-            spaceId: target.spaceId,
-            keyId: target.keyId,
-            event: 'payment_request.paid',
-            data: { amount: '1.5', n: done + index },
-            at: new Date(),
-          }),
+          await enqueueEvent(
+            tx,
+            samplePaymentRequestPaid({ spaceId: target.spaceId, keyId: target.keyId, at: new Date() }),
+          ),
         );
       }
       return made;

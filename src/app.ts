@@ -15,9 +15,19 @@ import {
   registerLedgerAppRoutes,
   registerLedgerPages,
 } from './features/accounts/index.ts';
+import { registerAgentAppRoutes, registerAgentPages, registerAgentRoutes } from './features/agents/index.ts';
 import { loadShell, registerShellPages } from './features/app-shell/index.ts';
 import { registerStripeWebhookRoute, stripeGateway } from './features/card-payments/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
+import {
+  type ChatSetup,
+  invoiceChatPort,
+  registerChatAppRoutes,
+  registerChatPages,
+  registerChatRoutes,
+  registerTelegramWebhook,
+  setUpChat,
+} from './features/chat/index.ts';
 import { registerClientCreditPages, registerClientCreditRoutes } from './features/client-credits/index.ts';
 import {
   registerContactAppRoutes,
@@ -25,7 +35,12 @@ import {
   registerContactRoutes,
 } from './features/contacts/index.ts';
 import { registerDevFaucetRoutes } from './features/dev-faucet/index.ts';
-import { registerInvoiceAppRoutes, registerInvoiceRoutes } from './features/invoices/index.ts';
+import {
+  registerInvoiceAppRoutes,
+  registerInvoiceDocumentAppRoutes,
+  registerInvoicePages,
+  registerInvoiceRoutes,
+} from './features/invoices/index.ts';
 import {
   createKeyDoor,
   registerKeyPages,
@@ -39,7 +54,7 @@ import {
   registerPaymentRequestPages,
   registerPaymentRequestRoutes,
 } from './features/payment-requests/index.ts';
-import { registerPayoutRoutes } from './features/payouts/index.ts';
+import { registerPayoutPages, registerPayoutRoutes } from './features/payouts/index.ts';
 import { registerPushAppRoutes, registerPushPages, registerPushRoutes } from './features/push/index.ts';
 import {
   registerEndpointAppRoutes,
@@ -96,6 +111,8 @@ export type AppDeps = {
   chain?: Chain | undefined;
   /** The metrics registry; main.ts passes it to serve METRICS_PORT too. Made here when absent. */
   metrics?: Metrics | undefined;
+  /** The chat feature (and its bot when TELEGRAM_BOT_TOKEN is set); made here when absent. */
+  chat?: ChatSetup | undefined;
 };
 
 function createFastify(deps: AppDeps): FastifyInstance {
@@ -189,6 +206,7 @@ async function registerDocs(app: FastifyInstance, deps: AppDeps) {
       components: {
         securitySchemes: {
           integrationKey: { type: 'http', scheme: 'bearer', description: 'oit_ followed by 43 characters' },
+          agentToken: { type: 'http', scheme: 'bearer', description: 'oat_ followed by 43 characters' },
           session: { type: 'http', scheme: 'bearer', description: 'A session token from /app/api/login' },
           sessionCookie: {
             type: 'apiKey',
@@ -220,9 +238,11 @@ async function registerDocs(app: FastifyInstance, deps: AppDeps) {
     transform: ({ schema, url }) => {
       const security = url.startsWith('/integration')
         ? [{ integrationKey: [] }]
-        : url.startsWith('/app/api')
-          ? [{ session: [] }, { sessionCookie: [] }]
-          : [];
+        : url.startsWith('/agent/')
+          ? [{ agentToken: [] }]
+          : url.startsWith('/app/api')
+            ? [{ session: [] }, { sessionCookie: [] }]
+            : [];
       return { schema: { ...schema, security } as never, url };
     },
   });
@@ -272,7 +292,7 @@ function registerMetrics(app: FastifyInstance, deps: AppDeps, metrics: Metrics) 
   }
 }
 
-function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer) {
+function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer, chat: ChatSetup) {
   const db = deps.database.db;
   const door = createKeyDoor({ db, clock: deps.clock, limiter: deps.limiter, authStamps: deps.authStamps });
   return app.register(async (scope) => {
@@ -293,12 +313,13 @@ function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer
     const money = { db, clock: deps.clock, publicUrl: deps.config.publicUrl };
     registerPaymentRequestRoutes(scope, money);
     registerChargeRoutes(scope, money);
-    registerInvoiceRoutes(scope, { ...money, mailer });
+    registerInvoiceRoutes(scope, { ...money, mailer, chat: invoiceChatPort(chat.deps) });
     registerPushRoutes(scope, { db, clock: deps.clock });
+    registerChatRoutes(scope, chat.deps);
   });
 }
 
-function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) {
+function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer, chat: ChatSetup) {
   const db = deps.database.db;
   const base = { db, clock: deps.clock };
   const userDeps = {
@@ -336,9 +357,18 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
     registerContactAppRoutes(scope, base);
     registerEndpointAppRoutes(scope, base);
     registerIncomeAppRoutes(scope, base);
-    registerInvoiceAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl, mailer: appMailer });
+    const invoiceDeps = {
+      ...base,
+      publicUrl: deps.config.publicUrl,
+      mailer: appMailer,
+      chat: invoiceChatPort(chat.deps),
+    };
+    registerInvoiceAppRoutes(scope, invoiceDeps);
+    registerInvoiceDocumentAppRoutes(scope, invoiceDeps);
+    registerChatAppRoutes(scope, chat.deps);
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
     registerPayoutRoutes(scope, { ...base, chain: deps.chain, confirmations: deps.config.confirmations });
+    registerAgentAppRoutes(scope, { ...base, secrets: deps.secrets });
     registerWebhookRoutes(scope, {
       ...base,
       secrets: deps.secrets,
@@ -349,7 +379,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) 
 }
 
 /** The owner's web app under /app: pages that call the same services as /app/api. */
-function registerWebPages(app: FastifyInstance, deps: AppDeps, appMailer: Mailer) {
+function registerWebPages(app: FastifyInstance, deps: AppDeps, appMailer: Mailer, chat: ChatSetup) {
   const db = deps.database.db;
   const base = { db, clock: deps.clock };
   const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
@@ -396,8 +426,17 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps, appMailer: Mailer
     registerAccountPages(scope, base);
     registerContactPages(scope, base);
     registerClientCreditPages(scope, { ...base, publicUrl: deps.config.publicUrl });
+    registerInvoicePages(scope, {
+      ...base,
+      publicUrl: deps.config.publicUrl,
+      mailer: appMailer,
+      chat: invoiceChatPort(chat.deps),
+    });
     registerNotificationPages(scope, base);
     registerSitePages(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
+    registerPayoutPages(scope, { ...base, chain: deps.chain, confirmations: deps.config.confirmations });
+    registerChatPages(scope, chat.deps);
+    registerAgentPages(scope, { ...base, secrets: deps.secrets });
   });
 }
 
@@ -450,9 +489,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const mailer = mailerFromConfig(deps.config);
   app.addHook('onClose', async () => mailer.close());
-  await registerIntegration(app, deps, mailer);
-  await registerAppApi(app, deps, mailer);
-  await registerWebPages(app, deps, mailer);
+  const chat =
+    deps.chat ??
+    setUpChat(deps.config, {
+      db: deps.database.db,
+      clock: deps.clock,
+      logger: deps.logger === false ? undefined : deps.logger,
+    });
+  if (chat.bot) registerTelegramWebhook(app, chat.bot);
+  await registerIntegration(app, deps, mailer, chat);
+  await registerAppApi(app, deps, mailer, chat);
+  await registerAgentRoutes(app, {
+    db: deps.database.db,
+    clock: deps.clock,
+    secrets: deps.secrets,
+    limiter: deps.limiter,
+    chain: deps.chain,
+    facilitator,
+    resolver: deps.resolver,
+    allowPrivate: deps.config.webhookAllowPrivate,
+  });
+  await registerWebPages(app, deps, mailer, chat);
   // Development rail: only with a local chain, which production never has.
   if (deps.chain?.local && !deps.config.production) {
     registerDevFaucetRoutes(app, { local: deps.chain.local, production: deps.config.production });

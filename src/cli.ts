@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AppError } from './core/errors.ts';
+import { runAgentMcpStdio } from './features/agents/index.ts';
 import { issueKey, revokeKey } from './features/keys/index.ts';
 import { checkLedger } from './features/ledger/index.ts';
 import { loadScreeningList } from './features/screening/index.ts';
@@ -37,6 +38,9 @@ const USAGE = `Usage: tollbook <command>
                                 postings; exits 1 when anything is off
   screening load FILE           Load OFAC's SDN.XML as the sanctions list payments out are screened
                                 against (replaces the current list; see README "Sanctions screening")
+  mcp                           Serve the agent API as MCP tools over stdio, as the agent whose
+                                oat_ token is TOLLBOOK_AGENT_TOKEN, calling the server at
+                                TOLLBOOK_URL (default PUBLIC_URL, else http://127.0.0.1:8080)
   webhooks tail --space ID      Print the space's webhook deliveries as they happen (Ctrl-C stops)
   webhooks replay --space ID (--event-id ID | --since TIME)
                                 Send again, now, the deliveries of one event or of every event since
@@ -257,6 +261,7 @@ export async function main(argv: string[]): Promise<number> {
     await runServer();
     return -1;
   }
+  if (positionals[0] === 'mcp') return runAgentMcp();
   if (positionals[0] === 'worker') {
     await runWorkerCommand(async () => createRuntime(loadConfig()).catch(exitOnConfigError));
     return -1;
@@ -306,6 +311,18 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     await runtime.close();
   }
+}
+
+/** `tollbook mcp`: runs until stdin closes; answers -1 so main does not exit under it. */
+async function runAgentMcp(): Promise<number> {
+  const token = process.env.TOLLBOOK_AGENT_TOKEN;
+  if (!token) {
+    process.stderr.write('tollbook: set TOLLBOOK_AGENT_TOKEN to the agent’s oat_ token.\n');
+    return 2;
+  }
+  const url = process.env.TOLLBOOK_URL ?? process.env.PUBLIC_URL ?? 'http://127.0.0.1:8080';
+  await runAgentMcpStdio(url, token);
+  return -1;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,4 +1,6 @@
+import { lapseProposals } from './features/agents/index.ts';
 import { watchOnce } from './features/chain-watch/index.ts';
+import { type ChatSetup, invoiceChatPort, pruneChatRecords } from './features/chat/index.ts';
 import { sendAutomaticReminders } from './features/invoices/index.ts';
 import { remindExpiringKeys } from './features/keys/index.ts';
 import { lapseRequests } from './features/payment-requests/index.ts';
@@ -11,7 +13,7 @@ import { mailerFromConfig } from './platform/mail/mailer.ts';
 import type { Runtime } from './runtime.ts';
 
 /** The periodic tasks every server process runs (each is safe to run in many processes). */
-export function housekeepingTasks(runtime: Runtime): PeriodicTask[] {
+export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicTask[] {
   const { db } = runtime.database;
   const { clock } = runtime;
   const { chain } = runtime;
@@ -46,10 +48,19 @@ export function housekeepingTasks(runtime: Runtime): PeriodicTask[] {
     },
     { name: 'remind-expiring-keys', everyMs: 10 * 60_000, run: () => remindExpiringKeys({ db, clock }) },
     { name: 'lapse-payment-requests', everyMs: 30_000, run: () => lapseRequests({ db, clock }) },
+    { name: 'lapse-agent-proposals', everyMs: 10 * 60_000, run: () => lapseProposals({ db, clock }) },
     {
       name: 'invoice-reminders',
       everyMs: 10 * 60_000,
-      run: () => sendAutomaticReminders({ db, clock, publicUrl: runtime.config.publicUrl, mailer }),
+      run: () =>
+        sendAutomaticReminders({
+          db,
+          clock,
+          publicUrl: runtime.config.publicUrl,
+          mailer,
+          chat: chat && invoiceChatPort(chat.deps),
+        }),
     },
+    { name: 'prune-chat-records', everyMs: 60 * 60_000, run: () => pruneChatRecords({ db, clock }) },
   ];
 }

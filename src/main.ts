@@ -1,5 +1,7 @@
 import { createServer } from 'node:http';
+import type { Logger } from 'pino';
 import { buildApp, createAppMetrics } from './app.ts';
+import { type ChatSetup, setUpChat, startPolling } from './features/chat/index.ts';
 import { describeLocalChain } from './features/dev-faucet/index.ts';
 import { startWebhookWorkers } from './features/webhooks/index.ts';
 import { housekeepingTasks } from './housekeeping.ts';
@@ -13,7 +15,12 @@ import { describeDemo, seedDemo } from './seed.ts';
 export async function serve(config: Config): Promise<() => Promise<void>> {
   const runtime = await createRuntime(config, { chain: true });
   const metrics = createAppMetrics(runtime.database.db, runtime.clock);
-  const app = await buildApp({ ...runtime, metrics });
+  const chat = setUpChat(config, {
+    db: runtime.database.db,
+    clock: runtime.clock,
+    logger: runtime.logger || undefined,
+  });
+  const app = await buildApp({ ...runtime, metrics, chat });
   await app.listen({ host: config.host, port: config.port });
   // The metrics port is for this machine only: bound to loopback, whatever HOST says.
   const metricsServer =
@@ -26,16 +33,31 @@ export async function serve(config: Config): Promise<() => Promise<void>> {
   }
   if (runtime.chain?.local) process.stdout.write(describeLocalChain(runtime.chain.local, config.publicUrl));
   const stopTasks = config.runWorkers
-    ? startScheduler(housekeepingTasks(runtime), runtime.logger || undefined)
+    ? startScheduler(housekeepingTasks(runtime, chat), runtime.logger || undefined)
+    : async () => {};
+  const stopChat = config.runWorkers
+    ? await startChatUpdates(chat, runtime.logger || undefined)
     : async () => {};
   const stopWebhooks = config.runWorkers ? startWebhookWorkers(runtime) : async () => {};
   return async () => {
     await stopWebhooks();
+    await stopChat();
     await stopTasks();
     await app.close();
     if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve));
     await runtime.close();
   };
+}
+
+/** The bot's updates: Telegram is told the webhook address (https), or this process polls. */
+async function startChatUpdates(chat: ChatSetup, logger: Logger | undefined): Promise<() => Promise<void>> {
+  const bot = chat.bot;
+  if (!bot) return async () => {};
+  if (bot.webhook) {
+    await bot.setWebhook().catch((error: unknown) => logger?.error({ err: error }, 'setWebhook failed'));
+    return async () => {};
+  }
+  return startPolling(bot, (error) => logger?.warn({ err: error }, 'polling Telegram failed; retrying'));
 }
 
 export function exitOnConfigError(error: unknown): never {

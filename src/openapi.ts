@@ -1,3 +1,4 @@
+import type { BookChannelEvent } from './core/events.ts';
 import type { DocumentExtras, OperationExample } from './platform/http/openapi.ts';
 
 // What the OpenAPI document says beyond the routes' own schemas: the feature tags, the webhooks
@@ -42,7 +43,17 @@ export const TAGS: DocumentExtras['tags'] = [
     name: 'Money out',
     description: 'Outgoing payments, their approval and policy rules, transfers and sanctions screening.',
   },
+  {
+    name: 'Chat',
+    description:
+      'Client chat groups connected through the Telegram bot: link codes, questions, files, answers.',
+  },
   { name: 'Ledger', description: 'The books’ entries with their postings, and income per endpoint per day.' },
+  {
+    name: 'Agents',
+    description:
+      'Agents (oat_ tokens) act inside a fence their owner drew; writes outside it wait as proposals a person approves.',
+  },
 ];
 
 const signatureHeaders = (withVersion: boolean) => [
@@ -148,7 +159,7 @@ const movement = {
 };
 
 /** The book channel: subscriptions added in the app (spec §6.2). */
-const BOOK_EVENTS: Record<string, { fires: string; fields: Record<string, Json> }> = {
+const BOOK_EVENTS: Record<BookChannelEvent, { fires: string; fields: Record<string, Json> }> = {
   'money.in': {
     fires: 'A row landed that increases an account.',
     fields: { ...movement, direction: { type: 'string', const: 'in' } },

@@ -1,17 +1,21 @@
 import type { KyselyPlugin, PluginTransformQueryArgs, RootOperationNode } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../src/core/clock.ts';
 import { asAmount } from '../src/core/money.ts';
 import { charge } from '../src/features/charges/service.ts';
 import { checkLedger } from '../src/features/ledger/index.ts';
 import { createHarness, type Harness, type Key } from './harness.ts';
 
-// A charge costs the database a few statements: once its client, ledger accounts, endpoint and
-// account are known to the process, the transaction holds one statement that moves the balance
-// and files the entry with its postings, and one for the charge row. A refused charge holds the
-// move that refused and the top-up request, and writes no entry.
+// A charge costs the database one statement: once its client, ledger accounts, endpoint and
+// account are known to the process, a paid charge is one statement that moves the balance and
+// files the entry with its postings and the charge row, sent without BEGIN or COMMIT (the route
+// calls the service on the database handle when there is no Idempotency-Key). A refused charge
+// is the move that refused (writing nothing), then the top-up request in a transaction of its own.
 
-/** Counts the statements sent through a Kysely instance (BEGIN and COMMIT are not among them). */
+/**
+ * Counts the statements sent through a Kysely instance (BEGIN and COMMIT are not among them), and
+ * the transactions opened on it.
+ */
 class Counter implements KyselyPlugin {
   statements: string[] = [];
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
@@ -46,22 +50,19 @@ const caller = () => ({
 async function chargeCounted(ref: string, price: bigint, resource?: string) {
   const counter = new Counter();
   const db = h.db.withPlugin(counter);
-  const answer = await db
-    .transaction()
-    .execute((tx) =>
-      charge(
-        tx,
-        { clock: systemClock, publicUrl: 'http://127.0.0.1' },
-        caller(),
-        { client_ref: ref, account_id: bankId, amount: '1', resource },
-        { price: asAmount(price), topUp: asAmount(5n * 10n ** 8n) },
-      ),
-    );
-  return { answer, statements: counter.statements };
+  const opened = vi.spyOn(db, 'transaction');
+  const answer = await charge(
+    db,
+    { clock: systemClock, publicUrl: 'http://127.0.0.1' },
+    caller(),
+    { client_ref: ref, account_id: bankId, amount: '1', resource },
+    { price: asAmount(price), topUp: asAmount(5n * 10n ** 8n) },
+  );
+  return { answer, statements: counter.statements, transactions: opened.mock.calls.length };
 }
 
 describe('the statements of a charge', () => {
-  it('pays a known client in two statements: the balance move with the entry, and the charge row', async () => {
+  it('pays a known client in one statement (move, entry, postings, charge row) and no transaction', async () => {
     const ref = `statements-${Date.now()}`;
     const first = await chargeCounted(ref, 10n ** 8n, 'https://api.example/a');
     expect(first.answer.paid).toBe(false);
@@ -75,11 +76,21 @@ describe('the statements of a charge', () => {
     expect((await chargeCounted(ref, 10n ** 8n, 'https://api.example/a')).answer.paid).toBe(true);
     const warm = await chargeCounted(ref, 10n ** 8n, 'https://api.example/a');
     expect(warm.answer).toMatchObject({ paid: true, balance_usd: '3.00000000' });
-    expect(warm.statements).toEqual(['RawNode', 'InsertQueryNode']);
-    // A refused charge: the move that refused (nothing written), then the top-up request.
+    expect(warm.statements).toEqual(['RawNode']);
+    expect(warm.transactions).toBe(0);
+    const row = await h.db
+      .selectFrom('charges')
+      .select(['amount', 'client_credit_id', 'resource_id', 'key_id'])
+      .where('entry_id', '=', String(warm.answer.entry_id))
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ amount: '1.00000000', key_id: key.id });
+    expect(row.resource_id).not.toBeNull();
+    // A refused charge: the move that refused (nothing written), then the top-up request, in a
+    // transaction of its own.
     const refused = await chargeCounted(ref, 4n * 10n ** 8n, 'https://api.example/a');
     expect(refused.answer).toMatchObject({ paid: false, balance_usd: '3.00000000', entry_id: null });
     expect(refused.statements[0]).toBe('RawNode');
+    expect(refused.transactions).toBe(1);
     const entries = await h.db
       .selectFrom('ledger_entries')
       .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -87,6 +98,12 @@ describe('the statements of a charge', () => {
       .where('cause_type', '=', 'charge')
       .executeTakeFirstOrThrow();
     expect(Number(entries.n)).toBe(2);
+    const charges = await h.db
+      .selectFrom('charges')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('space_id', '=', key.spaceId)
+      .executeTakeFirstOrThrow();
+    expect(Number(charges.n)).toBe(2);
     expect((await checkLedger(h.db, key.spaceId)).sound).toBe(true);
   });
 });

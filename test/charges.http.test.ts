@@ -124,6 +124,19 @@ describe('POST /integration/charges: the seven rules', () => {
     );
   });
 
+  it('mints one top-up request for concurrent refusals of a client that already has a balance', async () => {
+    const ref = freshRef();
+    const first = (await charge({ client_ref: ref, amount: '0.4' })).json();
+    expect((await payByCard(first.top_up.token)).json().status).toBe('paid');
+    // The client now exists with 1 USD; each of these needs 2.5 and is refused at once.
+    const refusals = await Promise.all(
+      Array.from({ length: 6 }, () => charge({ client_ref: ref, amount: '2.5' })),
+    );
+    for (const refusal of refusals)
+      expect(refusal.json()).toMatchObject({ paid: false, balance_usd: '1.00000000' });
+    expect(new Set(refusals.map((res) => res.json().top_up.token as string)).size).toBe(1);
+  });
+
   it('reuses the open top-up request of a client while it covers the top-up, instead of minting one per refusal', async () => {
     const ref = freshRef();
     const refusals = await Promise.all(

@@ -63,8 +63,9 @@ describe('GET /app/api/spaces/{id}/endpoints', () => {
     const res = await s.endpoints();
     expect(res.statusCode).toBe(200);
     const cards = res.json().items as Body[];
-    expect(cards.map((card) => card.address)).toEqual([report, 'https://api.example.com/v1/other']);
-    const card = cards[0]!;
+    // Newest first: the card made last leads.
+    expect(cards.map((card) => card.address)).toEqual(['https://api.example.com/v1/other', report]);
+    const card = cards[1]!;
     expect(card).toMatchObject({
       name: '',
       findable: false,

@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidJsonError, parseJsonBody } from '../src/platform/http/json-body.ts';
 import { createHarness, type Key, type User } from './harness.ts';
+import { BOT_TOKEN, startBotApiServer } from './support/bot-api-server.ts';
 
 // Random bodies, parameters and headers on every route of the OpenAPI document never produce a
 // 5xx, and every refusal is JSON in one of the two error shapes. Routes are read from
@@ -32,7 +33,10 @@ type FuzzRequest = {
 // The world the fuzzer acts in: an owner with a space and an all-scopes key; a member and a spare
 // key that DELETE and PATCH routes may hit; an outsider whose email can be added as a member.
 
-const h = await createHarness();
+// The chat bot runs against the tests' Bot API server, so the chat routes do their work (without
+// a bot they answer 503 chat_unavailable by design, which this file would count as a 5xx).
+const bot = await startBotApiServer();
+const h = await createHarness({ env: { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_API_ROOT: bot.root } });
 const { owner, spaceId, key } = await h.world({ scopes: ALL_SCOPES });
 const member = await h.signup('Member');
 const outsider = await h.signup('Outsider');
@@ -49,7 +53,10 @@ const protectedIds = new Set([owner.id, spaceId, key.id]);
 const harvestedIds = new Set<string>();
 const knownIds: Record<string, string[]> = { user_id: [member.id], key_id: [spareKey.id] };
 
-afterAll(() => h.close());
+afterAll(async () => {
+  await h.close();
+  await bot.close();
+});
 
 function requestSchema(operation: { requestBody?: unknown }): Schema | undefined {
   const body = operation.requestBody as { content?: Record<string, { schema?: Schema }> } | undefined;

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { type Clock, systemClock } from '../src/core/clock.ts';
 import { type AccountCreateInput, createAccount } from '../src/features/accounts/service.ts';
+import { setUpChat } from '../src/features/chat/index.ts';
 import { createRedisAuthStamps, noAuthStamps } from '../src/platform/auth-stamps.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { SecretBox } from '../src/platform/crypto.ts';
@@ -83,6 +84,8 @@ export async function createHarness(options: HarnessOptions = {}) {
     limiter,
     resolver: testResolver,
     redis,
+    // The chat feature with its bot when the env names TELEGRAM_BOT_TOKEN (tests reach the bot through it).
+    chat: setUpChat(config, { db: database.db, clock }),
   };
   const app: FastifyInstance = await buildApp(deps);
   await app.ready();

@@ -178,6 +178,8 @@ const keys = <T>(map: Map<string, T>) => [...map.keys()].sort();
 describe('the baseline migration', () => {
   let old: Catalog;
   let baseline: Catalog;
+  /** The baseline with every later migration applied: the schema a server runs on. */
+  let latest: Catalog;
   let drop: () => Promise<void>;
 
   beforeAll(async () => {
@@ -199,6 +201,7 @@ describe('the baseline migration', () => {
     );
     expect(await migrate(newHandle)).toEqual(later.sort());
     expect(await migrate(newHandle)).toEqual([]);
+    latest = await readCatalog(newHandle);
   }, 120_000);
 
   afterAll(async () => {
@@ -250,6 +253,10 @@ describe('the baseline migration', () => {
       const reference = after.get(key)!;
       if (reference.target !== 'spaces') expect(reference.columns, key).toContain('space_id');
     }
+  });
+
+  it('adds no function in any later migration: rules live in TypeScript, integrity in constraints', () => {
+    expect(keys(latest.functions)).toEqual(['ledger_entries_balance', 'ledger_refuse_change']);
   });
 
   it('keeps one trigger function of its own (the per-currency balance, with no planner switches) beside the append-only refusal', () => {

@@ -473,6 +473,102 @@ describe('push batches in the app', () => {
     expect(res.json().error).toBe('period_closed');
   });
 
+  const closeBooks = (world: World, through: string) =>
+    h.inject({
+      method: 'POST',
+      url: `/app/api/spaces/${world.spaceId}/close-period`,
+      session: world.owner.token,
+      payload: { through },
+    });
+  const reversalsIn = (world: World) =>
+    h.db
+      .selectFrom('ledger_entries')
+      .select(['occurred_on'])
+      .where('space_id', '=', world.spaceId)
+      .where('cause_type', '=', 'reversal')
+      .execute();
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // Races need a second connection: PostgreSQL only (PGlite runs one statement at a time).
+  it.runIf(onPostgres)(
+    'refuses an undo that waited for a closing in flight, and files no reversal',
+    async () => {
+      const world = await pushWorld();
+      const batch = (await push(world, [row('w-1')])).json();
+      const held = await h.db.transaction().execute(async (tx) => {
+        // What a closing does: update the space's row, which the undo must wait for.
+        await tx
+          .updateTable('spaces')
+          .set({ closed_through: '2026-03-31' })
+          .where('id', '=', world.spaceId)
+          .execute();
+        const answer = undo(world, batch.batch_id);
+        await pause(300);
+        // Wrapped, so the transaction commits without waiting for the undo.
+        return { answer };
+      });
+      const res = await held.answer;
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ error: 'period_closed', details: { closed_through: '2026-03-31' } });
+      expect(await reversalsIn(world)).toHaveLength(0);
+    },
+  );
+
+  it.runIf(onPostgres)('makes a closing wait for an undo being filed', async () => {
+    const world = await pushWorld();
+    const batch = (await push(world, [row('w-2')])).json();
+    let closedAt = 0;
+    const held = await h.db.transaction().execute(async (tx) => {
+      // The undo passes its closed-books check, then waits here for the balances it moves.
+      await tx
+        .selectFrom('ledger_accounts')
+        .select('id')
+        .where('space_id', '=', world.spaceId)
+        .forUpdate()
+        .execute();
+      const undone = undo(world, batch.batch_id);
+      await pause(300);
+      const closing = closeBooks(world, '2026-03-31').then((answer) => {
+        closedAt = performance.now();
+        return answer;
+      });
+      await pause(300);
+      expect(closedAt).toBe(0);
+      return { undone, closing };
+    });
+    expect((await held.undone).statusCode).toBe(200);
+    expect((await held.closing).statusCode).toBe(200);
+    // The reversal was filed before the books closed over its day, never after.
+    expect(await reversalsIn(world)).toEqual([{ occurred_on: '2026-03-15' }]);
+    expect((await checkLedger(h.db, world.spaceId)).sound).toBe(true);
+  });
+
+  it.runIf(onPostgres)('files nothing inside closed books when undos and closings race', async () => {
+    const rounds = await Promise.all(
+      Array.from({ length: 8 }, async (_, index) => {
+        const world = await pushWorld();
+        const batch = (await push(world, [row(`r-${index}`)])).json();
+        const undoing = () => undo(world, batch.batch_id);
+        const closing = () => closeBooks(world, '2026-03-31');
+        // Half the rounds send the undo first, half the closing.
+        const [undone, closed] =
+          index % 2 === 0
+            ? await Promise.all([undoing(), closing()])
+            : (await Promise.all([closing(), undoing()])).reverse();
+        return { world, undone: undone!, closed: closed! };
+      }),
+    );
+    for (const { world, undone, closed } of rounds) {
+      expect(closed.statusCode).toBe(200);
+      const reversals = await reversalsIn(world);
+      if (undone.statusCode === 200) expect(reversals).toHaveLength(1);
+      else {
+        expect(undone.json()).toMatchObject({ error: 'period_closed' });
+        expect(reversals).toHaveLength(0);
+      }
+    }
+  });
+
   it('lets only owners and admins undo, and hides other spaces', async () => {
     const world = await pushWorld();
     const batch = (await push(world, [row('m-1')])).json();

@@ -60,6 +60,7 @@ const BOOK_GETS = [
   'clients',
   'sites',
   'notifications',
+  'chats',
 ];
 const UUID_A = '00000000-0000-4000-8000-000000000001';
 const BOOK_POSTS: [string, Record<string, string>][] = [
@@ -80,6 +81,9 @@ const BOOK_POSTS: [string, Record<string, string>][] = [
   [`sites/${UUID_A}/verify`, {}],
   [`sites/${UUID_A}/remove`, {}],
   ['notifications/read', {}],
+  [`chats/${UUID_A}/answer`, { text: 'Hello' }],
+  [`chats/invoices/${UUID_A}/payer-claim/confirm`, {}],
+  [`chats/invoices/${UUID_A}/deferral/decline`, {}],
 ];
 
 describe('every page route of a book', () => {

@@ -13,6 +13,7 @@ import {
 } from '../src/features/webhooks/index.ts';
 import { enqueueEvent } from '../src/platform/outbox/outbox.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { sampleInvoicePaid, sampleMoneyIn } from './sample-events.ts';
 import { startReceiver } from './webhook-receiver.ts';
 
 // The developer's commands: `tollbook webhooks verify` and `tollbook webhooks tail`.
@@ -112,21 +113,8 @@ describe('tollbook webhooks tail', () => {
         payload: { url: target.url, events: [] },
       });
       const at = new Date();
-      const keyEvent = await enqueueEvent(h.db, {
-        channel: 'key',
-        spaceId,
-        keyId: key.id,
-        event: 'invoice.paid',
-        data: {},
-        at,
-      });
-      const bookEvent = await enqueueEvent(h.db, {
-        channel: 'book',
-        spaceId,
-        event: 'money.in',
-        fields: {},
-        at,
-      });
+      const keyEvent = await enqueueEvent(h.db, sampleInvoicePaid({ spaceId, keyId: key.id, at }));
+      const bookEvent = await enqueueEvent(h.db, sampleMoneyIn({ spaceId, at }));
       const clock = new ManualClock(new Date());
       await new WebhookWorker(
         { db: h.db, clock, secrets: h.deps.secrets, senders },

@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.ts';
+import { BOOK_CHANNEL_EVENTS, type BookChannelEvent } from '../src/core/events.ts';
+import { asAmount } from '../src/core/money.ts';
 import { fanOut } from '../src/features/webhooks/delivery-service.ts';
 import {
   createSenders,
@@ -10,6 +12,13 @@ import {
 } from '../src/features/webhooks/index.ts';
 import { enqueueEvent, eventGroup, insertEventGroup } from '../src/platform/outbox/outbox.ts';
 import { createHarness, type Harness, type User } from './harness.ts';
+import {
+  sampleBookEvent,
+  sampleMoneyIn,
+  sampleMoneyOut,
+  sampleMoveFields,
+  samplePaymentRequestPaid,
+} from './sample-events.ts';
 import { type Receiver, type ReceiverOptions, startReceiver } from './webhook-receiver.ts';
 
 // Delivery of both channels against a real HTTP receiver on loopback (the development switch
@@ -55,25 +64,12 @@ function signatureMatches(secret: string, body: Buffer, header: string | string[
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-function keyEvent(spaceId: string, keyId: string, data: Record<string, unknown> = {}) {
-  return enqueueEvent(h.db, {
-    channel: 'key',
-    spaceId,
-    keyId,
-    event: 'payment_request.paid',
-    data: { payment_request_id: '7d1f7f8e-2f59-4a43-9d5c-0a9a5c6c1a11', amount: '1.5', ...data },
-    at: clock.now(),
-  });
+function keyEvent(spaceId: string, keyId: string, extra: { memo?: string } = {}) {
+  return enqueueEvent(h.db, samplePaymentRequestPaid({ spaceId, keyId, at: clock.now() }, extra));
 }
 
-function bookEvent(spaceId: string, event: string, fields: Record<string, unknown> = {}) {
-  return enqueueEvent(h.db, {
-    channel: 'book',
-    spaceId,
-    event: event as 'money.in',
-    fields: { transaction_id: '0b7a3f7e-8a3c-4a49-9a51-9f1c2f0d7c11', amount: '2.50000000', ...fields },
-    at: clock.now(),
-  });
+function bookEvent(spaceId: string, event: BookChannelEvent) {
+  return enqueueEvent(h.db, sampleBookEvent({ spaceId, at: clock.now() }, event));
 }
 
 async function subscribe(owner: User, spaceId: string, url: string, events: string[] = []) {
@@ -123,7 +119,10 @@ describe('key channel (§6.1)', () => {
       event: 'payment_request.paid',
       space_id: spaceId,
       at,
-      data: { payment_request_id: '7d1f7f8e-2f59-4a43-9d5c-0a9a5c6c1a11', amount: '1.5', memo: 'naïve ☕' },
+      data: {
+        ...samplePaymentRequestPaid({ spaceId, keyId: key.id, at: clock.now() }).data,
+        memo: 'naïve ☕',
+      },
     });
     expect(Object.keys(JSON.parse(arrival!.body.toString('utf8')))).not.toContain('version');
     expect(arrival!.headers['content-type']).toBe('application/json');
@@ -250,7 +249,10 @@ describe('book channel (§6.2)', () => {
     const target = await receiver();
     const { owner, spaceId } = await h.world();
     const subscription = await subscribe(owner, spaceId, target.url);
-    const eventId = await bookEvent(spaceId, 'money.in', { direction: 'in', event: 'spoof', version: 7 });
+    // Fields named like the envelope's never override it.
+    const event = sampleMoneyIn({ spaceId, at: clock.now() });
+    const spoofed = { ...event.fields, event: 'spoof', version: 7 };
+    const eventId = await enqueueEvent(h.db, { ...event, fields: spoofed });
     const at = clock.now().toISOString();
     await workerFor(spaceId).runOnce();
     expect(target.arrivals).toHaveLength(1);
@@ -260,9 +262,7 @@ describe('book channel (§6.2)', () => {
       event: 'money.in',
       version: 1,
       at,
-      transaction_id: '0b7a3f7e-8a3c-4a49-9a51-9f1c2f0d7c11',
-      amount: '2.50000000',
-      direction: 'in',
+      ...sampleMoveFields('in'),
     });
     expect(Object.keys(body).slice(0, 3)).toEqual(['event', 'version', 'at']);
     expect(arrival!.headers['x-service-event-id']).toBe(eventId);
@@ -277,16 +277,16 @@ describe('book channel (§6.2)', () => {
     const { owner, spaceId } = await h.world();
     const subscription = await subscribe(owner, spaceId, target.url);
     const at = clock.now();
-    const fields = (n: number) => ({
+    const move = (n: bigint) => ({
       transaction_id: `0b7a3f7e-8a3c-4a49-9a51-9f1c2f0d7c1${n}`,
-      amount: `${n}.00000000`,
+      amount: asAmount(n * 100_000_000n),
     });
     await insertEventGroup(
       h.db,
       eventGroup([
-        { channel: 'book', spaceId, event: 'money.in', fields: fields(1), at },
-        { channel: 'book', spaceId, event: 'money.out', fields: fields(2), at },
-        { channel: 'book', spaceId, event: 'money.in', fields: fields(3), at },
+        sampleMoneyIn({ spaceId, at }, move(1n)),
+        sampleMoneyOut({ spaceId, at }, move(2n)),
+        sampleMoneyIn({ spaceId, at }, move(3n)),
       ]),
     );
     await workerFor(spaceId).drain();
@@ -297,7 +297,7 @@ describe('book channel (§6.2)', () => {
       event: 'money.out',
       version: 1,
       at: at.toISOString(),
-      ...fields(2),
+      ...sampleMoveFields('out', move(2n)),
     });
     const eventIds = new Set(target.arrivals.map((arrival) => arrival.headers['x-service-event-id']));
     expect(eventIds.size).toBe(3);
@@ -329,14 +329,7 @@ describe('book channel (§6.2)', () => {
     });
     await subscribe(owner, spaceId, all.url, []);
     await subscribe(owner, spaceId, outOnly.url, ['money.out']);
-    const events = [
-      'money.in',
-      'money.out',
-      'invoice.paid',
-      'payout.executed',
-      'payment.awaiting_approval',
-      'payment.blocked',
-    ];
+    const events = BOOK_CHANNEL_EVENTS;
     for (const event of events) await bookEvent(spaceId, event);
     await workerFor(spaceId).drain();
     expect(all.arrivals.map((arrival) => arrival.headers['x-service-event']).sort()).toEqual(

@@ -4,6 +4,7 @@ import { DAY_MS, ManualClock } from '../src/core/clock.ts';
 import { createSenders, type Senders, WebhookWorker } from '../src/features/webhooks/index.ts';
 import { enqueueEvent } from '../src/platform/outbox/outbox.ts';
 import { createHarness, type Harness, type User } from './harness.ts';
+import { sampleMoneyIn } from './sample-events.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 // The app API of book subscriptions (DECISIONS "App API"): every route's success, validation
@@ -57,13 +58,7 @@ function worker(spaceId: string) {
 }
 
 function moneyIn(spaceId: string) {
-  return enqueueEvent(h.db, {
-    channel: 'book',
-    spaceId,
-    event: 'money.in',
-    fields: { amount: '1.00000000', direction: 'in' },
-    at: clock.now(),
-  });
+  return enqueueEvent(h.db, sampleMoneyIn({ spaceId, at: clock.now() }));
 }
 
 describe('POST /app/api/spaces/{id}/subscriptions', () => {

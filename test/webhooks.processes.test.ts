@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../src/platform/crypto.ts';
 import { enqueueEvent } from '../src/platform/outbox/outbox.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { sampleInvoicePaid, sampleMoneyIn } from './sample-events.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 // Real worker processes on one PostgreSQL (this file runs in the DATABASE_URL pass; the PGlite
@@ -77,15 +78,8 @@ async function enqueue(spaceId: string, keyId: string, pairs: number): Promise<s
   for (let index = 0; index < pairs; index += 1) {
     const at = new Date();
     ids.push(
-      await enqueueEvent(h.db, {
-        channel: 'key',
-        spaceId,
-        keyId,
-        event: 'invoice.paid',
-        data: { n: index },
-        at,
-      }),
-      await enqueueEvent(h.db, { channel: 'book', spaceId, event: 'money.in', fields: { n: index }, at }),
+      await enqueueEvent(h.db, sampleInvoicePaid({ spaceId, keyId, at })),
+      await enqueueEvent(h.db, sampleMoneyIn({ spaceId, at })),
     );
   }
   return ids;

@@ -16,6 +16,7 @@ import { loadConfig } from '../src/platform/config.ts';
 import { enqueueEvent } from '../src/platform/outbox/outbox.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { sampleMoneyIn, samplePaymentRequestPaid } from './sample-events.ts';
 import { startReceiver } from './webhook-receiver.ts';
 
 // Issue 22 item 2: the key channel's journal and Retry in the app API, and
@@ -37,14 +38,10 @@ async function keyWorld(statusFor?: (nth: number) => number) {
     { spaceIds: [world.spaceId] },
   );
   const keyEvent = () =>
-    enqueueEvent(h.db, {
-      channel: 'key',
-      spaceId: world.spaceId,
-      keyId: world.key.id,
-      event: 'payment_request.paid',
-      data: { n: 1 },
-      at: new Date(),
-    });
+    enqueueEvent(
+      h.db,
+      samplePaymentRequestPaid({ spaceId: world.spaceId, keyId: world.key.id, at: new Date() }),
+    );
   const journal = (query = '', session = world.owner.token, keyId = world.key.id) =>
     h.inject({
       method: 'GET',
@@ -151,13 +148,7 @@ describe('tollbook webhooks replay', () => {
       });
       expect(sub.statusCode).toBe(201);
       const keyEventId = await w.keyEvent();
-      const bookEventId = await enqueueEvent(h.db, {
-        channel: 'book',
-        spaceId: w.spaceId,
-        event: 'money.in',
-        fields: { amount: '1.00000000' },
-        at: new Date(),
-      });
+      const bookEventId = await enqueueEvent(h.db, sampleMoneyIn({ spaceId: w.spaceId, at: new Date() }));
       await w.worker.runOnce();
       expect(w.target.arrivals).toHaveLength(2);
       const host = { ...h.deps, database: { db: h.db } };
@@ -267,14 +258,10 @@ describe('tollbook webhooks replay', () => {
           spaceId,
           { name: 'Replay key', scopes: ['payments'], webhook_url: target.url },
         );
-        eventId = await enqueueEvent(db, {
-          channel: 'key',
-          spaceId,
-          keyId: key.id,
-          event: 'payment_request.paid',
-          data: {},
-          at: new Date(),
-        });
+        eventId = await enqueueEvent(
+          db,
+          samplePaymentRequestPaid({ spaceId, keyId: key.id, at: new Date() }),
+        );
         await new WebhookWorker(
           { db, clock: runtime.clock, secrets: runtime.secrets, senders },
           { spaceIds: [spaceId] },

@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   not_a_member: 403,
   forbidden: 403,
   plan_required: 403,
+  agent_frozen: 403,
+  missing_perm: 403,
   not_found: 404,
   idempotency_in_progress: 409,
   conflict: 409,
@@ -26,6 +28,7 @@ export const ERROR_STATUS = {
   site_not_verified: 422,
   delivery_unavailable: 422,
   delivery_failed: 502,
+  transfer_failed: 502,
   card_provider_unavailable: 502,
   period_closed: 422,
   key_limit_reached: 422,
@@ -36,10 +39,12 @@ export const ERROR_STATUS = {
   subscription_limit_reached: 422,
   insufficient_balance: 422,
   payment_state: 422,
+  proposal_state: 422,
   maker_cannot_approve: 403,
   already_approved: 409,
   rate_limited: 429,
   internal: 500,
+  chat_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

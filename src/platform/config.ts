@@ -45,6 +45,14 @@ export type Config = {
    * throttles count per address): 1 for any, or a comma list of addresses and CIDR ranges.
    */
   trustProxy: boolean | string;
+  /** TELEGRAM_BOT_TOKEN and TELEGRAM_API_ROOT: the chat bot (docs: README "Chat (Telegram)"); unset: no bot. */
+  telegram: TelegramSettings | undefined;
+};
+
+export type TelegramSettings = {
+  token: string;
+  /** Another Bot API server (a self-hosted one, or the tests' own); default Telegram's. */
+  apiRoot: string;
 };
 
 export type StripeSettings = {
@@ -148,7 +156,18 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: readUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM && env.MAIL_FROM !== '' ? env.MAIL_FROM : 'Tollbook <no-reply@tollbook.local>',
     ...readMetricsSettings(env),
+    telegram: readTelegramSettings(env),
   };
+}
+
+function readTelegramSettings(env: Env): TelegramSettings | undefined {
+  const token = env.TELEGRAM_BOT_TOKEN?.trim();
+  if (token === undefined || token === '') return undefined;
+  // BotFather's tokens are "<bot id>:<35 characters>"; anything else is a typo worth stopping on.
+  if (!/^\d{1,20}:[\w-]{20,100}$/.test(token))
+    throw new ConfigError('TELEGRAM_BOT_TOKEN must look like 123456:ABC-DEF… (the token BotFather gave).');
+  const apiRoot = readUrl(env, 'TELEGRAM_API_ROOT', ['http:', 'https:']) ?? 'https://api.telegram.org';
+  return { token, apiRoot: withoutTrailingSlashes(apiRoot) };
 }
 
 const METRICS_TOKEN_MIN = 24;

@@ -78,6 +78,8 @@ describe('the owner web app in a browser', () => {
   let bookId: string;
   const ownerEmail = `owner-${randomUUID()}@example.com`;
   const wallet = privateKeyToAccount(generatePrivateKey());
+  /** The key issued on the Keys screen, read once there. */
+  let issuedKey = '';
 
   beforeAll(async () => {
     if (!chromiumInstalled) return;
@@ -138,6 +140,7 @@ describe('the owner web app in a browser', () => {
     await owner.locator('#issued-key').waitFor();
     const key = (await owner.locator('#issued-key').textContent())!;
     expect(key).toMatch(/^oit_/);
+    issuedKey = key;
     expect(await owner.locator('#issued-secret').textContent()).toMatch(/^whsec_/);
     expect(await owner.getByText('you will not see this again').first().isVisible()).toBe(true);
     expect(await owner.locator('[data-copy="issued-key"]').isVisible()).toBe(true);
@@ -185,18 +188,100 @@ describe('the owner web app in a browser', () => {
     expect(await owner.locator('tr', { hasText: 'Production server' }).getByText('never').count()).toBe(1);
   });
 
+  it('pays a request minted with that key by test card on its page, then shows it paid in the list, on the Endpoints card, in Income and in the Ledger', async () => {
+    const resource = 'https://api.example.com/v1/weather';
+    const accounts = await h.inject({ method: 'GET', url: '/integration/accounts', key: issuedKey });
+    const minted = await h.inject({
+      method: 'POST',
+      url: '/integration/payment-requests',
+      key: issuedKey,
+      payload: {
+        account_id: accounts.json().items[0].id,
+        amount: '2',
+        currency: 'USDC',
+        memo: 'Weather call',
+        resource,
+      },
+    });
+    expect(minted.statusCode).toBe(201);
+    await owner.goto(`${base}/app/books/${bookId}/payment-requests`);
+    const row = owner.locator('tr', { hasText: 'Weather call' });
+    expect(await row.getByText('active').isVisible()).toBe(true);
+
+    // The payer opens the pay page from the list's link and pays with the test card.
+    const href = (await row.getByRole('link', { name: 'Open' }).getAttribute('href'))!;
+    const payer = await (await personContext()).newPage();
+    await payer.goto(`${base}${new URL(href).pathname}`);
+    await payer.fill('#card-number', '4242 4242 4242 4242');
+    await payer.fill('#card-exp', `12/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`);
+    await payer.fill('#card-cvc', '123');
+    await payer.click('#card-form button[type="submit"]');
+    await payer.locator('#status', { hasText: 'Paid' }).waitFor();
+    await payer.context().close();
+
+    // The seller sees it paid in the list, on the endpoint's card, in Income and in the Ledger.
+    await owner.reload();
+    const paid = owner.locator('tr', { hasText: 'Weather call' });
+    await paid.getByText('paid', { exact: true }).waitFor();
+    expect(await paid.getByText('2.00 USDC').count()).toBe(2);
+    await owner.getByRole('link', { name: 'Endpoints' }).click();
+    const card = owner.locator('article.endpoint', { hasText: resource });
+    expect(await card.locator('[data-field="calls"]').textContent()).toBe('1');
+    const incomeHref = await card.getByRole('link', { name: 'Income of this endpoint' }).getAttribute('href');
+    await owner.goto(`${base}${incomeHref}`);
+    const income = owner.locator('tbody tr').first();
+    expect((await income.textContent())?.replace(/\s+/g, ' ')).toContain('2.00 USDC');
+    await income.locator('summary').click();
+    await income.locator('details .payments', { hasText: 'card ending 4242' }).waitFor();
+    await income.locator('details .payments a', { hasText: 'Entry' }).click();
+    await owner.waitForURL(/\/ledger\/[0-9a-f-]{36}$/);
+    const postings = (await owner.locator('table.postings').textContent())?.replace(/\s+/g, ' ') ?? '';
+    expect(postings).toContain('2.00 USDC');
+    expect(postings).toContain('Income · endpoint');
+    await owner.getByRole('link', { name: 'Ledger' }).first().click();
+    await owner.waitForURL(/\/ledger$/);
+    expect(await owner.locator('tbody tr', { hasText: 'card ending 4242' }).count()).toBeGreaterThan(0);
+    await shoot(owner, 'ledger');
+  });
+
   it('marks a payment request paid by hand and filters the list by status', async () => {
     await owner.goto(`${base}/app/books/${bookId}/payment-requests`);
     const row = owner.locator('tr', { hasText: 'Pro plan, November' });
-    await row.getByText('Mark paid').click();
-    await row.getByLabel('Amount received (USDC)').fill('12.5');
-    await row.getByLabel('Bank reference').fill('BANK-REF-1');
-    await row.getByRole('button', { name: 'Record the payment' }).click();
+    await row.getByRole('link', { name: 'Mark paid' }).click();
+    await owner.getByRole('heading', { name: 'Mark paid: Pro plan, November' }).waitFor();
+    // A refused amount is answered in place, beside its field.
+    await owner.getByLabel('Amount received (USDC)').fill('twelve');
+    await owner.getByLabel('Bank reference').fill('BANK-REF-1');
+    await owner.getByRole('button', { name: 'Record the payment' }).click();
+    await owner.locator('#field-amount-error').waitFor();
+    await shoot(owner, 'mark-paid-refused');
+    await owner.getByLabel('Amount received (USDC)').fill('12.5');
+    await owner.getByRole('button', { name: 'Record the payment' }).click();
     const paid = owner.locator('tr', { hasText: 'Pro plan, November' });
     await paid.getByText('paid', { exact: true }).waitFor();
     expect(await paid.getByText('12.50 USDC').count()).toBe(2);
     await owner.getByRole('link', { name: 'active', exact: true }).click();
     await owner.getByText('No active payment requests').waitFor();
+  });
+
+  it('adds a contact with UK requisites: a bad sort code is answered beside its field, the fixed form saves', async () => {
+    await owner.goto(`${base}/app/books/${bookId}/contacts`);
+    await owner.getByRole('link', { name: 'UK (sort code)' }).click();
+    await owner.getByLabel('Sort code').waitFor();
+    await owner.getByLabel('Name', { exact: true }).fill('Harbour Ltd');
+    await owner.getByLabel('Account number').fill('12345678');
+    await owner.getByLabel('Sort code').fill('12-34');
+    await owner.getByLabel('Account holder').fill('Harbour Ltd');
+    await owner.getByRole('button', { name: 'Add the contact' }).click();
+    await owner.locator('#field-addresses\\.0\\.requisites\\.sort_code-error').waitFor();
+    expect(await owner.getByLabel('Account number').inputValue()).toBe('12345678');
+    await shoot(owner, 'contacts-refused');
+    await owner.getByLabel('Sort code').fill('12-34-56');
+    await owner.getByRole('button', { name: 'Add the contact' }).click();
+    await owner.locator('tr', { hasText: 'Harbour Ltd' }).getByText('UK 12345678').waitFor();
+    await owner.getByRole('link', { name: 'Crypto address' }).click();
+    await owner.getByLabel('Wallet address').waitFor();
+    await shoot(owner, 'contacts-crypto');
   });
 
   it('proves an address with a signature pasted from a viem account', async () => {

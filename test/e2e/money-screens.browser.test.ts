@@ -167,7 +167,7 @@ describe('Endpoints, Income and Ledger in a browser', () => {
     }
   });
 
-  it('lists a pushed batch with its counts and undoes it from the app; the ledger keeps both entries', async () => {
+  it('lists a pushed batch with its counts, opens its rejected rows with their reasons, and undoes it from the app; the ledger keeps both entries', async () => {
     const world = await h.world({ scopes: ['transactions'], push_source: 'erp' });
     const row = (id: string, extra: Record<string, unknown> = {}) => ({
       external_id: id,
@@ -182,7 +182,9 @@ describe('Endpoints, Income and Ledger in a browser', () => {
       method: 'POST',
       url: '/integration/transactions',
       key: world.key.key,
-      payload: { rows: [row('a-1'), row('a-2', { amount: '-4' }), row('a-1')] },
+      payload: {
+        rows: [row('a-1'), row('a-2', { amount: '-4' }), row('a-1'), row('a-<b>3</b>', { amount: 'ten' })],
+      },
     });
     expect(pushed.statusCode).toBe(200);
     const context = await signedIn(world.owner.token);
@@ -193,8 +195,16 @@ describe('Endpoints, Income and Ledger in a browser', () => {
       expect(await batch.count()).toBe(1);
       const cells = (await batch.first().locator('td').allTextContents()).map((cell) => cell.trim());
       // Rows, booked, duplicates, skipped (closed), rejected.
-      expect(cells.slice(2, 7)).toEqual(['3', '2', '1', '0', '0']);
+      expect(cells.slice(2, 7)).toEqual(['4', '2', '1', '0', '1 — why?']);
+      await batch.first().getByRole('link', { name: '1 rejected: see why' }).click();
+      await waitForText(page, '#rejections h2', /Rejected rows of the batch/);
+      const refused = (await page.locator('#rejections tbody tr td').allTextContents()).map((cell) =>
+        cell.trim(),
+      );
+      expect(refused).toEqual(['3', 'a-<b>3</b>', 'Invalid row', 'amount is not a decimal.']);
       await shoot(page, 'app-push');
+      await page.locator('#rejections').getByRole('link', { name: 'Close' }).click();
+      await page.locator('#rejections').waitFor({ state: 'detached' });
       page.once('dialog', (dialog) => dialog.accept());
       await batch.first().getByRole('button', { name: 'Undo' }).click();
       await waitForText(page, '.notice.ok', /Batch undone: 2 rows reversed\./);

@@ -6,6 +6,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { createSenders, WebhookWorker } from '../../src/features/webhooks/index.ts';
 import { enqueueEvent } from '../../src/platform/outbox/outbox.ts';
 import type { Harness } from '../harness.ts';
+import { sampleMoneyIn } from '../sample-events.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
 
@@ -51,14 +52,7 @@ async function waitForText(page: Page, selector: string, wanted: RegExp, timeout
   throw new Error(`${selector} read "${current}", not ${wanted}, after ${timeoutMs} ms.`);
 }
 
-const moneyIn = (spaceId: string) =>
-  enqueueEvent(h.db, {
-    channel: 'book',
-    spaceId,
-    event: 'money.in',
-    fields: { transaction_id: '0b7a3f7e-8a3c-4a49-9a51-9f1c2f0d7c11', amount: '2.50000000' },
-    at: clock.now(),
-  });
+const moneyIn = (spaceId: string) => enqueueEvent(h.db, sampleMoneyIn({ spaceId, at: clock.now() }));
 
 describe('Connections in a browser', () => {
   it('adds a subscription to a failing receiver, shows its journal, refuses Retry while paused, resumes and delivers', async () => {

@@ -1,14 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { CursorPage, CursorParam, Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { completeProof, type ProofsDeps, startProof } from './proofs.ts';
-import { AccountCreate, AccountList, AccountOut } from './schemas.ts';
-import {
-  type AccountCreateInput,
-  type AccountsDeps,
-  createAccountInApp,
-  listAccountsInApp,
-} from './service.ts';
+import { AccountCreate, AccountOut } from './schemas.ts';
+import { type AccountsDeps, createAccountInApp, listAccountsInApp } from './service.ts';
 
 const Params = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -44,7 +40,7 @@ const docs = {
     operationId: 'listSpaceAccounts',
     summary: 'List a space’s accounts',
     description:
-      'Lists the space’s accounts with their derived balances to any member, newest first, 50 a page; has_more says whether another page follows. Page with starting_after, the last id of the previous page; an id that names no account of this space is not found.',
+      'Lists the space’s accounts with their derived balances to any member, newest first, 50 a page: pass next_cursor back as cursor for the next page (null on the last).',
     tags: ['Accounts'],
     errors: APP_READ_ERRORS,
   }),
@@ -58,7 +54,8 @@ const docs = {
   }),
 };
 
-export function registerAccountAppRoutes(app: FastifyInstance, deps: ProofsDeps) {
+export function registerAccountAppRoutes(server: FastifyInstance, deps: ProofsDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/app/api/spaces/:id/accounts/:account_id/address-proof',
     {
@@ -70,9 +67,9 @@ export function registerAccountAppRoutes(app: FastifyInstance, deps: ProofsDeps)
       },
     },
     async (request) => {
-      const { id, account_id } = request.params as Static<typeof Params>;
-      const { signature } = request.body as Static<typeof ProofIn>;
-      const userId = request.session!.userId;
+      const { id, account_id } = request.params;
+      const { signature } = request.body;
+      const userId = requireCaller(request).userId;
       return signature === undefined
         ? startProof(deps, userId, id, account_id)
         : completeProof(deps, userId, id, account_id, signature);
@@ -82,14 +79,11 @@ export function registerAccountAppRoutes(app: FastifyInstance, deps: ProofsDeps)
 }
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
-const AppAccountListQuery = Type.Object({
-  starting_after: Type.Optional(
-    Type.String({ format: 'uuid', description: 'The last id of the previous page.' }),
-  ),
-});
+const AppAccountListQuery = Type.Object({ cursor: CursorParam });
 
 /** The Accounts screen's reads and writes, for scripts: a session instead of a key. */
-export function registerAccountListRoutes(app: FastifyInstance, deps: AccountsDeps) {
+export function registerAccountListRoutes(server: FastifyInstance, deps: AccountsDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/accounts',
     {
@@ -97,17 +91,12 @@ export function registerAccountListRoutes(app: FastifyInstance, deps: AccountsDe
         ...docs.listSpaceAccounts,
         params: SpaceParams,
         querystring: AppAccountListQuery,
-        response: { 200: AccountList },
+        response: { 200: CursorPage(AccountOut) },
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      return listAccountsInApp(
-        deps,
-        request.session!.userId,
-        id,
-        request.query as Static<typeof AppAccountListQuery>,
-      );
+      const { id } = request.params;
+      return listAccountsInApp(deps, requireCaller(request).userId, id, request.query);
     },
   );
   app.post(
@@ -121,13 +110,8 @@ export function registerAccountListRoutes(app: FastifyInstance, deps: AccountsDe
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const account = await createAccountInApp(
-        deps,
-        request.session!.userId,
-        id,
-        request.body as AccountCreateInput,
-      );
+      const { id } = request.params;
+      const account = await createAccountInApp(deps, requireCaller(request).userId, id, request.body);
       return reply.code(201).send(account);
     },
   );

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import { DateOnly, type Static, Type } from '../../platform/http/schema-kit.ts';
+import { DateOnly, Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { type LedgerReadsDeps, listLedgerEntries, readLedgerEntry } from './ledger-reads.ts';
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -66,7 +67,8 @@ const docs = {
 };
 
 /** The Ledger screen's data: entries with their postings, newest filed first. */
-export function registerLedgerAppRoutes(app: FastifyInstance, deps: LedgerReadsDeps) {
+export function registerLedgerAppRoutes(server: FastifyInstance, deps: LedgerReadsDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/ledger/entries',
     {
@@ -78,9 +80,9 @@ export function registerLedgerAppRoutes(app: FastifyInstance, deps: LedgerReadsD
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const query = request.query as Static<typeof EntriesQuery>;
-      return listLedgerEntries(deps, request.session!.userId, id, {
+      const { id } = request.params;
+      const query = request.query;
+      return listLedgerEntries(deps, requireCaller(request).userId, id, {
         accountId: query.account_id,
         from: query.from,
         to: query.to,
@@ -93,8 +95,8 @@ export function registerLedgerAppRoutes(app: FastifyInstance, deps: LedgerReadsD
     '/app/api/spaces/:id/ledger/entries/:entry_id',
     { schema: { ...docs.getLedgerEntry, params: EntryParams, response: { 200: EntryOut } } },
     async (request) => {
-      const { id, entry_id } = request.params as Static<typeof EntryParams>;
-      return readLedgerEntry(deps, request.session!.userId, id, entry_id);
+      const { id, entry_id } = request.params;
+      return readLedgerEntry(deps, requireCaller(request).userId, id, entry_id);
     },
   );
 }

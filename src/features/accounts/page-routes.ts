@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { CursorParam, type Static, Type } from '../../platform/http/schema-kit.ts';
 import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
@@ -19,7 +19,7 @@ const AccountParams = Type.Object({
   book_id: Type.String({ maxLength: 64 }),
   account_id: Type.String({ format: 'uuid' }),
 });
-const ListQuery = Type.Object({ starting_after: Type.Optional(Type.String({ format: 'uuid' })) });
+const ListQuery = Type.Object({ cursor: CursorParam });
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 const SignatureIn = Type.Object({ signature: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -27,12 +27,11 @@ async function renderList(deps: AccountsDeps, request: FastifyRequest, form: For
   const shell = shellOf(request);
   const query = (request.query ?? {}) as Static<typeof ListQuery>;
   const page = await listAccountsInApp(deps, shell.user.id, shell.book.id, query);
-  const last = page.items.at(-1);
   return AccountsPage({
     shell,
     accounts: page.items,
-    nextAfter: page.has_more && last ? last.id : null,
-    paged: query.starting_after !== undefined,
+    next_cursor: page.next_cursor,
+    cursor: query.cursor,
     form,
     notice,
   });

@@ -99,8 +99,8 @@ function CreateForm({ shell, form }: { shell: BookShell; form: FormState }) {
 export function AccountsPage(props: {
   shell: BookShell;
   accounts: AccountView[];
-  nextAfter: string | null;
-  paged: boolean;
+  next_cursor: string | null;
+  cursor: string | undefined;
   form: FormState;
   notice?: string | undefined;
 }) {
@@ -126,8 +126,8 @@ export function AccountsPage(props: {
         caption="Accounts"
         columns={columns}
         rows={props.accounts}
-        nextHref={props.nextAfter ? hrefWith(path, { starting_after: props.nextAfter }) : null}
-        firstHref={props.paged ? path : null}
+        nextHref={props.next_cursor ? hrefWith(path, { cursor: props.next_cursor }) : null}
+        firstHref={props.cursor ? path : null}
         empty={
           <EmptyState title="No accounts yet">
             <p>Add the bank account or wallet where payments arrive; payment requests are paid into one.</p>

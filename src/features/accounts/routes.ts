@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { INTEGRATION_READ_ERRORS, INTEGRATION_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import type { Static } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { runWrite } from '../../platform/http/write.ts';
 import { AccountCreate, AccountList, AccountListQuery, AccountOut } from './schemas.ts';
 import * as service from './service.ts';
@@ -25,7 +25,8 @@ const docs = {
   }),
 };
 
-export function registerAccountRoutes(app: FastifyInstance, deps: service.AccountsDeps) {
+export function registerAccountRoutes(server: FastifyInstance, deps: service.AccountsDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/integration/accounts',
     {
@@ -38,12 +39,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: service.Accoun
     },
     (request, reply) =>
       runWrite(deps, request, reply, 201, (tx) =>
-        service.createAccount(
-          tx,
-          deps.clock,
-          request.integration!,
-          request.body as service.AccountCreateInput,
-        ),
+        service.createAccount(tx, deps.clock, requireCaller(request, 'integration'), request.body),
       ),
   );
   app.get(
@@ -56,7 +52,6 @@ export function registerAccountRoutes(app: FastifyInstance, deps: service.Accoun
         response: { 200: AccountList },
       },
     },
-    async (request) =>
-      service.listAccounts(deps, request.integration!, request.query as Static<typeof AccountListQuery>),
+    async (request) => service.listAccounts(deps, requireCaller(request, 'integration'), request.query),
   );
 }

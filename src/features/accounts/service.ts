@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
-import { PAGE_SIZE } from '../../core/cursor.ts';
+import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import {
   type AmountE8,
@@ -106,6 +106,8 @@ export async function createAccount(
     opening_balance: formatAmount(openingBalance),
     opening_cost: openingCost === null ? null : formatAmount(openingCost),
     ledger_account_id: asset.id,
+    // A new account has proved no address yet.
+    address_proven: null,
     created_at: at,
   };
   await store.insertAccount(tx, row);
@@ -250,10 +252,11 @@ export async function listAccountsInApp(
   deps: AccountsDeps,
   userId: string,
   spaceId: string,
-  query: { starting_after?: string | undefined },
+  query: { cursor?: string | undefined },
 ) {
   await requireRole(deps.db, spaceId, userId);
-  const rows = await store.listAccounts(deps.db, spaceId, PAGE_SIZE, query.starting_after);
-  if (rows === undefined) throw new AppError('not_found', 'starting_after names no account of this space.');
-  return { items: rows.slice(0, PAGE_SIZE).map(presentAccount), has_more: rows.length > PAGE_SIZE };
+  const before = readCursor(query.cursor);
+  const rows = await store.listAccountsNewestFirst(deps.db, spaceId, { before, limit: PAGE_SIZE + 1 });
+  const page = pageOf(rows, (row) => ({ at: row.created_at, id: row.id }));
+  return { items: page.items.map(presentAccount), next_cursor: page.next_cursor };
 }

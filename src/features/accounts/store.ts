@@ -1,28 +1,30 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { committedByOthers } from '../../platform/db/lasting.ts';
+import { olderThan } from '../../platform/db/paging.ts';
 import type { AccountsTable } from '../../platform/db/schema.ts';
 
-export type AccountRow = {
-  id: string;
-  space_id: string;
-  kind: AccountsTable['kind'];
-  name: string;
-  currency: string;
-  address: string | null;
-  chain: string | null;
-  network: string | null;
-  color: string | null;
-  details: string;
-  external_signer: boolean;
-  opening_acquired_on: string | null;
-  opening_balance: string;
-  opening_cost: string | null;
-  ledger_account_id: string | null;
-  /** The address the space proved it controls (lower case), if any. */
-  address_proven?: string | null;
-  created_at: Date;
-};
+export type AccountRow = Pick<
+  Selectable<AccountsTable>,
+  | 'id'
+  | 'space_id'
+  | 'kind'
+  | 'name'
+  | 'currency'
+  | 'address'
+  | 'chain'
+  | 'network'
+  | 'color'
+  | 'details'
+  | 'external_signer'
+  | 'opening_acquired_on'
+  | 'opening_balance'
+  | 'opening_cost'
+  | 'ledger_account_id'
+  | 'address_proven'
+  | 'created_at'
+>;
 
 export type AccountWithBalance = AccountRow & { ledger_balance: string | null };
 
@@ -104,6 +106,24 @@ export async function listAccounts(db: Queryable, spaceId: string, limit: number
     .orderBy('accounts.created_at')
     .orderBy('accounts.id')
     .limit(limit + 1)
+    .execute();
+}
+
+/** The Accounts screen's page: the newest first, `limit` older than `before`. */
+export function listAccountsNewestFirst(
+  db: Queryable,
+  spaceId: string,
+  page: { before: Cursor | undefined; limit: number },
+) {
+  return db
+    .selectFrom('accounts')
+    .leftJoin('ledger_accounts', 'ledger_accounts.id', 'accounts.ledger_account_id')
+    .select(JOINED)
+    .where('accounts.space_id', '=', spaceId)
+    .where(olderThan('accounts.created_at', 'accounts.id', page.before))
+    .orderBy('accounts.created_at', 'desc')
+    .orderBy('accounts.id', 'desc')
+    .limit(page.limit)
     .execute();
 }
 

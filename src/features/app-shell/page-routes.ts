@@ -5,7 +5,7 @@ import { bookPath } from '../../platform/web/shell.ts';
 
 const SwitchQuery = Type.Object({ book: Type.Optional(Type.String({ maxLength: 100 })) });
 
-/** /app opens the first book (or the Books screen when there is none); the switcher's target. */
+/** /app opens the newest book (or the Books screen when there is none); the switcher's target. */
 export function registerShellPages(scope: FastifyInstance) {
   scope.get('/app', { schema: { hide: true } }, async (request, reply) => {
     const shell = viewerShellOf(request);

@@ -2,7 +2,7 @@ import { AppError } from '../../core/errors.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { Shell, WebRole } from '../../platform/web/shell.ts';
 import { unreadCount } from '../notifications/index.ts';
-import { listSpaces, type SpacesDeps } from '../spaces/index.ts';
+import { getSpace, listSpaces, type SpacesDeps } from '../spaces/index.ts';
 import { getUser } from '../users/index.ts';
 
 // The web app's shell: who is looking, their books, and the badge. Composed here from the
@@ -10,18 +10,44 @@ import { getUser } from '../users/index.ts';
 
 export type ShellDeps = SpacesDeps & { db: Db };
 
-/** The viewer's shell; a book they are not a member of does not exist for them (not_found). */
+/**
+ * The viewer's shell; a book they are not a member of does not exist for them (not_found). The
+ * switcher offers the 50 newest books and the current one; the Books screen pages through all.
+ */
 export async function loadShell(
   deps: ShellDeps,
   userId: string,
   bookId: string | undefined,
 ): Promise<Omit<Shell, 'csrfToken' | 'path'>> {
   const [user, spaces] = await Promise.all([getUser(deps, userId), listSpaces(deps, userId)]);
-  const books = spaces.map((space) => ({ id: space.id, name: space.name, role: space.role as WebRole }));
-  const book = bookId === undefined ? null : (books.find((candidate) => candidate.id === bookId) ?? null);
+  const books = spaces.items.map((space) => ({
+    id: space.id,
+    name: space.name,
+    role: space.role as WebRole,
+  }));
+  let book = bookId === undefined ? null : (books.find((candidate) => candidate.id === bookId) ?? null);
+  // A book older than the switcher's 50 is read on its own (one more query, only then).
   if (bookId !== undefined && book === null) {
-    throw new AppError('not_found', 'No such book, or you are not a member of it.');
+    const current = await currentBook(deps, userId, bookId);
+    book = { id: current.id, name: current.name, role: current.role as WebRole };
+    books.push(book);
   }
   const unread = book ? await unreadCount(deps, book.id, userId) : 0;
   return { user: { id: user.id, name: user.name, email: user.email }, books, book, unread };
 }
+
+/** The book the path names, with the viewer's role; not_found when they are not a member. */
+async function currentBook(deps: ShellDeps, userId: string, bookId: string) {
+  // Only a uuid can name a book; anything else is a book that does not exist, not a query.
+  if (!UUID_SHAPE.test(bookId))
+    throw new AppError('not_found', 'No such book, or you are not a member of it.');
+  try {
+    return await getSpace(deps, userId, bookId);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found')
+      throw new AppError('not_found', 'No such book, or you are not a member of it.');
+    throw error;
+  }
+}
+
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,24 +1,11 @@
+import type { Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
+import type { CardCheckoutsTable } from '../../platform/db/schema.ts';
 
 // Queries for the card rail's own tables: the Checkout Sessions opened and the Stripe events
 // acted on.
 
-export type CheckoutRow = {
-  id: string;
-  space_id: string;
-  payment_request_id: string;
-  session_id: string;
-  currency: string;
-  amount: string;
-  amount_minor: string;
-  status: 'open' | 'paid';
-  payment_intent_id: string | null;
-  settlement_id: string | null;
-  paid_amount: string;
-  refunded_amount: string;
-  created_at: Date;
-  paid_at: Date | null;
-};
+export type CheckoutRow = Selectable<CardCheckoutsTable>;
 
 /** Records an opened session; the same session answered twice (Stripe's idempotency) is kept once. */
 export async function insertCheckout(

@@ -9,6 +9,7 @@ import type { ConfiguredNetwork, NetworkName } from '../../platform/chain/networ
 import { EIP3009_TOKEN_ABI } from '../../platform/chain/token.ts';
 import { fromBaseUnits } from '../../platform/chain/units.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
+import { moneyIn } from '../../platform/outbox/events.ts';
 import { enqueueEvent } from '../../platform/outbox/outbox.ts';
 import { increase, ledgerAccounts, postEntry, reverseEntry } from '../ledger/index.ts';
 import {
@@ -255,22 +256,21 @@ async function bookRemainder(
     at,
   );
   assert(posted.ok, 'Income only adds to balances.');
-  await enqueueEvent(tx, {
-    channel: 'book',
-    spaceId: account.space_id,
-    event: 'money.in',
-    at,
-    fields: {
-      transaction_id: posted.entryId,
-      account_id: account.id,
-      direction: 'in',
-      amount: formatAmount(amount),
-      currency: account.currency,
-      kind: 'income',
-      origin: 'rail',
-      occurred_on: occurredOn,
-    },
-  });
+  await enqueueEvent(
+    tx,
+    moneyIn(
+      { spaceId: account.space_id, at },
+      {
+        transaction_id: posted.entryId,
+        account_id: account.id,
+        amount,
+        currency: account.currency,
+        kind: 'income',
+        origin: 'rail',
+        occurred_on: occurredOn,
+      },
+    ),
+  );
   return posted.entryId;
 }
 

@@ -3,9 +3,10 @@ import { assert } from '../../core/assert.ts';
 import { parseAmountInput } from '../../core/money.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { INTEGRATION_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import { runWrite } from '../../platform/http/write.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
+import { runAtomicWrite } from '../../platform/http/write.ts';
 import { ChargeCreate, ChargeOut } from './schemas.ts';
-import { type ChargeInput, type ChargesDeps, charge } from './service.ts';
+import { type ChargesDeps, charge } from './service.ts';
 
 /** The OpenAPI description of each route below (see platform/http/openapi.ts). */
 const docs = {
@@ -25,7 +26,8 @@ function amountOf(value: number | string) {
   return parsed.value;
 }
 
-export function registerChargeRoutes(app: FastifyInstance, deps: ChargesDeps & { db: Db }) {
+export function registerChargeRoutes(server: FastifyInstance, deps: ChargesDeps & { db: Db }) {
+  const app = typedRoutes(server);
   app.post(
     '/integration/charges',
     {
@@ -37,7 +39,7 @@ export function registerChargeRoutes(app: FastifyInstance, deps: ChargesDeps & {
       },
     },
     (request, reply) => {
-      const body = request.body as ChargeInput;
+      const body = request.body;
       const amounts = {
         price: amountOf(body.amount),
         topUp:
@@ -45,8 +47,8 @@ export function registerChargeRoutes(app: FastifyInstance, deps: ChargesDeps & {
             ? null
             : amountOf(body.top_up_amount),
       };
-      return runWrite(deps, request, reply, 200, (tx) =>
-        charge(tx, deps, request.integration!, body, amounts),
+      return runAtomicWrite(deps, request, reply, 200, (db) =>
+        charge(db, deps, requireCaller(request, 'integration'), body, amounts),
       );
     },
   );

@@ -2,10 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
-import type { Queryable } from '../../platform/db/database.ts';
+import { inTransaction, type Queryable, type Tx } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { requireAccountFacts } from '../accounts/index.ts';
-import { balanceUrl, CREDIT_CURRENCY, type OpenCredit, openClientCredit } from '../client-credits/index.ts';
+import {
+  balanceUrl,
+  CREDIT_CURRENCY,
+  lockClientCredit,
+  type OpenCredit,
+  openClientCredit,
+} from '../client-credits/index.ts';
 import {
   decrease,
   increase,
@@ -43,14 +49,17 @@ export type Amounts = { price: AmountE8; topUp: AmountE8 | null };
 /**
  * The answer to a call the balance cannot carry: the current balance and a request to top it up.
  * The client's open top-up request on this account is reused while its price covers the top-up
- * asked for now, so refused calls do not pile up open requests on one address.
+ * asked for now, so refused calls do not pile up open requests on one address: concurrent
+ * refusals for one client take turns on the credit's row lock, and each sees what the one before
+ * it minted.
  */
 async function refuseWithTopUp(
-  tx: Queryable,
+  tx: Tx,
   deps: ChargesDeps,
   caller: IntegrationCaller,
   refused: { clientRef: string; accountId: string; amount: AmountE8; credit: OpenCredit },
 ) {
+  await lockClientCredit(tx, refused.credit);
   const now = deps.clock.now();
   const open = await openTopUpRequest(tx, caller.spaceId, refused.credit.id, refused.accountId, now);
   const request =
@@ -130,27 +139,44 @@ async function checkChargeable(
  * Charges one call to a client's prepaid balance. The balance moves under its row lock with a
  * guard, so concurrent charges each see what the previous left and none can overdraw; a call
  * the balance cannot carry is answered with a top-up request instead (spec §4, charges).
+ *
+ * A paid charge is one statement (the guarded move, the entry, its postings and the charge row),
+ * atomic on its own, so `db` may be the database itself: the common path then costs one round
+ * trip. What comes before it only reads rows that never change (kept per process) or creates
+ * them once, idempotently. The refusal writes several rows and opens its own transaction.
  */
 export async function charge(
-  tx: Queryable,
+  db: Queryable,
   deps: ChargesDeps,
   caller: IntegrationCaller,
   input: ChargeInput,
   amounts: Amounts,
 ) {
-  const { account, topUp } = await checkChargeable(tx, caller, input, amounts);
+  const { account, topUp } = await checkChargeable(db, caller, input, amounts);
   const at = deps.clock.now();
-  const resourceId = await fileResource(tx, caller.spaceId, input.resource, at);
-  const credit = await openClientCredit(tx, caller.spaceId, input.client_ref, at);
-  const income = await ledgerAccounts.income(tx, {
+  const resourceId = await fileResource(db, caller.spaceId, input.resource, at);
+  const credit = await openClientCredit(db, caller.spaceId, input.client_ref, at);
+  const income = await ledgerAccounts.income(db, {
     spaceId: caller.spaceId,
     currency: CREDIT_CURRENCY,
     at,
     resourceId,
   });
   const chargeId = randomUUID();
+  const row = {
+    id: chargeId,
+    space_id: caller.spaceId,
+    client_credit_id: credit.id,
+    account_id: account.id,
+    key_id: caller.keyId,
+    amount: formatAmount(amounts.price),
+    currency: CREDIT_CURRENCY,
+    memo: input.memo ?? '',
+    resource_id: resourceId,
+    created_at: at,
+  };
   const posted = await postEntry(
-    tx,
+    db,
     {
       spaceId: caller.spaceId,
       origin: 'internal',
@@ -163,21 +189,9 @@ export async function charge(
       postings: [decrease(credit.ledgerAccount, amounts.price), increase(income, amounts.price)],
     },
     at,
+    [store.chargeRider(row)],
   );
   if (posted.ok) {
-    await store.insertCharge(tx, {
-      id: chargeId,
-      space_id: caller.spaceId,
-      client_credit_id: credit.id,
-      account_id: account.id,
-      key_id: caller.keyId,
-      amount: formatAmount(amounts.price),
-      currency: CREDIT_CURRENCY,
-      memo: input.memo ?? '',
-      resource_id: resourceId,
-      entry_id: posted.entryId,
-      created_at: at,
-    });
     return {
       paid: true,
       client_ref: input.client_ref,
@@ -188,10 +202,12 @@ export async function charge(
       balance_url: null,
     };
   }
-  return refuseWithTopUp(tx, deps, caller, {
-    clientRef: input.client_ref,
-    accountId: account.id,
-    amount: topUp,
-    credit,
-  });
+  return inTransaction(db, (tx) =>
+    refuseWithTopUp(tx, deps, caller, {
+      clientRef: input.client_ref,
+      accountId: account.id,
+      amount: topUp,
+      credit,
+    }),
+  );
 }

@@ -1,20 +1,26 @@
-import type { Queryable } from '../../platform/db/database.ts';
+import { sql } from 'kysely';
+import type { Rider } from '../../platform/db/rider.ts';
 
-export async function insertCharge(
-  db: Queryable,
-  row: {
-    id: string;
-    space_id: string;
-    client_credit_id: string;
-    account_id: string;
-    key_id: string | null;
-    amount: string;
-    currency: string;
-    memo: string;
-    resource_id: string | null;
-    entry_id: string;
-    created_at: Date;
-  },
-) {
-  await db.insertInto('charges').values(row).execute();
+export type ChargeRow = {
+  id: string;
+  space_id: string;
+  client_credit_id: string;
+  account_id: string;
+  key_id: string | null;
+  amount: string;
+  currency: string;
+  memo: string;
+  resource_id: string | null;
+  created_at: Date;
+};
+
+/** The charge's row, written in its ledger entry's own statement (and only if the entry is). */
+export function chargeRider(row: ChargeRow): Rider {
+  return (entry) => sql`
+    INSERT INTO charges (id, space_id, client_credit_id, account_id, key_id, amount, currency, memo,
+      resource_id, entry_id, created_at)
+    SELECT ${row.id}::uuid, ${row.space_id}::uuid, ${row.client_credit_id}::uuid, ${row.account_id}::uuid,
+      ${row.key_id}::uuid, ${row.amount}::numeric, ${row.currency}::text, ${row.memo}::text,
+      ${row.resource_id}::uuid, ${entry}.id, ${row.created_at}::timestamptz
+    FROM ${entry}`;
 }

@@ -5,6 +5,7 @@ export {
   CREDIT_CURRENCY,
   creditPage,
   findClientCredit,
+  lockClientCredit,
   type OpenCredit,
   openClientCredit,
 } from './service.ts';

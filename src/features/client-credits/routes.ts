@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
+import { Text, Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { listClientCredits, nameContact } from './service.ts';
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -50,9 +51,10 @@ const docs = {
 };
 
 export function registerClientCreditRoutes(
-  app: FastifyInstance,
+  server: FastifyInstance,
   deps: { db: Db; clock: Clock; publicUrl: string },
 ) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/client-credits',
     {
@@ -69,13 +71,8 @@ export function registerClientCreditRoutes(
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      return listClientCredits(
-        deps,
-        request.session!.userId,
-        id,
-        request.query as Static<typeof CreditListQuery>,
-      );
+      const { id } = request.params;
+      return listClientCredits(deps, requireCaller(request).userId, id, request.query);
     },
   );
   app.post(
@@ -89,9 +86,9 @@ export function registerClientCreditRoutes(
       },
     },
     async (request) => {
-      const { id, client_ref } = request.params as Static<typeof CreditParams>;
-      const { contact_id } = request.body as { contact_id: string };
-      return nameContact(deps, request.session!.userId, id, client_ref, contact_id);
+      const { id, client_ref } = request.params;
+      const { contact_id } = request.body;
+      return nameContact(deps, requireCaller(request).userId, id, client_ref, contact_id);
     },
   );
 }

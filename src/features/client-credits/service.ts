@@ -4,7 +4,7 @@ import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import { formatAmount } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
-import type { Db, Queryable } from '../../platform/db/database.ts';
+import type { Db, Queryable, Tx } from '../../platform/db/database.ts';
 import { LastingRows } from '../../platform/db/lasting.ts';
 import { contactExists } from '../contacts/index.ts';
 import {
@@ -31,6 +31,14 @@ export type OpenCredit = Pick<
 // Kept by (space, client_ref, currency), a unique key, once read from a committed row (see
 // platform/db/lasting.ts): the charge path then reads nothing to find its client.
 const lastingCredits = new LastingRows<OpenCredit>();
+
+/**
+ * Serializes the writes that must see each other for one client credit (the refusal that reuses
+ * or mints its top-up request): a second one waits here, then reads what the first committed.
+ */
+export function lockClientCredit(tx: Tx, credit: OpenCredit): Promise<void> {
+  return store.lock(tx, credit.space_id, credit.id);
+}
 
 export async function openClientCredit(
   tx: Queryable,

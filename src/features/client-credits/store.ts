@@ -44,6 +44,17 @@ export async function insertOrGet(db: Queryable, row: ClientCreditRow): Promise<
   return (await findByRef(db, row.space_id, row.client_ref, row.currency))!;
 }
 
+/** Takes the credit's row lock until the transaction ends (top-up requests are minted under it). */
+export async function lock(db: Queryable, spaceId: string, id: string) {
+  await db
+    .selectFrom('client_credits')
+    .select('id')
+    .where('space_id', '=', spaceId)
+    .where('id', '=', id)
+    .forUpdate()
+    .execute();
+}
+
 export function findById(db: Queryable, spaceId: string, id: string) {
   return db
     .selectFrom('client_credits')

@@ -3,25 +3,43 @@ import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
-import { ContactsPage } from './pages.tsx';
+import { ADDRESS_KINDS, type AddressKind, ContactsPage } from './pages.tsx';
 import { ContactListQuery } from './routes.ts';
 import { ContactCreate, type ContactCreateBody } from './schemas.ts';
 import * as service from './service.ts';
 
 const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
 
+const PageQuery = Type.Object({
+  ...ContactListQuery.properties,
+  scheme: Type.Optional(Type.Union(ADDRESS_KINDS.map((kind) => Type.Literal(kind)))),
+});
+type PageQueryType = Static<typeof PageQuery>;
+
+/** The kind a refused form was filling in, read back from what it posted. */
+function postedKind(values: Record<string, unknown>): AddressKind {
+  const first = (
+    values.addresses as { address?: unknown; requisites?: { scheme?: unknown } }[] | undefined
+  )?.[0];
+  const scheme = first?.requisites?.scheme;
+  if (typeof scheme === 'string' && (ADDRESS_KINDS as readonly string[]).includes(scheme))
+    return scheme as AddressKind;
+  return first?.address !== undefined ? 'crypto' : 'none';
+}
+
 async function render(deps: service.ContactsDeps, request: FastifyRequest, form: FormState) {
   const shell = shellOf(request);
-  const query = request.method === 'GET' ? (request.query as Static<typeof ContactListQuery>) : {};
-  const page = await service.listContactsInApp(deps, shell.user.id, shell.book.id, query);
-  return ContactsPage({ shell, page, cursor: query.cursor, form });
+  const query: PageQueryType = request.method === 'GET' ? (request.query as PageQueryType) : {};
+  const page = await service.listContactsInApp(deps, shell.user.id, shell.book.id, { cursor: query.cursor });
+  const kind = request.method === 'GET' ? (query.scheme ?? 'none') : postedKind(form.values);
+  return ContactsPage({ shell, page, cursor: query.cursor, form, kind });
 }
 
 export function registerContactPages(scope: FastifyInstance, deps: service.ContactsDeps) {
   const path = '/app/books/:book_id/contacts';
   scope.get(
     path,
-    { schema: { hide: true, params: BookParams, querystring: ContactListQuery } },
+    { schema: { hide: true, params: BookParams, querystring: PageQuery } },
     async (request, reply) => sendPage(reply, await render(deps, request, EMPTY_FORM)),
   );
   scope.post(

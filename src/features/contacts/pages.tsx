@@ -1,3 +1,4 @@
+import type { JSX } from 'preact';
 import {
   type Column,
   EmptyState,
@@ -12,8 +13,8 @@ import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, canWrite, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 import type { presentContact } from './service.ts';
 
-// Contacts: the book's address book, and a new contact with its requisites (SEPA here; the API
-// also takes swift, uk and us_ach).
+// Contacts: the book's address book, and a new contact with one address: bank requisites in any
+// of the four schemes (sepa, swift, uk, us_ach) or a crypto wallet, the fields of the kind chosen.
 
 type ContactView = ReturnType<typeof presentContact> & { created_at?: string };
 
@@ -30,18 +31,161 @@ function requisitesText(contact: ContactView): string {
   return parts.join(' · ');
 }
 
-function CreateForm({ shell, form }: { shell: Shell & { book: ShellBook }; form: FormState }) {
+/** What the new contact's first address is: none, a bank account in one scheme, or a wallet. */
+export const ADDRESS_KINDS = ['none', 'sepa', 'swift', 'uk', 'us_ach', 'crypto'] as const;
+export type AddressKind = (typeof ADDRESS_KINDS)[number];
+
+const KIND_LABELS: Record<AddressKind, string> = {
+  none: 'None',
+  sepa: 'SEPA (IBAN)',
+  swift: 'SWIFT',
+  uk: 'UK (sort code)',
+  us_ach: 'US ACH',
+  crypto: 'Crypto address',
+};
+
+const AT = 'addresses.0';
+const REQ = `${AT}.requisites`;
+
+/** US ACH: account and routing numbers, the holder, checking or savings. */
+function AchFields({ form, holder }: { form: FormState; holder: JSX.Element }) {
   return (
-    <div class="card">
-      <h2>New contact</h2>
-      <Form
-        action={bookPath(shell.book.id, 'contacts')}
-        csrf={shell.csrfToken}
+    <div class="row">
+      <Field
+        name={`${REQ}.account_number`}
+        label="Account number"
         form={form}
-        label="New contact"
-      >
+        required
+        hint="4 to 17 digits."
+      />
+      <Field
+        name={`${REQ}.routing_number`}
+        label="Routing number"
+        form={form}
+        required
+        hint="9 digits (ABA)."
+      />
+      {holder}
+      <Select
+        name={`${REQ}.account_type`}
+        label="Account type"
+        options={[
+          ['checking', 'Checking'],
+          ['savings', 'Savings'],
+        ]}
+        form={form}
+      />
+    </div>
+  );
+}
+
+/** The fields of one bank scheme, named as the app API's body nests them. */
+function SchemeFields({ kind, form }: { kind: Exclude<AddressKind, 'none' | 'crypto'>; form: FormState }) {
+  const holder = <Field name={`${REQ}.holder`} label="Account holder" form={form} required maxLength={200} />;
+  switch (kind) {
+    case 'sepa':
+      return (
         <div class="row">
-          <Field name="name" label="Name" form={form} required maxLength={200} />
+          <Field name={`${REQ}.iban`} label="IBAN" form={form} required hint="Spaces are fine." />
+          <Field name={`${REQ}.bic`} label="BIC (optional)" form={form} hint="8 or 11 characters." />
+          {holder}
+        </div>
+      );
+    case 'swift':
+      return (
+        <>
+          <div class="row">
+            <Field name={`${REQ}.account_number`} label="Account number or IBAN" form={form} required />
+            <Field
+              name={`${REQ}.swift_bic`}
+              label="SWIFT/BIC"
+              form={form}
+              required
+              hint="8 or 11 characters."
+            />
+            {holder}
+          </div>
+          <div class="row">
+            <Field name={`${REQ}.bank_name`} label="Bank name (optional)" form={form} maxLength={200} />
+            <Field name={`${REQ}.bank_address`} label="Bank address (optional)" form={form} />
+          </div>
+        </>
+      );
+    case 'uk':
+      return (
+        <div class="row">
+          <Field
+            name={`${REQ}.account_number`}
+            label="Account number"
+            form={form}
+            required
+            hint="8 digits."
+          />
+          <Field
+            name={`${REQ}.sort_code`}
+            label="Sort code"
+            form={form}
+            required
+            hint="12-34-56 or 123456."
+          />
+          {holder}
+        </div>
+      );
+    case 'us_ach':
+      return <AchFields form={form} holder={holder} />;
+  }
+}
+
+/** A wallet to pay the contact at: its address and the network it lives on. */
+function CryptoFields({ form }: { form: FormState }) {
+  return (
+    <div class="row">
+      <Field name={`${AT}.address`} label="Wallet address" form={form} required maxLength={256} />
+      <Field
+        name={`${AT}.network`}
+        label="Network"
+        form={form}
+        maxLength={24}
+        hint="For example base or ethereum."
+      />
+      <Field
+        name={`${AT}.chain`}
+        label="Chain (optional)"
+        form={form}
+        maxLength={24}
+        hint="For example evm."
+      />
+    </div>
+  );
+}
+
+/** Links that choose the address's kind; each keeps the page and shows that kind's fields. */
+function KindPicker({ path, kind }: { path: string; kind: AddressKind }) {
+  return (
+    <nav class="filters" aria-label="Requisites">
+      <span class="muted">Requisites:</span>
+      {ADDRESS_KINDS.map((option) => (
+        <a
+          href={`${hrefWith(path, { scheme: option === 'none' ? undefined : option })}#new-contact`}
+          aria-current={option === kind ? 'true' : undefined}
+        >
+          {KIND_LABELS[option]}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+function CreateForm(props: { shell: Shell & { book: ShellBook }; form: FormState; kind: AddressKind }) {
+  const { shell, form, kind } = props;
+  const path = bookPath(shell.book.id, 'contacts');
+  return (
+    <div class="card" id="new-contact">
+      <h2>New contact</h2>
+      <KindPicker path={path} kind={kind} />
+      <Form action={path} csrf={shell.csrfToken} form={form} label="New contact">
+        <div class="row">
+          <Field name="name" label="Name" form={form} required maxLength={120} />
           <Select
             name="kind"
             label="Kind"
@@ -57,21 +201,26 @@ function CreateForm({ shell, form }: { shell: Shell & { book: ShellBook }; form:
           <Field name="country" label="Country" form={form} hint="Two letters, e.g. DE." />
           <Field name="tax_id" label="Tax id" form={form} />
         </div>
-        <h3>Bank requisites (SEPA)</h3>
-        <div class="row">
-          <Select
-            name="addresses.0.requisites.scheme"
-            label="Scheme"
-            options={[
-              ['', 'None'],
-              ['sepa', 'SEPA'],
-            ]}
-            form={form}
-          />
-          <Field name="addresses.0.requisites.iban" label="IBAN" form={form} />
-          <Field name="addresses.0.requisites.bic" label="BIC" form={form} />
-          <Field name="addresses.0.requisites.holder" label="Account holder" form={form} />
-        </div>
+        {kind !== 'none' && (
+          <>
+            <h3>{kind === 'crypto' ? 'Crypto address' : `Bank requisites: ${KIND_LABELS[kind]}`}</h3>
+            <Field
+              name={`${AT}.label`}
+              label="Label (optional)"
+              form={form}
+              maxLength={80}
+              hint="Main account, say."
+            />
+            {kind === 'crypto' ? (
+              <CryptoFields form={form} />
+            ) : (
+              <>
+                <input type="hidden" name={`${REQ}.scheme`} value={kind} />
+                <SchemeFields kind={kind} form={form} />
+              </>
+            )}
+          </>
+        )}
         <button type="submit">Add the contact</button>
       </Form>
     </div>
@@ -83,6 +232,8 @@ export function ContactsPage(props: {
   page: { items: ContactView[]; next_cursor: string | null };
   cursor: string | undefined;
   form: FormState;
+  /** Which kind of address the new-contact form asks for. */
+  kind: AddressKind;
 }) {
   const { shell, page, form } = props;
   const path = bookPath(shell.book.id, 'contacts');
@@ -109,7 +260,7 @@ export function ContactsPage(props: {
           </EmptyState>
         }
       />
-      {canWrite(shell.book.role) && <CreateForm shell={shell} form={form} />}
+      {canWrite(shell.book.role) && <CreateForm shell={shell} form={form} kind={props.kind} />}
     </Layout>
   );
 }

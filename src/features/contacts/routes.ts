@@ -5,9 +5,10 @@ import {
   INTEGRATION_WRITE_ERRORS,
   routeDoc,
 } from '../../platform/http/openapi.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { runWrite } from '../../platform/http/write.ts';
-import { ContactCreate, type ContactCreateBody, ContactOut } from './schemas.ts';
+import { ContactCreate, ContactOut } from './schemas.ts';
 import * as service from './service.ts';
 
 /** The OpenAPI description of each route below (see platform/http/openapi.ts). */
@@ -39,7 +40,8 @@ const docs = {
   }),
 };
 
-export function registerContactRoutes(app: FastifyInstance, deps: service.ContactsDeps) {
+export function registerContactRoutes(server: FastifyInstance, deps: service.ContactsDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/integration/contacts',
     {
@@ -52,7 +54,7 @@ export function registerContactRoutes(app: FastifyInstance, deps: service.Contac
     },
     (request, reply) =>
       runWrite(deps, request, reply, 201, (tx) =>
-        service.createContact(tx, deps.clock, request.integration!, request.body as ContactCreateBody),
+        service.createContact(tx, deps.clock, requireCaller(request, 'integration'), request.body),
       ),
   );
 }
@@ -63,7 +65,8 @@ export const ContactListQuery = Type.Object({
 });
 
 /** The Contacts screen's list and create, for scripts with a session. */
-export function registerContactAppRoutes(app: FastifyInstance, deps: service.ContactsDeps) {
+export function registerContactAppRoutes(server: FastifyInstance, deps: service.ContactsDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/contacts',
     {
@@ -80,13 +83,8 @@ export function registerContactAppRoutes(app: FastifyInstance, deps: service.Con
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      return service.listContactsInApp(
-        deps,
-        request.session!.userId,
-        id,
-        request.query as Static<typeof ContactListQuery>,
-      );
+      const { id } = request.params;
+      return service.listContactsInApp(deps, requireCaller(request).userId, id, request.query);
     },
   );
   app.post(
@@ -100,13 +98,8 @@ export function registerContactAppRoutes(app: FastifyInstance, deps: service.Con
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const contact = await service.createContactInApp(
-        deps,
-        request.session!.userId,
-        id,
-        request.body as ContactCreateBody,
-      );
+      const { id } = request.params;
+      const contact = await service.createContactInApp(deps, requireCaller(request).userId, id, request.body);
       return reply.code(201).send(contact);
     },
   );

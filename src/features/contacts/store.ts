@@ -1,38 +1,10 @@
+import type { Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
+import type { ContactAddressesTable, ContactsTable } from '../../platform/db/schema.ts';
 
-export type ContactRow = {
-  id: string;
-  space_id: string;
-  name: string;
-  kind: string;
-  note: string;
-  address: string;
-  country: string;
-  email: string;
-  phone: string;
-  reg_number: string;
-  tax_id: string;
-  compliance: string;
-  identity_id: string | null;
-  whitelisted: boolean;
-  saved_to_book: boolean;
-  tags: string[];
-  created_at: Date;
-};
+export type ContactRow = Selectable<ContactsTable>;
 
-export type ContactAddressRow = {
-  id: string;
-  space_id: string;
-  contact_id: string;
-  position: number;
-  label: string;
-  address: string;
-  chain: string | null;
-  network: string | null;
-  details: string;
-  is_primary: boolean;
-  requisites: Record<string, unknown> | null;
-};
+export type ContactAddressRow = Selectable<ContactAddressesTable>;
 
 /** Inserts a contact and its addresses; the caller's transaction makes them land together. */
 export async function insertContact(

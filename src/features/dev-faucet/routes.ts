@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { RenderedRefusal } from '../../platform/http/errors.ts';
 import { routeDoc } from '../../platform/http/openapi.ts';
-import type { Static } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { FaucetIn, FaucetOut } from './schemas.ts';
 import { type FaucetDeps, fundFromFaucet } from './service.ts';
 
@@ -20,7 +20,8 @@ const docs = {
 };
 
 /** POST /dev/faucet: a development rail, answered 404 when NODE_ENV=production. */
-export function registerDevFaucetRoutes(app: FastifyInstance, deps: DevFaucetRouteDeps): void {
+export function registerDevFaucetRoutes(server: FastifyInstance, deps: DevFaucetRouteDeps): void {
+  const app = typedRoutes(server);
   app.post(
     '/dev/faucet',
     {
@@ -37,7 +38,7 @@ export function registerDevFaucetRoutes(app: FastifyInstance, deps: DevFaucetRou
           body: { error: 'not_found', detail: 'No route POST /dev/faucet.' },
         });
       }
-      const outcome = await fundFromFaucet(deps, request.body as Static<typeof FaucetIn>);
+      const outcome = await fundFromFaucet(deps, request.body);
       if (!outcome.ok) throw new RenderedRefusal({ status: 422, body: { detail: outcome.problems } });
       return outcome.value;
     },

@@ -378,3 +378,24 @@ export function reminderStage(dueOn: string, today: string): ReminderStage | nul
   if (today >= addDays(dueOn, -REMIND_BEFORE_DAYS)) return 'before_due';
   return null;
 }
+
+/**
+ * What every new invoice starts with, however it is made (mirrored, or from an accepted quote):
+ * nothing paid, credited or missing, not sent, paid, voided or paused, made at `at`.
+ */
+export function freshInvoiceState(at: Date) {
+  return {
+    paid_amount: '0',
+    credited_amount: '0',
+    shortfall_amount: '0',
+    invoice_id: null,
+    last_paid_on: null,
+    sent_at: null,
+    paid_event_at: null,
+    voided_at: null,
+    void_reason: '',
+    reminders_paused_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+}

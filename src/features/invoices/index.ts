@@ -1,14 +1,36 @@
+export { registerInvoiceDocumentAppRoutes } from './app-api-routes.ts';
 export { registerInvoiceAppRoutes } from './app-routes.ts';
-export { invoiceHtml } from './document.ts';
+export {
+  type ChatAnswerDecision,
+  type ChatInvoicePost,
+  type ChatPress,
+  type InvoiceChatPort,
+  markPaidByPayer,
+  pendingChatAnswers,
+  requestDeferral,
+  settleChatAnswer,
+} from './chat-answers.ts';
+export { invoiceHtml, invoicePdf } from './document.ts';
 export { CURRENCY_MINOR_UNITS, computeTotals, minorUnitsOf } from './domain.ts';
+export { registerInvoicePages } from './page-routes.ts';
 export { registerInvoiceRoutes } from './routes.ts';
 export { InvoiceOut } from './schemas.ts';
 export {
   applyInvoiceDiscount,
   applyInvoiceSettlement,
+  createInvoice,
+  decideQuote,
+  getInvoice,
   type InvoiceRecord,
   type InvoicesDeps,
   invoiceByToken,
+  listDeliveries,
+  present,
   recordInvoiceShortfall,
+  recordPayment,
+  remindInvoice,
   sendAutomaticReminders,
+  sendInvoice,
+  voidInvoice,
+  writeOffInvoice,
 } from './service.ts';

@@ -61,7 +61,7 @@ const docs = {
     operationId: 'sendInvoice',
     summary: 'Send an invoice (via "none" marks it sent)',
     description:
-      'Sends a draft invoice to the client by email, or with via "none" only marks it sent. From then on it can be paid on its page and reminded.',
+      'Sends a draft invoice to the client by email, with via "chat" to the client’s connected chat group (the PDF with "I paid" and "Need more time" buttons; 503 chat_unavailable without the bot, 422 delivery_unavailable when the contact has no group, 403 plan_required below Pro), or with via "none" only marks it sent. From then on it can be paid on its page and reminded.',
   },
   recordInvoicePayment: {
     operationId: 'recordInvoicePayment',
@@ -78,7 +78,7 @@ const docs = {
     operationId: 'remindInvoice',
     summary: 'Record a reminder for a sent or partial invoice',
     description:
-      'Sends (or records) a reminder for an invoice that is sent or partly paid; other states are refused.',
+      'Sends (or records) a reminder for an invoice that is sent or partly paid; other states are refused. Without via it goes by mail when mail is configured and to the client’s chat group when one is connected; via "email" or "chat" sends by that channel only and refuses when it is unavailable.',
   },
 };
 
@@ -198,6 +198,6 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: service.Invoic
     body: RemindIn,
     response: RemindOut,
     run: (tx, spaceId, id, body: Static<typeof RemindIn>) =>
-      service.remindInvoice(tx, deps, spaceId, id, body.message ?? ''),
+      service.remindInvoice(tx, deps, spaceId, id, body.message ?? '', body.via),
   });
 }

@@ -150,7 +150,11 @@ export const InvoicePaymentCreate = Type.Object(
 
 export const EmptyIn = Type.Object({});
 export const VoidIn = Type.Object({ reason: optionalText(500) });
-export const RemindIn = Type.Object({ message: optionalText(2000) });
+export const RemindIn = Type.Object({
+  message: optionalText(2000),
+  // Absent: every channel the invoice has (mail when configured, the client's chat group).
+  via: Type.Optional(Enum(['email', 'chat'] as const)),
+});
 
 const LineItemOut = Type.Object({
   description: Type.String(),
@@ -269,3 +273,42 @@ export type SellerBody = Partial<
 export type ClientBody = Static<typeof ClientOverride>;
 export type SendBody = Static<typeof SendIn>;
 export type PaymentBody = Static<typeof InvoicePaymentCreate>;
+
+// The owner's app: the Invoices list and the ids of one invoice of a space.
+
+export const INVOICE_KINDS = ['invoice', 'quote', 'credit_note'] as const;
+export const VISIBLE_STATUSES = [
+  'draft',
+  'sent',
+  'partial',
+  'paid',
+  'issued',
+  'void',
+  'quote_draft',
+  'quote_sent',
+  'quote_accepted',
+  'quote_declined',
+  'quote_expired',
+] as const;
+
+export const InvoiceListQuery = Type.Object({
+  kind: Type.Optional(Enum(INVOICE_KINDS)),
+  status: Type.Optional(
+    Enum(VISIBLE_STATUSES, {
+      description: 'The status as listed: a sent quote past due_on is quote_expired.',
+    }),
+  ),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
+export type InvoiceListQueryBody = Static<typeof InvoiceListQuery>;
+
+export const InvoiceListOut = Type.Object({
+  items: Type.Array(InvoiceOut),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Send as ?cursor= for the next 50.' }),
+});
+
+export const SpaceInvoiceParams = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  invoice_id: Type.String({ format: 'uuid' }),
+});
+export const SpaceOnlyParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

@@ -126,7 +126,9 @@ export async function dueForReminder(
              ELSE 'before_due' END AS stage
       FROM invoices i
       WHERE i.kind = 'invoice' AND i.status IN ('sent', 'partial') AND i.auto_remind
-        AND i.reminders_paused_at IS NULL AND i.client_email <> '' AND i.due_on <= ${bounds.firstBefore}::date
+        AND i.reminders_paused_at IS NULL AND i.due_on <= ${bounds.firstBefore}::date
+        AND (i.client_email <> '' OR EXISTS (SELECT 1 FROM contact_chats c WHERE c.space_id = i.space_id
+          AND c.contact_id = i.contact_id AND c.disconnected_at IS NULL))
     ) due
     WHERE NOT EXISTS (SELECT 1 FROM invoice_deliveries d WHERE d.invoice_id = due.id AND d.auto_stage = due.stage)
     ORDER BY due.due_on, due.id
@@ -174,4 +176,71 @@ export function spaceDeliveries(
   let query = db.selectFrom('invoice_deliveries').selectAll().where('space_id', '=', spaceId);
   if (invoiceId !== undefined) query = query.where('invoice_id', '=', invoiceId);
   return query.orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(limit).execute();
+}
+
+/** The filter of the Invoices list: kind, the status a reader sees, and the page's cursor. */
+export type InvoiceListFilter = {
+  kind?: 'invoice' | 'quote' | 'credit_note' | undefined;
+  /** A visible status: a sent quote past its due date is filtered as quote_expired. */
+  status?: InvoiceRow['status'] | undefined;
+  before?: { at: Date; id: string } | undefined;
+  /** Today (YYYY-MM-DD), which decides when a sent quote reads as expired. */
+  today: string;
+  limit: number;
+};
+
+/** A space's invoices, quotes and credit notes, newest first, one page from a (created_at, id) cursor. */
+export function listInvoicesPage(db: Queryable, spaceId: string, filter: InvoiceListFilter) {
+  let query = db.selectFrom('invoices').selectAll().where('space_id', '=', spaceId);
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+  if (filter.status === 'quote_expired') {
+    query = query.where('status', '=', 'quote_sent').where('due_on', '<', filter.today);
+  } else if (filter.status === 'quote_sent') {
+    query = query.where('status', '=', 'quote_sent').where('due_on', '>=', filter.today);
+  } else if (filter.status !== undefined) {
+    query = query.where('status', '=', filter.status);
+  }
+  const before = filter.before;
+  if (before) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', before.at),
+        eb.and([eb('created_at', '=', before.at), eb('id', '<', before.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+}
+
+/** The payments of several invoices of one space in one query, in the order they were recorded. */
+export function paymentsOfInvoices(
+  db: Queryable,
+  spaceId: string,
+  invoiceIds: readonly string[],
+): Promise<InvoicePaymentRow[]> {
+  if (invoiceIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('invoice_payments')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('invoice_id', 'in', invoiceIds)
+    .orderBy('seq')
+    .execute();
+}
+
+/** Invoices of a contact waiting on the seller after a chat answer (features/chat lists them). */
+export function listChatPending(db: Queryable, spaceId: string, contactId: string) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('contact_id', '=', contactId)
+    .where('kind', '=', 'invoice')
+    .where('status', 'in', ['sent', 'partial'])
+    .where((eb) =>
+      eb.or([eb('payer_marked_paid_at', 'is not', null), eb('deferral_state', '=', 'requested')]),
+    )
+    .orderBy('due_on')
+    .limit(200)
+    .execute();
 }

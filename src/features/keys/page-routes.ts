@@ -4,7 +4,7 @@ import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath, canAdminister } from '../../platform/web/shell.ts';
 import { type IssuedKey, KeysPage } from './pages.tsx';
-import { KeyIssue } from './schemas.ts';
+import { KeyIssue, KeyListQuery } from './schemas.ts';
 import * as service from './service.ts';
 
 const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
@@ -18,13 +18,16 @@ export function registerKeyPages(scope: FastifyInstance, deps: service.KeysDeps)
   const render = async (request: Parameters<typeof shellOf>[0], form: FormState, issued?: IssuedKey) => {
     const shell = shellOf(request);
     // Keys are an administrator's business: others see the screen's explanation, not the list.
-    const keys = canAdminister(shell.book.role)
-      ? await service.listKeys(deps, shell.user.id, shell.book.id)
-      : [];
-    return KeysPage({ shell, keys: keys.toReversed(), form, ...(issued ? { issued } : {}) });
+    const query = request.method === 'GET' ? (request.query as Static<typeof KeyListQuery>) : {};
+    const page = canAdminister(shell.book.role)
+      ? await service.listKeys(deps, shell.user.id, shell.book.id, query)
+      : { items: [], next_cursor: null };
+    return KeysPage({ shell, page, cursor: query.cursor, form, ...(issued ? { issued } : {}) });
   };
-  scope.get(path, { schema: { hide: true, params: BookParams } }, async (request, reply) =>
-    sendPage(reply, await render(request, EMPTY_FORM)),
+  scope.get(
+    path,
+    { schema: { hide: true, params: BookParams, querystring: KeyListQuery } },
+    async (request, reply) => sendPage(reply, await render(request, EMPTY_FORM)),
   );
   scope.post(
     path,

@@ -7,6 +7,7 @@ import {
   Field,
   Form,
   type FormState,
+  hrefWith,
   Pill,
   SecretBox,
   Select,
@@ -95,11 +96,13 @@ function statusTone(status: string) {
 
 export function KeysPage(props: {
   shell: Shell & { book: ShellBook };
-  keys: KeyView[];
+  page: { items: KeyView[]; next_cursor: string | null };
+  cursor: string | undefined;
   form: FormState;
   issued?: IssuedKey;
 }) {
-  const { shell, keys, form, issued } = props;
+  const { shell, page, form, issued } = props;
+  const path = bookPath(shell.book.id, 'keys');
   const admin = canAdminister(shell.book.role);
   const columns: Column<KeyView>[] = [
     { header: 'Name', cell: (key) => key.name },
@@ -151,7 +154,9 @@ export function KeysPage(props: {
         <Table
           caption="Keys"
           columns={columns}
-          rows={keys}
+          rows={page.items}
+          nextHref={page.next_cursor ? hrefWith(path, { cursor: page.next_cursor }) : null}
+          firstHref={props.cursor ? path : null}
           empty={
             <EmptyState title="No keys yet">
               <p>Issue a key below and give it to your server: it mints payment requests and charges.</p>

@@ -5,8 +5,9 @@ import {
   INTEGRATION_READ_ERRORS,
   routeDoc,
 } from '../../platform/http/openapi.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
-import { KeyIssue, KeyIssued, KeyList, KeyOut, KeyParams, PingOut } from './schemas.ts';
+import { Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
+import { KeyIssue, KeyIssued, KeyList, KeyListQuery, KeyOut, KeyParams, PingOut } from './schemas.ts';
 import * as service from './service.ts';
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -24,7 +25,8 @@ const docs = {
   listKeys: routeDoc({
     operationId: 'listKeys',
     summary: 'List integration keys',
-    description: "Lists the space's keys by name, prefix, scopes and state; never the key or its secret.",
+    description:
+      "Lists the space's keys (revoked and expired ones too) by name, prefix, scopes and state, newest first, 50 a page; never the key or its secret. Owners and admins only.",
     tags: ['Keys'],
     errors: APP_READ_ERRORS,
   }),
@@ -46,7 +48,8 @@ const docs = {
   }),
 };
 
-export function registerKeyRoutes(app: FastifyInstance, deps: service.KeysDeps) {
+export function registerKeyRoutes(server: FastifyInstance, deps: service.KeysDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/app/api/spaces/:id/keys',
     {
@@ -58,13 +61,8 @@ export function registerKeyRoutes(app: FastifyInstance, deps: service.KeysDeps) 
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const issued = await service.issueKey(
-        deps,
-        request.session!.userId,
-        id,
-        request.body as service.KeyIssueInput,
-      );
+      const { id } = request.params;
+      const issued = await service.issueKey(deps, requireCaller(request).userId, id, request.body);
       return reply.code(201).header('cache-control', 'no-store').send(issued);
     },
   );
@@ -74,12 +72,13 @@ export function registerKeyRoutes(app: FastifyInstance, deps: service.KeysDeps) 
       schema: {
         ...docs.listKeys,
         params: SpaceParams,
+        querystring: KeyListQuery,
         response: { 200: KeyList },
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      return { items: await service.listKeys(deps, request.session!.userId, id) };
+      const { id } = request.params;
+      return service.listKeys(deps, requireCaller(request).userId, id, request.query);
     },
   );
   app.delete(
@@ -92,13 +91,14 @@ export function registerKeyRoutes(app: FastifyInstance, deps: service.KeysDeps) 
       },
     },
     async (request) => {
-      const { id, key_id } = request.params as Static<typeof KeyParams>;
-      return service.revokeKey(deps, request.session!.userId, id, key_id);
+      const { id, key_id } = request.params;
+      return service.revokeKey(deps, requireCaller(request).userId, id, key_id);
     },
   );
 }
 
-export function registerPingRoute(app: FastifyInstance) {
+export function registerPingRoute(server: FastifyInstance) {
+  const app = typedRoutes(server);
   app.get(
     '/integration/ping',
     {
@@ -108,6 +108,9 @@ export function registerPingRoute(app: FastifyInstance) {
         response: { 200: PingOut },
       },
     },
-    async (request) => ({ space_id: request.integration!.spaceId, scopes: request.integration!.scopes }),
+    async (request) => ({
+      space_id: requireCaller(request, 'integration').spaceId,
+      scopes: requireCaller(request, 'integration').scopes,
+    }),
   );
 }

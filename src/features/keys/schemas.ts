@@ -1,5 +1,5 @@
 import { SCOPES } from '../../platform/http/context.ts';
-import { Enum, NullableText, Text, Type } from '../../platform/http/schema-kit.ts';
+import { CursorPage, CursorParam, Enum, NullableText, Text, Type } from '../../platform/http/schema-kit.ts';
 
 export const KeyIssue = Type.Object({
   name: Text({ minLength: 1, maxLength: 120 }),
@@ -39,7 +39,8 @@ const KeyFields = {
 };
 
 export const KeyOut = Type.Object(KeyFields);
-export const KeyList = Type.Object({ items: Type.Array(KeyOut) });
+export const KeyList = CursorPage(KeyOut);
+export const KeyListQuery = Type.Object({ cursor: CursorParam });
 
 export const KeyIssued = Type.Object({
   ...KeyFields,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
+import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import { SECRET_PREFIX } from '../../core/ids.ts';
 import type { AuthStamps } from '../../platform/auth-stamps.ts';
@@ -126,10 +127,19 @@ export async function issueKey(deps: KeysDeps, actorId: string, spaceId: string,
   return { ...present(row!, now), key, webhook_secret: webhookSecret };
 }
 
-export async function listKeys(deps: KeysDeps, actorId: string, spaceId: string) {
+/** The space's keys, newest first, 50 a page (app API and page). */
+export async function listKeys(
+  deps: KeysDeps,
+  actorId: string,
+  spaceId: string,
+  query: { cursor?: string | undefined } = {},
+) {
   await requireAdministrator(deps.db, spaceId, actorId);
+  const before = readCursor(query.cursor);
   const now = deps.clock.now();
-  return (await store.listKeys(deps.db, spaceId)).map((row) => present(row, now));
+  const rows = await store.listKeys(deps.db, spaceId, { before, limit: PAGE_SIZE + 1 });
+  const page = pageOf(rows, (row) => ({ at: row.created_at, id: row.id }));
+  return { items: page.items.map((row) => present(row, now)), next_cursor: page.next_cursor };
 }
 
 /** Revokes a key; every process refuses it from its next call on. */

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
+import { olderThan } from '../../platform/db/paging.ts';
 import type { Role } from '../../platform/db/schema.ts';
 import type { Principal } from './domain.ts';
 
@@ -86,13 +88,21 @@ const KEY_LIST_COLUMNS = [
   'push_sources.name as push_source',
 ] as const;
 
-export function listKeys(db: Queryable, spaceId: string) {
+/** A space's keys, revoked and expired ones too, newest first, `limit` older than `before`. */
+export function listKeys(
+  db: Queryable,
+  spaceId: string,
+  page: { before: Cursor | undefined; limit: number },
+) {
   return db
     .selectFrom('integration_keys')
     .leftJoin('push_sources', 'push_sources.id', 'integration_keys.push_source_id')
     .select(KEY_LIST_COLUMNS)
     .where('integration_keys.space_id', '=', spaceId)
-    .orderBy('integration_keys.created_at')
+    .where(olderThan('integration_keys.created_at', 'integration_keys.id', page.before))
+    .orderBy('integration_keys.created_at', 'desc')
+    .orderBy('integration_keys.id', 'desc')
+    .limit(page.limit)
     .execute();
 }
 

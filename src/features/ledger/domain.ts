@@ -1,3 +1,4 @@
+import type { EntryKind, Origin } from '../../core/events.ts';
 import { type AmountE8, asAmount } from '../../core/money.ts';
 
 // The ledger's rules, with no I/O. Postings are signed (debits positive); an entry balances when
@@ -7,8 +8,8 @@ import { type AmountE8, asAmount } from '../../core/money.ts';
 
 export type NormalSide = 'debit' | 'credit';
 export type LedgerAccountKind = 'asset' | 'income' | 'expense' | 'client_credit' | 'equity' | 'clearing';
-export type Origin = 'rail' | 'manual' | 'import' | 'internal';
-export type EntryKind = 'income' | 'expense' | 'transfer';
+// An entry's kind and origin are the words the book channel carries (spec §6.2), defined there.
+export type { EntryKind, Origin };
 
 export type LedgerAccountRef = {
   id: string;
@@ -58,18 +59,27 @@ export function isWellFormed(postings: readonly Posting[]): boolean {
   );
 }
 
+/**
+ * The one rule of the natural direction: a debit-normal account grows with positive postings, a
+ * credit-normal one with negative postings. Everything else (balances read, postings written,
+ * the store's SQL guards) is derived from it.
+ */
+export function naturalSign(normalSide: NormalSide): 1 | -1 {
+  return normalSide === 'debit' ? 1 : -1;
+}
+
 /** The balance as a person reads it: positive money held, or positive money owed. */
 export function naturalBalance(normalSide: NormalSide, signedSum: AmountE8): AmountE8 {
-  return asAmount(normalSide === 'debit' ? signedSum : -signedSum);
+  return asAmount(BigInt(naturalSign(normalSide)) * signedSum);
 }
 
 /** The signed posting that adds `amount` to an account in its natural direction. */
 export function increase(account: LedgerAccountRef, amount: AmountE8): Posting {
-  return { account, amount: asAmount(account.normalSide === 'debit' ? amount : -amount) };
+  return { account, amount: naturalBalance(account.normalSide, amount) };
 }
 
 export function decrease(account: LedgerAccountRef, amount: AmountE8): Posting {
-  return { account, amount: asAmount(account.normalSide === 'debit' ? -amount : amount) };
+  return { account, amount: naturalBalance(account.normalSide, asAmount(-amount)) };
 }
 
 /** A reversal undoes an entry with new postings of opposite sign; nothing is edited. */

@@ -31,4 +31,4 @@ export {
   reverseEntries,
   reverseEntry,
 } from './service.ts';
-export type { LedgerAccountSpec } from './store.ts';
+export type { EntryRider, LedgerAccountSpec } from './store.ts';

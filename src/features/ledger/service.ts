@@ -6,7 +6,6 @@ import { AppError } from '../../core/errors.ts';
 import { decodeKeyCursor, pageByKey } from '../../core/key-cursor.ts';
 import { type AmountE8, formatAmount, parseDecimalText } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
-import { alongside } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import {
   balanceUpdates,
@@ -32,7 +31,12 @@ export function readAmount(text: string): AmountE8 {
   return parsed.value;
 }
 
-export async function postEntry(tx: Queryable, draft: EntryDraft, at: Date): Promise<PostResult> {
+export async function postEntry(
+  tx: Queryable,
+  draft: EntryDraft,
+  at: Date,
+  riders: store.EntryRider[] = [],
+): Promise<PostResult> {
   assert(
     isWellFormed(draft.postings),
     `Unbalanced ledger entry: ${JSON.stringify([...imbalance(draft.postings)].map(String))}`,
@@ -66,6 +70,7 @@ export async function postEntry(tx: Queryable, draft: EntryDraft, at: Date): Pro
       { account: only.account, delta: formatAmount(only.delta), guard: only.account.noOverdraft },
       entry,
       postings,
+      riders,
     );
     if (balance === undefined) {
       assert(only.account.noOverdraft, `No ledger account ${only.account.id} to move`);
@@ -76,6 +81,8 @@ export async function postEntry(tx: Queryable, draft: EntryDraft, at: Date): Pro
     ]);
     return { ok: true, entryId, balances };
   }
+  // Several statements from here on: only a transaction makes them one write.
+  assert(tx.isTransaction, 'An entry that moves several balances must be posted in a transaction');
   const guarded = updates.some((update) => update.account.noOverdraft);
   // A refused overdraft must leave the caller's transaction usable (a refused charge still
   // mints its top-up request), so the balance moves are undone to a savepoint, not aborted.
@@ -91,6 +98,7 @@ export async function postEntry(tx: Queryable, draft: EntryDraft, at: Date): Pro
   }
   if (guarded) await sql`RELEASE SAVEPOINT ledger_post`.execute(tx);
   await store.insertEntry(tx, entry, postings);
+  await store.insertRiders(tx, entryId, riders);
   return { ok: true, entryId, balances };
 }
 
@@ -172,30 +180,18 @@ export function prepareEntries(drafts: EntryDraft[], at: Date): PreparedEntries 
 }
 
 /**
- * Files prepared entries: balances first (while the entries' document is written), then the
- * entries with their postings in one statement. `meanwhile` runs while the database files the
- * postings (the caller's next document, say).
+ * Files prepared entries: balances first (locked in id order), then the entries with their
+ * postings in one statement.
  */
-export async function fileEntries(
-  tx: Queryable,
-  prepared: PreparedEntries,
-  meanwhile?: () => void,
-): Promise<string[]> {
-  const [, document] = await alongside(store.applyDeltas(tx, prepared.deltas), () =>
-    store.entriesDocument(prepared.rows),
-  );
-  await alongside(store.insertEntriesDocument(tx, document, prepared.at), () => meanwhile?.());
+export async function fileEntries(tx: Queryable, prepared: PreparedEntries): Promise<string[]> {
+  await store.applyDeltas(tx, prepared.deltas);
+  await store.insertEntriesDocument(tx, store.entriesDocument(prepared.rows), prepared.at);
   return prepared.rows.map((row) => row.id);
 }
 
 /** Many entries at once, for imports: `prepareEntries` then `fileEntries`. */
-export function postEntries(
-  tx: Queryable,
-  drafts: EntryDraft[],
-  at: Date,
-  meanwhile?: () => void,
-): Promise<string[]> {
-  return fileEntries(tx, prepareEntries(drafts, at), meanwhile);
+export function postEntries(tx: Queryable, drafts: EntryDraft[], at: Date): Promise<string[]> {
+  return fileEntries(tx, prepareEntries(drafts, at));
 }
 
 /** Reverses many entries at once (an undone import); answers the new entries, in order. */

@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { jsonRecords, recordsJson } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { committedByOthers, committedByOthersOf, LastingRows } from '../../platform/db/lasting.ts';
-import type { LedgerAccountKind, LedgerAccountRef, NormalSide } from './domain.ts';
+import type { Rider } from '../../platform/db/rider.ts';
+import type { LedgerAccountsTable } from '../../platform/db/schema.ts';
+import { type LedgerAccountKind, type LedgerAccountRef, type NormalSide, naturalSign } from './domain.ts';
+
+/** A signed SQL amount read in the account's natural direction (the domain's `naturalSign`). */
+function naturalSql(normalSide: NormalSide, signed: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`${sql.lit(naturalSign(normalSide))} * (${signed})`;
+}
+
+/** The same, for a row's own `normal_side` column (checks over many accounts). */
+const NATURAL_SIGN_OF_ROW = sql`(CASE normal_side WHEN 'debit' THEN ${sql.lit(naturalSign('debit'))} ELSE ${sql.lit(naturalSign('credit'))} END)`;
 
 export type LedgerAccountSpec = {
   spaceId: string;
@@ -16,13 +26,10 @@ export type LedgerAccountSpec = {
   at: Date;
 };
 
-type Row = {
-  id: string;
-  currency: string;
-  normal_side: NormalSide;
-  tracks_balance: boolean;
-  no_overdraft: boolean;
-};
+type Row = Pick<
+  Selectable<LedgerAccountsTable>,
+  'id' | 'currency' | 'normal_side' | 'tracks_balance' | 'no_overdraft'
+>;
 
 const toRef = (row: Row): LedgerAccountRef => ({
   id: row.id,
@@ -167,8 +174,7 @@ export async function applyDelta(
   delta: string,
   guard: boolean,
 ): Promise<string | undefined> {
-  const natural =
-    account.normalSide === 'debit' ? sql`balance + ${delta}::numeric` : sql`-(balance + ${delta}::numeric)`;
+  const natural = naturalSql(account.normalSide, sql`balance + ${delta}::numeric`);
   const result = await sql<{ balance: string }>`
     UPDATE ledger_accounts SET balance = balance + ${delta}::numeric
     WHERE id = ${account.id} ${guard ? sql`AND ${natural} >= 0` : sql``}
@@ -210,6 +216,26 @@ export type EntryInsert = {
 
 export type PostingInsert = { accountId: string; currency: string; amount: string };
 
+/** A row another feature writes in an entry's statement, from the `entry` step (see Rider). */
+export type EntryRider = Rider;
+
+const ENTRY_STEP = sql.id('entry');
+
+function riderSteps(riders: EntryRider[]) {
+  return sql.join(
+    riders.map((rider, index) => sql`, ${sql.id(`rider_${index}`)} AS (${rider(ENTRY_STEP)})`),
+    sql``,
+  );
+}
+
+/** Writes riders for an entry already in the table (the path that moved several balances). */
+export async function insertRiders(db: Queryable, entryId: string, riders: EntryRider[]) {
+  for (const rider of riders) {
+    await sql`WITH entry AS (SELECT id FROM ledger_entries WHERE id = ${entryId}::uuid)
+      ${rider(ENTRY_STEP)}`.execute(db);
+  }
+}
+
 /**
  * One balance move and the entry it belongs to, in one statement: the move is an UPDATE of one
  * ledger account (with `guard`, only if the account stays on its right side of zero, decided
@@ -224,12 +250,11 @@ export async function moveAndInsertEntry(
   move: { account: LedgerAccountRef; delta: string; guard: boolean },
   entry: EntryInsert,
   postings: PostingInsert[],
+  riders: EntryRider[] = [],
 ): Promise<string | undefined> {
-  const guard = !move.guard
-    ? sql``
-    : move.account.normalSide === 'debit'
-      ? sql`AND balance + ${move.delta}::numeric >= 0`
-      : sql`AND -(balance + ${move.delta}::numeric) >= 0`;
+  const guard = move.guard
+    ? sql`AND ${naturalSql(move.account.normalSide, sql`balance + ${move.delta}::numeric`)} >= 0`
+    : sql``;
   const result = await sql<{ balance: string }>`
     WITH moved AS (
       UPDATE ledger_accounts SET balance = balance + ${move.delta}::numeric
@@ -250,7 +275,7 @@ export async function moveAndInsertEntry(
         unnest(${postings.map(() => randomUUID())}::uuid[], ${postings.map((p) => p.accountId)}::uuid[],
           ${postings.map((p) => p.currency)}::text[], ${postings.map((p) => p.amount)}::numeric[])
           AS p(id, account_id, currency, amount)
-    )
+    )${riderSteps(riders)}
     SELECT balance::text AS balance FROM moved`.execute(db);
   return result.rows[0]?.balance;
 }
@@ -438,7 +463,7 @@ export async function findProblems(db: Queryable, spaceId: string | undefined) {
     GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(p.amount), 0)`.execute(db);
   const overdrawn = await sql<{ id: string; balance: string }>`
     SELECT id, balance::text AS balance FROM ledger_accounts WHERE no_overdraft AND ${inSpace('space_id')}
-    AND (CASE WHEN normal_side = 'debit' THEN balance ELSE -balance END) < 0`.execute(db);
+    AND ${NATURAL_SIGN_OF_ROW} * balance < 0`.execute(db);
   return { unbalanced: unbalanced.rows, empty: empty.rows, drifted: drifted.rows, overdrawn: overdrawn.rows };
 }
 

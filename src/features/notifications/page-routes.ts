@@ -1,21 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { Type } from '../../platform/http/schema-kit.ts';
+import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { NotificationsPage } from './pages.tsx';
+import { NotificationQuery } from './routes.ts';
 import { listForMember, markRead } from './service.ts';
 
 const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
 
 export function registerNotificationPages(scope: FastifyInstance, deps: { db: Db; clock: Clock }) {
   const path = '/app/books/:book_id/notifications';
-  scope.get(path, { schema: { hide: true, params: BookParams } }, async (request, reply) => {
-    const shell = shellOf(request);
-    const items = await listForMember(deps, shell.book.id, shell.user.id);
-    return sendPage(reply, NotificationsPage({ shell, items }));
-  });
+  scope.get(
+    path,
+    { schema: { hide: true, params: BookParams, querystring: NotificationQuery } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const query = request.query as Static<typeof NotificationQuery>;
+      const page = await listForMember(deps, shell.book.id, shell.user.id, query);
+      return sendPage(reply, NotificationsPage({ shell, page, cursor: query.cursor }));
+    },
+  );
   // Reading is not a change to the book: a viewer may mark their own notifications read.
   scope.post(
     `${path}/read`,

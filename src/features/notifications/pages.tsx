@@ -3,6 +3,7 @@ import {
   type Column,
   DateTime,
   EmptyState,
+  hrefWith,
   Pill,
   Table,
 } from '../../platform/web/components.tsx';
@@ -13,7 +14,7 @@ import type { listForMember } from './service.ts';
 // Notifications: what the book told this member (keys about to expire, a paused subscription…),
 // newest first; the shell's badge counts the unread ones.
 
-type Item = Awaited<ReturnType<typeof listForMember>>[number];
+type Item = Awaited<ReturnType<typeof listForMember>>['items'][number];
 
 function summary(item: Item): string {
   const detail = Object.entries(item.payload)
@@ -23,7 +24,14 @@ function summary(item: Item): string {
   return detail || '—';
 }
 
-export function NotificationsPage({ shell, items }: { shell: Shell & { book: ShellBook }; items: Item[] }) {
+export function NotificationsPage(props: {
+  shell: Shell & { book: ShellBook };
+  page: { items: Item[]; next_cursor: string | null };
+  cursor: string | undefined;
+}) {
+  const { shell, page } = props;
+  const items = page.items;
+  const path = bookPath(shell.book.id, 'notifications');
   const columns: Column<Item>[] = [
     { header: 'When', cell: (item) => <DateTime at={item.created_at} /> },
     { header: 'What', cell: (item) => <code>{item.kind}</code> },
@@ -47,6 +55,8 @@ export function NotificationsPage({ shell, items }: { shell: Shell & { book: She
         caption="Notifications"
         columns={columns}
         rows={items}
+        nextHref={page.next_cursor ? hrefWith(path, { cursor: page.next_cursor }) : null}
+        firstHref={props.cursor ? path : null}
         empty={
           <EmptyState title="Nothing new">
             <p>Tollbook tells you here when a key is about to expire or something needs your attention.</p>

@@ -2,10 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { CursorPage, CursorParam, Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { listForMember, markRead } from './service.ts';
 
 const Params = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const NotificationQuery = Type.Object({ cursor: CursorParam });
 const NotificationOut = Type.Object({
   id: Type.String({ format: 'uuid' }),
   kind: Type.String(),
@@ -21,7 +23,7 @@ const docs = {
     operationId: 'listNotifications',
     summary: 'List notifications',
     description:
-      'Lists the notices the server raised for the space (a paused subscription, a low gas wallet, …), newest first. Any member may read.',
+      'Lists the notices the server raised for the space (a paused subscription, a low gas wallet, …), newest first, 50 a page. Any member may read.',
     tags: ['Notifications'],
     errors: APP_READ_ERRORS,
   }),
@@ -35,7 +37,8 @@ const docs = {
   }),
 };
 
-export function registerNotificationRoutes(app: FastifyInstance, deps: { db: Db; clock: Clock }) {
+export function registerNotificationRoutes(server: FastifyInstance, deps: { db: Db; clock: Clock }) {
+  const app = typedRoutes(server);
   app.post(
     '/app/api/spaces/:id/notifications/read',
     {
@@ -46,8 +49,8 @@ export function registerNotificationRoutes(app: FastifyInstance, deps: { db: Db;
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof Params>;
-      await markRead(deps, id, request.session!.userId, deps.clock.now());
+      const { id } = request.params;
+      await markRead(deps, id, requireCaller(request).userId, deps.clock.now());
       return { read: true };
     },
   );
@@ -57,12 +60,13 @@ export function registerNotificationRoutes(app: FastifyInstance, deps: { db: Db;
       schema: {
         ...docs.listNotifications,
         params: Params,
-        response: { 200: Type.Object({ items: Type.Array(NotificationOut) }) },
+        querystring: NotificationQuery,
+        response: { 200: CursorPage(NotificationOut) },
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof Params>;
-      return { items: await listForMember(deps, id, request.session!.userId) };
+      const { id } = request.params;
+      return listForMember(deps, id, requireCaller(request).userId, request.query);
     },
   );
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
+import { olderThan } from '../../platform/db/paging.ts';
 
 export type NewNotification = {
   spaceId: string;
@@ -27,14 +29,22 @@ export async function insertNotification(db: Queryable, notification: NewNotific
     .execute();
 }
 
-export function listNotifications(db: Queryable, spaceId: string, userId: string) {
+/** A member's notifications in a space, newest first, `limit` older than `before`. */
+export function listNotifications(
+  db: Queryable,
+  spaceId: string,
+  userId: string,
+  page: { before: Cursor | undefined; limit: number },
+) {
   return db
     .selectFrom('notifications')
     .select(['id', 'kind', 'subject_id', 'payload', 'created_at', 'read_at'])
     .where('space_id', '=', spaceId)
     .where('user_id', '=', userId)
+    .where(olderThan('created_at', 'id', page.before))
     .orderBy('created_at', 'desc')
-    .limit(200)
+    .orderBy('id', 'desc')
+    .limit(page.limit)
     .execute();
 }
 

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../core/errors.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import type { FormState } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
-import { PaymentRequestsPage } from './pages.tsx';
+import { MarkPaidPage, PaymentRequestsPage } from './pages.tsx';
 import { MarkPaidIn, RequestListQuery } from './schemas.ts';
 import * as service from './service.ts';
 
@@ -17,17 +18,17 @@ async function render(
   deps: service.RequestsDeps,
   request: FastifyRequest,
   query: Static<typeof RequestListQuery>,
-  refused?: { token: string; form: FormState },
 ) {
   const shell = shellOf(request);
   const page = await service.listRequests(deps, shell.user.id, shell.book.id, query);
-  return PaymentRequestsPage({
-    shell,
-    page,
-    status: query.status,
-    cursor: query.cursor,
-    ...(refused ? { refused } : {}),
-  });
+  return PaymentRequestsPage({ shell, page, status: query.status, cursor: query.cursor });
+}
+
+async function renderMarkPaid(deps: service.RequestsDeps, request: FastifyRequest, form?: FormState) {
+  const shell = shellOf(request);
+  const { token } = request.params as Static<typeof TokenParams>;
+  const found = await service.getRequestInApp(deps, shell.user.id, shell.book.id, token);
+  return MarkPaidPage({ shell, request: found, form });
 }
 
 export function registerPaymentRequestPages(scope: FastifyInstance, deps: service.RequestsDeps) {
@@ -37,6 +38,11 @@ export function registerPaymentRequestPages(scope: FastifyInstance, deps: servic
     { schema: { hide: true, params: BookParams, querystring: RequestListQuery } },
     async (request, reply) =>
       sendPage(reply, await render(deps, request, request.query as Static<typeof RequestListQuery>)),
+  );
+  scope.get(
+    `${path}/:token/mark-paid`,
+    { schema: { hide: true, params: TokenParams } },
+    async (request, reply) => sendPage(reply, await renderMarkPaid(deps, request)),
   );
   scope.post(
     `${path}/:token/mark-paid`,
@@ -54,7 +60,9 @@ export function registerPaymentRequestPages(scope: FastifyInstance, deps: servic
         ),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'payment-requests'));
-      return sendPage(reply, await render(deps, request, {}, { token, form: outcome.form }), outcome.status);
+      if (outcome.status === 404)
+        throw new AppError('not_found', 'No payment request with this token in this space.');
+      return sendPage(reply, await renderMarkPaid(deps, request, outcome.form), outcome.status);
     },
   );
 }

@@ -25,30 +25,71 @@ function tone(status: string) {
   return status === 'paid' ? 'ok' : status === 'active' ? 'warn' : 'bad';
 }
 
-function MarkPaid(props: {
+/** The form that records a bank transfer against one request, on its own page. */
+export function MarkPaidPage(props: {
   shell: Shell & { book: ShellBook };
-  row: PaymentRequestRecord;
+  request: PaymentRequestRecord;
   form?: FormState | undefined;
 }) {
-  const { shell, row } = props;
-  const form = props.form;
+  const { shell, request: row, form } = props;
+  const list = bookPath(shell.book.id, 'payment-requests');
   return (
-    <details open={form !== undefined}>
-      <summary>Mark paid</summary>
-      <Form
-        action={bookPath(shell.book.id, `payment-requests/${row.token}/mark-paid`)}
-        csrf={shell.csrfToken}
-        form={form}
-        label={`Mark ${row.memo || row.token} paid`}
-      >
-        <Field name="amount" label={`Amount received (${row.currency})`} form={form} required />
-        <Field name="reference" label="Bank reference" form={form} required maxLength={200} />
-        <Field name="payer" label="Payer (optional)" form={form} maxLength={200} />
-        <button type="submit" class="small">
-          Record the payment
-        </button>
-      </Form>
-    </details>
+    <Layout shell={shell} title="Mark paid">
+      <p class="muted">
+        <a href={list}>Payment requests</a> › Mark paid
+      </p>
+      <h1>Mark paid: {row.memo || row.token}</h1>
+      <dl class="figures">
+        <div>
+          <dt>Amount</dt>
+          <dd>
+            <Money amount={row.amount} currency={row.currency} />
+          </dd>
+        </div>
+        <div>
+          <dt>Received so far</dt>
+          <dd>
+            <Money amount={row.amount_received} currency={row.currency} />
+          </dd>
+        </div>
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <Pill tone={tone(row.status)}>{row.status}</Pill>
+          </dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>
+            <DateTime at={row.created_at} />
+          </dd>
+        </div>
+      </dl>
+      {!canAdminister(shell.book.role) ? (
+        <div class="notice warn" role="status">
+          Only owners and admins record payments by hand.
+        </div>
+      ) : row.status === 'active' ? (
+        <div class="card">
+          <p class="muted">Record a bank transfer you received for this request; it is booked at once.</p>
+          <Form
+            action={bookPath(shell.book.id, `payment-requests/${row.token}/mark-paid`)}
+            csrf={shell.csrfToken}
+            form={form}
+            label={`Mark ${row.memo || row.token} paid`}
+          >
+            <Field name="amount" label={`Amount received (${row.currency})`} form={form} required />
+            <Field name="reference" label="Bank reference" form={form} required maxLength={200} />
+            <Field name="payer" label="Payer (optional)" form={form} maxLength={200} />
+            <button type="submit">Record the payment</button>
+          </Form>
+        </div>
+      ) : (
+        <div class="notice warn" role="status">
+          This payment request is {row.status}; it takes no more payments.
+        </div>
+      )}
+    </Layout>
   );
 }
 
@@ -57,8 +98,6 @@ export function PaymentRequestsPage(props: {
   page: { items: PaymentRequestRecord[]; next_cursor: string | null };
   status: Status | undefined;
   cursor: string | undefined;
-  /** A refused mark-paid: which request, and what was wrong. */
-  refused?: { token: string; form: FormState };
 }) {
   const { shell, page, status } = props;
   const path = bookPath(shell.book.id, 'payment-requests');
@@ -86,23 +125,15 @@ export function PaymentRequestsPage(props: {
     columns.push({
       header: '',
       cell: (row) =>
+        // A link, not a form per row: the page stays small (each row's form weighed on every load).
         row.status === 'active' ? (
-          <MarkPaid
-            shell={shell}
-            row={row}
-            form={props.refused?.token === row.token ? props.refused.form : undefined}
-          />
+          <a href={bookPath(shell.book.id, `payment-requests/${row.token}/mark-paid`)}>Mark paid</a>
         ) : null,
     });
   }
   return (
     <Layout shell={shell} title="Payment requests">
       <h1>Payment requests</h1>
-      {props.refused?.form.sentence && (
-        <div class="notice error" role="alert">
-          {props.refused.form.sentence}
-        </div>
-      )}
       <Filters
         label="Status"
         options={[

@@ -6,7 +6,8 @@ import {
   INTEGRATION_WRITE_ERRORS,
   routeDoc,
 } from '../../platform/http/openapi.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { runWrite } from '../../platform/http/write.ts';
 import {
   MarkPaidIn,
@@ -47,7 +48,8 @@ const docs = {
   }),
 };
 
-export function registerPaymentRequestRoutes(app: FastifyInstance, deps: service.RequestsDeps) {
+export function registerPaymentRequestRoutes(server: FastifyInstance, deps: service.RequestsDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/integration/payment-requests',
     {
@@ -59,8 +61,8 @@ export function registerPaymentRequestRoutes(app: FastifyInstance, deps: service
       },
     },
     (request, reply) => {
-      const body = request.body as Static<typeof PaymentRequestCreate>;
-      const caller = request.integration!;
+      const body = request.body;
+      const caller = requireCaller(request, 'integration');
       return runWrite(deps, request, reply, 201, (tx) =>
         service.mintRequest(tx, deps, {
           spaceId: caller.spaceId,
@@ -86,17 +88,14 @@ export function registerPaymentRequestRoutes(app: FastifyInstance, deps: service
       },
     },
     async (request) =>
-      service.getRequest(
-        deps,
-        request.integration!.spaceId,
-        (request.params as Static<typeof TokenParams>).token,
-      ),
+      service.getRequest(deps, requireCaller(request, 'integration').spaceId, request.params.token),
   );
 }
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
-export function registerPaymentRequestAppRoutes(app: FastifyInstance, deps: service.RequestsDeps) {
+export function registerPaymentRequestAppRoutes(server: FastifyInstance, deps: service.RequestsDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/payment-requests',
     {
@@ -115,13 +114,29 @@ export function registerPaymentRequestAppRoutes(app: FastifyInstance, deps: serv
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      return service.listRequests(
-        deps,
-        request.session!.userId,
-        id,
-        request.query as Static<typeof RequestListQuery>,
-      );
+      const { id } = request.params;
+      return service.listRequests(deps, requireCaller(request).userId, id, request.query);
+    },
+  );
+  app.get(
+    '/app/api/spaces/:id/payment-requests/:token',
+    {
+      schema: {
+        ...routeDoc({
+          operationId: 'getSpacePaymentRequest',
+          summary: 'Read one payment request',
+          description:
+            'One payment request of the space by its token, to any member: its amount, what was received, its status and its pay page. A token of another space is not found.',
+          tags: ['Payment requests'],
+          errors: APP_READ_ERRORS,
+        }),
+        params: SpaceTokenParams,
+        response: { 200: PaymentRequestOut },
+      },
+    },
+    async (request) => {
+      const { id, token } = request.params;
+      return service.getRequestInApp(deps, requireCaller(request).userId, id, token);
     },
   );
   app.post(
@@ -129,21 +144,14 @@ export function registerPaymentRequestAppRoutes(app: FastifyInstance, deps: serv
     {
       schema: {
         ...docs.markPaymentRequestPaid,
-
         params: SpaceTokenParams,
         body: MarkPaidIn,
         response: { 200: PaymentRequestOut },
       },
     },
     async (request) => {
-      const { id, token } = request.params as Static<typeof SpaceTokenParams>;
-      return service.markPaid(
-        deps,
-        request.session!.userId,
-        id,
-        token,
-        request.body as Static<typeof MarkPaidIn>,
-      );
+      const { id, token } = request.params;
+      return service.markPaid(deps, requireCaller(request).userId, id, token, request.body);
     },
   );
 }

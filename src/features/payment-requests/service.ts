@@ -3,16 +3,12 @@ import { assert } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
+import type { EntryKind } from '../../core/events.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import {
-  type AmountE8,
-  asAmount,
-  formatAmount,
-  formatAmountTrimmed,
-  parseAmountInput,
-} from '../../core/money.ts';
+import { type AmountE8, asAmount, formatAmount, parseAmountInput } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
+import { moneyIn, moneyOut, paymentRequestPaid } from '../../platform/outbox/events.ts';
 import { enqueueEvents, type OutboxEvent } from '../../platform/outbox/outbox.ts';
 import { type AccountFacts, requireAccountFacts } from '../accounts/index.ts';
 import { findClientCredit } from '../client-credits/index.ts';
@@ -163,6 +159,12 @@ export async function getRequest(
   return present(row, deps.publicUrl, deps.clock.now());
 }
 
+/** One request of the space for its members, by token (app API and the mark-paid page). */
+export async function getRequestInApp(deps: RequestsDeps, userId: string, spaceId: string, token: string) {
+  await requireRole(deps.db, spaceId, userId);
+  return getRequest(deps, spaceId, token);
+}
+
 /** For pages and rails: any request by its public token. */
 export function findRequestByToken(db: Queryable, token: string) {
   return store.findByToken(db, token);
@@ -246,45 +248,37 @@ async function emitEvents(
   settlement: store.SettlementRow,
   input: SettleInput,
 ) {
+  const scope = { spaceId: request.space_id, at: input.at };
   const events: OutboxEvent[] = [
-    {
-      channel: 'book',
-      spaceId: request.space_id,
-      event: 'money.in',
-      at: input.at,
-      fields: {
-        transaction_id: settlement.entry_id,
-        account_id: account.id,
-        direction: 'in',
-        amount: formatAmount(input.amount),
-        currency: account.currency,
-        kind: 'income',
-        origin: 'rail',
-        occurred_on: input.at.toISOString().slice(0, 10),
-      },
-    },
+    moneyIn(scope, {
+      transaction_id: settlement.entry_id,
+      account_id: account.id,
+      amount: input.amount,
+      currency: account.currency,
+      kind: 'income',
+      origin: 'rail',
+      occurred_on: input.at.toISOString().slice(0, 10),
+    }),
   ];
   // Only a machine payer's authorization settled on chain by us is pushed on the key channel.
   if (input.rail === 'x402' && request.key_id !== null && input.chain) {
-    events.push({
-      channel: 'key',
-      spaceId: request.space_id,
-      keyId: request.key_id,
-      event: 'payment_request.paid',
-      at: input.at,
-      data: {
-        payment_request_id: request.id,
-        token: request.token,
-        resource_id: request.resource_id,
-        amount: formatAmountTrimmed(input.amount),
-        asset: input.chain.asset,
-        network: input.chain.network,
-        tx_hash: input.chain.txHash,
-        payer: input.payer,
-        settled_at: input.at.toISOString(),
-        memo: request.memo,
-      },
-    });
+    events.push(
+      paymentRequestPaid(
+        { ...scope, keyId: request.key_id },
+        {
+          payment_request_id: request.id,
+          token: request.token,
+          resource_id: request.resource_id,
+          amount: input.amount,
+          asset: input.chain.asset,
+          network: input.chain.network,
+          tx_hash: input.chain.txHash,
+          payer: input.payer,
+          settled_at: input.at.toISOString(),
+          memo: request.memo,
+        },
+      ),
+    );
   }
   await enqueueEvents(tx, events);
 }
@@ -571,7 +565,8 @@ export async function refundSettlement(
     account: posting.account,
     amount: asAmount(-posting.amount),
   }));
-  let posted = { ...(await postEntry(tx, { ...draft, postings: taken }, input.at)), kind: 'income' };
+  const given = await postEntry(tx, { ...draft, postings: taken }, input.at);
+  let posted: typeof given & { kind: EntryKind } = { ...given, kind: 'income' };
   if (!posted.ok) {
     const where = { spaceId: request.space_id, at: input.at };
     const [asset, expense] = await ensureLedgerAccounts(tx, [
@@ -583,23 +578,19 @@ export async function refundSettlement(
   }
   assert(posted.ok, 'A refund lowers only balances that have no floor.');
   await enqueueEvents(tx, [
-    {
-      channel: 'book',
-      spaceId: request.space_id,
-      event: 'money.out',
-      at: input.at,
-      fields: {
+    moneyOut(
+      { spaceId: request.space_id, at: input.at },
+      {
         transaction_id: posted.entryId,
         account_id: account.id,
-        direction: 'out',
-        amount: formatAmount(input.amount),
+        amount: input.amount,
         currency: account.currency,
         // The entry's kind: income given back, or (credit already spent) an expense.
         kind: posted.kind,
         origin: 'rail',
         occurred_on: draft.occurredOn,
       },
-    },
+    ),
   ]);
   if (request.invoice_id) await recordInvoiceShortfall(tx, input.spaceId, request.invoice_id, input.amount);
   return { entryId: posted.entryId, settlementId: settlement.id };

@@ -1,30 +1,8 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { PaymentRequestsTable, SettlementsTable } from '../../platform/db/schema.ts';
 
-export type RequestRow = {
-  id: string;
-  space_id: string;
-  token: string;
-  account_id: string;
-  key_id: string | null;
-  purpose: PaymentRequestsTable['purpose'];
-  client_credit_id: string | null;
-  amount: string;
-  /** What the payer is asked to send; paid in full once received reaches it. */
-  amount_due: string;
-  currency: string;
-  amount_received: string;
-  status: PaymentRequestsTable['status'];
-  memo: string;
-  resource_id: string | null;
-  expires_at: Date;
-  created_at: Date;
-  paid_at: Date | null;
-  cancelled_at: Date | null;
-  /** The invoice this request pays (minted from the invoice's public page). */
-  invoice_id?: string | null;
-};
+export type RequestRow = Selectable<PaymentRequestsTable>;
 
 export async function insertRequest(
   db: Queryable,
@@ -75,20 +53,20 @@ export async function recordReceipt(
     .execute();
 }
 
-export type SettlementRow = {
-  id: string;
-  space_id: string;
-  payment_request_id: string;
-  rail: SettlementsTable['rail'];
-  reference: string;
-  amount: string;
-  currency: string;
-  payer: string;
-  entry_id: string;
-  settled_at: Date;
-  /** Which rule matched a chain transfer to this request; null on rails that name their request. */
-  matched_by?: 'exact' | 'oldest_first' | null;
-};
+export type SettlementRow = Pick<
+  Selectable<SettlementsTable>,
+  | 'id'
+  | 'space_id'
+  | 'payment_request_id'
+  | 'rail'
+  | 'reference'
+  | 'amount'
+  | 'currency'
+  | 'payer'
+  | 'entry_id'
+  | 'settled_at'
+  | 'matched_by'
+>;
 
 export function findSettlement(
   db: Queryable,

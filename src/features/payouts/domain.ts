@@ -51,6 +51,20 @@ export function canMove(from: PayoutStatus, to: PayoutStatus): boolean {
 }
 
 /** States a person may still cancel from: nothing has left the account yet. */
+/**
+ * The reason a payment's history records beside a change of status: a block's or a failure's
+ * code, or a rejection's sentence; none for the other steps.
+ */
+export function statusChangeReason(change: {
+  status: PayoutStatus;
+  blocked_reason?: string | null | undefined;
+  reject_reason?: string | null | undefined;
+}): string | null {
+  if (change.status === 'blocked' || change.status === 'failed') return change.blocked_reason ?? null;
+  if (change.status === 'rejected') return change.reject_reason ?? null;
+  return null;
+}
+
 export function isCancellable(status: PayoutStatus, txHash: string | null): boolean {
   if (status === 'executing') return txHash === null;
   return status === 'awaiting_approval' || status === 'approved' || status === 'blocked';

@@ -1,8 +1,14 @@
 import type { Clock } from '../../core/clock.ts';
-import { type AmountE8, formatAmount } from '../../core/money.ts';
+import type { AmountE8 } from '../../core/money.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { PayoutStatus } from '../../platform/db/schema.ts';
-import { enqueueEvents, type OutboxEvent } from '../../platform/outbox/outbox.ts';
+import {
+  moneyOut,
+  paymentAwaitingApproval,
+  paymentBlocked,
+  payoutExecuted,
+} from '../../platform/outbox/events.ts';
+import { enqueueEvents } from '../../platform/outbox/outbox.ts';
 import type { AccountRow } from '../accounts/index.ts';
 import {
   decrease,
@@ -40,18 +46,11 @@ export function payingSide(account: AccountRow, asset: LedgerAccountRef): Ledger
   return account.kind === 'card' ? asset : { ...asset, noOverdraft: true };
 }
 
-function bookEvent(
-  row: store.PayoutRow,
-  event: OutboxEvent['event'],
-  fields: Record<string, unknown>,
-  at: Date,
-) {
+/** What every payment event says of its payment: where, when, which, how much. */
+function paymentOf(row: store.PayoutRow, at: Date) {
   return {
-    channel: 'book' as const,
-    spaceId: row.space_id,
-    event: event as 'payment.blocked',
-    at,
-    fields: { payment_id: row.id, amount: formatAmount(amountOf(row)), currency: row.currency, ...fields },
+    scope: { spaceId: row.space_id, at },
+    payment: { payment_id: row.id, amount: amountOf(row), currency: row.currency },
   };
 }
 
@@ -63,7 +62,8 @@ async function move(ctx: Ctx, row: store.PayoutRow, changes: Partial<store.Payou
 
 export async function block(ctx: Ctx, row: store.PayoutRow, reason: BlockReason) {
   await move(ctx, row, { status: 'blocked', blocked_reason: reason });
-  await enqueueEvents(ctx.tx, [bookEvent(row, 'payment.blocked', { reason }, row.updated_at)]);
+  const { scope, payment } = paymentOf(row, row.updated_at);
+  await enqueueEvents(ctx.tx, [paymentBlocked(scope, { ...payment, reason })]);
 }
 
 async function policyRules(tx: Queryable, spaceId: string): Promise<PolicyRule[]> {
@@ -127,13 +127,9 @@ export async function route(ctx: Ctx, row: store.PayoutRow, released: boolean): 
       approval_rule_id: rule.id,
       required_approvals: rule.requiredApprovals,
     });
+    const { scope, payment } = paymentOf(row, row.updated_at);
     await enqueueEvents(ctx.tx, [
-      bookEvent(
-        row,
-        'payment.awaiting_approval',
-        { required_approvals: rule.requiredApprovals },
-        row.updated_at,
-      ),
+      paymentAwaitingApproval(scope, { ...payment, required_approvals: rule.requiredApprovals }),
     ]);
     return true;
   }
@@ -192,24 +188,18 @@ export async function execute(
     ...(proof.txHash === undefined ? {} : { tx_hash: proof.txHash }),
   });
   const rail = row.rail === 'chain' ? (ctx.account.network ?? 'chain') : row.rail;
+  const { scope, payment } = paymentOf(row, at);
   await enqueueEvents(ctx.tx, [
-    {
-      channel: 'book',
-      spaceId: row.space_id,
-      event: 'money.out',
-      at,
-      fields: {
-        transaction_id: posted.entryId,
-        account_id: ctx.account.id,
-        direction: 'out',
-        amount: formatAmount(amountOf(row)),
-        currency: row.currency,
-        kind: 'expense',
-        origin,
-        occurred_on: row.occurred_on,
-      },
-    },
-    bookEvent(row, 'payout.executed', { rail, transaction_id: posted.entryId }, at),
+    moneyOut(scope, {
+      transaction_id: posted.entryId,
+      account_id: ctx.account.id,
+      amount: payment.amount,
+      currency: row.currency,
+      kind: 'expense',
+      origin,
+      occurred_on: row.occurred_on,
+    }),
+    payoutExecuted(scope, { ...payment, rail, transaction_id: posted.entryId }),
   ]);
   return true;
 }

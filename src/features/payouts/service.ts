@@ -9,7 +9,7 @@ import { type AccountRow, requireAccount } from '../accounts/index.ts';
 import { findContactPayee, type Requisites } from '../contacts/index.ts';
 import { naturalBalanceOf } from '../ledger/index.ts';
 import { screeningStatus } from '../screening/index.ts';
-import { canAdminister, closedThrough, requireRole } from '../spaces/index.ts';
+import { canAdminister, closedThrough, inClosedPeriod, requireRole } from '../spaces/index.ts';
 import { paymentFile } from './bank-file.ts';
 import { isCancellable, type Rail } from './domain.ts';
 import { execute, fail, route, startExecution } from './execution.ts';
@@ -120,7 +120,7 @@ async function checkCreatable(
   }
   const occurredOn = input.occurred_on ?? today;
   const closed = await closedThrough(tx, spaceId);
-  if (closed !== null && occurredOn <= closed) {
+  if (inClosedPeriod(occurredOn, closed)) {
     throw new AppError('period_closed', `The books are closed through ${closed}; date the payment later.`, {
       field: 'occurred_on',
       closed_through: closed,
@@ -154,53 +154,66 @@ function insufficient(account: AccountRow, balance: string) {
 
 export async function createPayout(deps: PayoutsDeps, userId: string, spaceId: string, input: PayoutInput) {
   await requireRole(deps.db, spaceId, userId, ['owner', 'admin', 'member']);
-  return deps.db.transaction().execute(async (tx) => {
-    const account = await requireAccount(tx, spaceId, input.account_id);
-    const at = deps.clock.now();
-    const { currency, occurredOn } = await checkCreatable(
-      tx,
-      spaceId,
-      account,
-      input,
-      at.toISOString().slice(0, 10),
-    );
-    const where = await destinationOf(tx, spaceId, account, input);
-    const row: store.PayoutRow = {
-      id: randomUUID(),
-      space_id: spaceId,
-      account_id: account.id,
-      maker_id: userId,
-      amount: formatAmount(input.amount),
-      currency,
-      rail: input.rail,
-      payee: where.payee,
-      destination: where.destination,
-      requisites: where.requisites as Record<string, unknown> | null,
-      contact_id: input.contact_id ?? null,
-      note: input.note ?? '',
-      occurred_on: occurredOn,
-      status: 'approved',
-      approval_rule_id: null,
-      required_approvals: 0,
-      blocked_reason: null,
-      release_reason: null,
-      released_by: null,
-      reject_reason: null,
-      rejected_by: null,
-      reference: null,
-      transaction_id: null,
-      tx_hash: null,
-      created_at: at,
-      approved_at: null,
-      executed_at: null,
-      updated_at: at,
-    };
-    await store.insertPayout(tx, row);
-    // A payment that needs nobody's approval executes now; if the account cannot carry it,
-    // nothing is written and the maker hears why.
-    if (!(await route({ tx, deps, account }, row, false))) throw insufficient(account, '');
-    return present(tx, row);
-  });
+  return deps.db.transaction().execute((tx) => createPayoutIn(tx, deps, userId, spaceId, input));
+}
+
+/**
+ * A payment out made inside the caller's transaction, by a maker whose standing the caller has
+ * checked (an agent's write: its issuer, or the person approving its proposal). Same road as
+ * every payment: screening, policy rules, approval rules.
+ */
+export async function createPayoutIn(
+  tx: Queryable,
+  deps: PayoutsDeps,
+  userId: string,
+  spaceId: string,
+  input: PayoutInput,
+) {
+  const account = await requireAccount(tx, spaceId, input.account_id);
+  const at = deps.clock.now();
+  const { currency, occurredOn } = await checkCreatable(
+    tx,
+    spaceId,
+    account,
+    input,
+    at.toISOString().slice(0, 10),
+  );
+  const where = await destinationOf(tx, spaceId, account, input);
+  const row: store.PayoutRow = {
+    id: randomUUID(),
+    space_id: spaceId,
+    account_id: account.id,
+    maker_id: userId,
+    amount: formatAmount(input.amount),
+    currency,
+    rail: input.rail,
+    payee: where.payee,
+    destination: where.destination,
+    requisites: where.requisites as Record<string, unknown> | null,
+    contact_id: input.contact_id ?? null,
+    note: input.note ?? '',
+    occurred_on: occurredOn,
+    status: 'approved',
+    approval_rule_id: null,
+    required_approvals: 0,
+    blocked_reason: null,
+    release_reason: null,
+    released_by: null,
+    reject_reason: null,
+    rejected_by: null,
+    reference: null,
+    transaction_id: null,
+    tx_hash: null,
+    created_at: at,
+    approved_at: null,
+    executed_at: null,
+    updated_at: at,
+  };
+  await store.insertPayout(tx, row);
+  // A payment that needs nobody's approval executes now; if the account cannot carry it,
+  // nothing is written and the maker hears why.
+  if (!(await route({ tx, deps, account }, row, false))) throw insufficient(account, '');
+  return present(tx, row);
 }
 
 /** The sanctions list's state as a member of the space reads it (another book answers 404). */

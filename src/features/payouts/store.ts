@@ -1,39 +1,11 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { assert } from '../../core/assert.ts';
 import { parseDecimalText } from '../../core/money.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { PayoutStatus, PayoutsTable } from '../../platform/db/schema.ts';
+import { statusChangeReason } from './domain.ts';
 
-export type PayoutRow = {
-  id: string;
-  space_id: string;
-  account_id: string;
-  maker_id: string;
-  amount: string;
-  currency: string;
-  rail: PayoutsTable['rail'];
-  payee: string;
-  destination: string;
-  requisites: Record<string, unknown> | null;
-  contact_id: string | null;
-  note: string;
-  occurred_on: string;
-  status: PayoutStatus;
-  approval_rule_id: string | null;
-  required_approvals: number;
-  blocked_reason: string | null;
-  release_reason: string | null;
-  released_by: string | null;
-  reject_reason: string | null;
-  rejected_by: string | null;
-  reference: string | null;
-  transaction_id: string | null;
-  tx_hash: string | null;
-  created_at: Date;
-  approved_at: Date | null;
-  executed_at: Date | null;
-  updated_at: Date;
-};
+export type PayoutRow = Selectable<PayoutsTable>;
 
 const COLUMNS = [
   'id',
@@ -100,7 +72,23 @@ export async function updatePayout(
   id: string,
   changes: Partial<Omit<PayoutRow, 'id' | 'space_id' | 'requisites'>>,
 ) {
-  await db.updateTable('payouts').set(changes).where('space_id', '=', spaceId).where('id', '=', id).execute();
+  const update = db.updateTable('payouts').set(changes).where('space_id', '=', spaceId).where('id', '=', id);
+  if (changes.status === undefined) {
+    await update.execute();
+    return;
+  }
+  // A change of status also writes its step of the payment's history, in the same statement:
+  // `before` reads the row as it was when the statement began (the caller holds its lock).
+  assert(changes.updated_at !== undefined, 'A change of status says when it happened');
+  const reason = statusChangeReason({ ...changes, status: changes.status });
+  await sql`
+    WITH before AS (SELECT status FROM payouts WHERE space_id = ${spaceId} AND id = ${id}),
+    after AS (${update.returning('status')})
+    INSERT INTO payout_status_changes (space_id, payout_id, from_status, to_status, reason, changed_at)
+    SELECT ${spaceId}::uuid, ${id}::uuid, before.status, after.status, ${reason}::text,
+      ${changes.updated_at}::timestamptz
+    FROM before, after
+    WHERE before.status <> after.status`.execute(db);
 }
 
 export async function listPayouts(
@@ -292,6 +280,39 @@ export async function chainPayoutsToFollow(db: Queryable, executedSince: Date, l
       ]),
     )
     .orderBy('updated_at')
+    .limit(limit)
+    .execute();
+}
+
+/** A payment's status changes, oldest first (written by the trigger of migration 0050). */
+export async function statusChangesOf(db: Queryable, spaceId: string, payoutId: string) {
+  return db
+    .selectFrom('payout_status_changes')
+    .select(['to_status', 'reason', 'changed_at'])
+    .where('space_id', '=', spaceId)
+    .where('payout_id', '=', payoutId)
+    .orderBy('id')
+    .execute();
+}
+
+/** The approval rule a payment met, even if it was removed since. */
+export async function findApprovalRule(db: Queryable, spaceId: string, ruleId: string) {
+  return db
+    .selectFrom('approval_rules')
+    .select(['id', sql<string>`min_amount::text`.as('min_amount'), 'currency', 'required_approvals'])
+    .where('space_id', '=', spaceId)
+    .where('id', '=', ruleId)
+    .executeTakeFirst();
+}
+
+/** Payments held by screening, newest first: the Screening screen's queue. */
+export async function heldPayouts(db: Queryable, spaceId: string, limit: number): Promise<PayoutRow[]> {
+  return selectPayouts(db)
+    .where('space_id', '=', spaceId)
+    .where('status', '=', 'blocked')
+    .where('blocked_reason', '=', 'screening_hold')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
     .limit(limit)
     .execute();
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
+import { type MoneyMove, moneyIn, moneyOut } from '../../platform/outbox/events.ts';
 import { enqueueEvents } from '../../platform/outbox/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { decrease, ensureLedgerAccounts, increase, ledgerAccountSpecs, postEntry } from '../ledger/index.ts';
-import { closedThrough, requireAdministrator } from '../spaces/index.ts';
+import { closedThrough, inClosedPeriod, requireAdministrator } from '../spaces/index.ts';
 import { payingSide } from './execution.ts';
 import type { PayoutsDeps } from './service.ts';
 
@@ -89,31 +90,19 @@ async function emitTransfer(
   },
 ) {
   const { spaceId, at, moved } = done;
-  const side = (accountId: string, direction: 'in' | 'out', amount: AmountE8, currency: string) => ({
+  const side = (accountId: string, amount: AmountE8, currency: string): MoneyMove => ({
     transaction_id: done.entryId,
     account_id: accountId,
-    direction,
-    amount: formatAmount(amount),
+    amount,
     currency,
     kind: 'transfer',
     origin: 'internal',
     occurred_on: done.occurredOn,
   });
+  const scope = { spaceId, at };
   await enqueueEvents(tx, [
-    {
-      channel: 'book',
-      spaceId,
-      event: 'money.out',
-      at,
-      fields: side(moved.from.id, 'out', done.amount, moved.from.currency),
-    },
-    {
-      channel: 'book',
-      spaceId,
-      event: 'money.in',
-      at,
-      fields: side(moved.to.id, 'in', moved.toAmount, moved.to.currency),
-    },
+    moneyOut(scope, side(moved.from.id, done.amount, moved.from.currency)),
+    moneyIn(scope, side(moved.to.id, moved.toAmount, moved.to.currency)),
   ]);
 }
 
@@ -129,7 +118,7 @@ export async function createTransfer(
     const at = deps.clock.now();
     const occurredOn = input.occurred_on ?? at.toISOString().slice(0, 10);
     const closed = await closedThrough(tx, spaceId);
-    if (closed !== null && occurredOn <= closed) {
+    if (inClosedPeriod(occurredOn, closed)) {
       throw new AppError(
         'period_closed',
         `The books are closed through ${closed}; date the transfer later.`,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inClosedPeriod, monthOf, rowsLeft, splitRepeats, validateRow } from './domain.ts';
+import { monthOf, rowsLeft, splitRepeats, validateRow } from './domain.ts';
 
 const good = {
   external_id: 'x-1',
@@ -53,17 +53,6 @@ describe('push rows', () => {
     const { first, repeats } = splitRepeats(rows);
     expect(first.map((row) => row.index)).toEqual([0, 1]);
     expect(repeats.map((row) => row.index)).toEqual([2, 3]);
-  });
-
-  it('skips rows on and before the closing date, not after it', () => {
-    const row = (occurred_on: string) => {
-      const result = validateRow({ ...good, occurred_on }, 0);
-      if (!result.ok) throw new Error('bad fixture');
-      return result.row;
-    };
-    expect(inClosedPeriod(row('2026-03-31'), '2026-03-31')).toBe(true);
-    expect(inClosedPeriod(row('2026-04-01'), '2026-03-31')).toBe(false);
-    expect(inClosedPeriod(row('2020-01-01'), null)).toBe(false);
   });
 
   it('counts what a month still allows', () => {

@@ -129,11 +129,6 @@ export function splitRepeats(rows: PushRow[]): { first: PushRow[]; repeats: Push
   return { first, repeats };
 }
 
-/** A row dated on or before the day the books are closed through is never filed. */
-export function inClosedPeriod(row: PushRow, closedThrough: string | null): boolean {
-  return closedThrough !== null && row.occurredOn <= closedThrough;
-}
-
 /** How many more rows the month allows; null allowance is unlimited. */
 export function rowsLeft(allowance: number | null, used: number): number {
   return allowance === null ? Number.POSITIVE_INFINITY : Math.max(0, allowance - used);

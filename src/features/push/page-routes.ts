@@ -5,7 +5,8 @@ import { hrefWith } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath, canAdminister } from '../../platform/web/shell.ts';
 import { closePeriod } from '../spaces/index.ts';
-import { PushPage, type PushPageProps } from './pages.tsx';
+import { type BatchList, PushPage, type PushPageProps } from './pages.tsx';
+import { BatchQuery } from './routes.ts';
 import * as service from './service.ts';
 
 // Page routes of Push sources: the same service calls as the app API (batches, undo) and the
@@ -23,8 +24,15 @@ const DoneQuery = Type.Object({
   reversed: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$' })),
   closed: Type.Optional(Type.String({ format: 'date' })),
 });
+// The list's filter and page, and the batch whose refused rows are opened below it.
+const ListQuery = Type.Object({
+  ...DoneQuery.properties,
+  ...BatchQuery.properties,
+  open: Type.Optional(Type.String({ format: 'uuid' })),
+});
+type ListQueryType = Static<typeof ListQuery>;
 
-function doneSentence(query: Static<typeof DoneQuery>): string | undefined {
+function doneSentence(query: ListQueryType): string | undefined {
   if (query.reversed !== undefined)
     return `Batch undone: ${query.reversed} ${query.reversed === '1' ? 'row' : 'rows'} reversed.`;
   if (query.closed !== undefined) return `The books are closed through ${query.closed}.`;
@@ -33,29 +41,36 @@ function doneSentence(query: Static<typeof DoneQuery>): string | undefined {
 
 type Deps = service.PushDeps & Parameters<typeof closePeriod>[0];
 
+async function batchList(deps: Deps, request: FastifyRequest): Promise<BatchList | null> {
+  const shell = shellOf(request);
+  // Members and viewers may open the screen; the batches are for owners and admins only.
+  if (!canAdminister(shell.book.role)) return null;
+  const query: ListQueryType = request.method === 'GET' ? (request.query as ListQueryType) : {};
+  const filter = { push_source: query.push_source, cursor: query.cursor };
+  const [page, open] = await Promise.all([
+    service.listBatches(deps, shell.user.id, shell.book.id, filter),
+    query.open === undefined
+      ? undefined
+      : service.batchRejections(deps, shell.user.id, shell.book.id, query.open),
+  ]);
+  return { page, cursor: query.cursor, source: query.push_source, open };
+}
+
 async function render(
   deps: Deps,
   request: FastifyRequest,
   extra: Omit<PushPageProps, 'shell' | 'batches'> = {},
 ) {
-  const shell = shellOf(request);
-  // Members and viewers may open the screen; the batches are for owners and admins only.
-  const batches = canAdminister(shell.book.role)
-    ? await service.listBatches(deps, shell.user.id, shell.book.id, undefined)
-    : null;
-  return PushPage({ shell, batches, ...extra });
+  return PushPage({ shell: shellOf(request), batches: await batchList(deps, request), ...extra });
 }
 
 export function registerPushPages(scope: FastifyInstance, deps: Deps) {
   const path = '/app/books/:book_id/push';
   scope.get(
     path,
-    { schema: { hide: true, params: BookParams, querystring: DoneQuery } },
+    { schema: { hide: true, params: BookParams, querystring: ListQuery } },
     async (request, reply) =>
-      sendPage(
-        reply,
-        await render(deps, request, { done: doneSentence(request.query as Static<typeof DoneQuery>) }),
-      ),
+      sendPage(reply, await render(deps, request, { done: doneSentence(request.query as ListQueryType) })),
   );
   scope.post(
     `${path}/:batch_id/undo`,

@@ -6,6 +6,7 @@ import {
   Field,
   Form,
   type FormState,
+  hrefWith,
   Notice,
   Pill,
   Table,
@@ -31,16 +32,47 @@ export type BatchView = {
   undone_at: string | null;
 };
 
+export type RejectionView = { index: number; external_id: string | null; error: string; detail: string };
+
+/** The batch opened on the screen, with the rows it refused. */
+export type OpenBatch = { batch: BatchView; items: RejectionView[] };
+
+/** What the list shows: one page of batches, the filter and the batch opened below it. */
+export type BatchList = {
+  page: { items: BatchView[]; next_cursor: string | null };
+  cursor: string | undefined;
+  source: string | undefined;
+  open: OpenBatch | undefined;
+};
+
 export type PushPageProps = {
   shell: BookShell;
-  batches: BatchView[] | null;
+  batches: BatchList | null;
   /** What the last write did, shown in place. */
   done?: string | undefined;
   undoForm?: FormState | undefined;
   closeForm?: FormState | undefined;
 };
 
-function batchColumns(shell: BookShell): Column<BatchView>[] {
+const ERROR_WORDS: Record<string, string> = {
+  invalid_row: 'Invalid row',
+  currency_mismatch: 'Currency mismatch',
+  allowance_exceeded: 'Allowance used up',
+};
+
+/** The Rejected count; when there are some, a link that opens the batch's reasons below. */
+function rejectedCell(shell: BookShell, list: BatchList, batch: BatchView) {
+  if (batch.rejected === 0) return 0;
+  const { source, cursor } = list;
+  const href = `${hrefWith(bookPath(shell.book.id, 'push'), { push_source: source, cursor, open: batch.id })}#rejections`;
+  return (
+    <a href={href} aria-label={`${batch.rejected} rejected: see why`}>
+      {batch.rejected} — why?
+    </a>
+  );
+}
+
+function batchColumns(shell: BookShell, list: BatchList): Column<BatchView>[] {
   return [
     { header: 'Pushed', cell: (batch) => <DateTime at={batch.created_at} /> },
     { header: 'Source', cell: (batch) => batch.push_source },
@@ -48,7 +80,7 @@ function batchColumns(shell: BookShell): Column<BatchView>[] {
     { header: 'Booked', numeric: true, cell: (batch) => batch.booked },
     { header: 'Duplicates', numeric: true, cell: (batch) => batch.duplicates },
     { header: 'Skipped (closed)', numeric: true, cell: (batch) => batch.skipped_closed },
-    { header: 'Rejected', numeric: true, cell: (batch) => batch.rejected },
+    { header: 'Rejected', numeric: true, cell: (batch) => rejectedCell(shell, list, batch) },
     {
       header: 'Status',
       cell: (batch) =>
@@ -76,6 +108,94 @@ function batchColumns(shell: BookShell): Column<BatchView>[] {
   ];
 }
 
+const rejectionColumns: Column<RejectionView>[] = [
+  { header: 'Row', numeric: true, cell: (row) => row.index },
+  { header: 'external_id', cell: (row) => row.external_id ?? <span class="muted">—</span> },
+  { header: 'Error', cell: (row) => <Pill tone="bad">{ERROR_WORDS[row.error] ?? row.error}</Pill> },
+  { header: 'Reason', cell: (row) => row.detail },
+];
+
+/** The opened batch's refused rows, each with its index, external_id and reason. */
+function RejectedRows({ open, closeHref }: { open: OpenBatch; closeHref: string }) {
+  const { batch, items } = open;
+  return (
+    <section class="card" id="rejections" aria-label="Rejected rows">
+      <h2>
+        Rejected rows of the batch pushed <DateTime at={batch.created_at} />
+      </h2>
+      <p class="muted">
+        {batch.rejected} of {batch.rows_total} rows from {batch.push_source} were refused; the other rows were
+        judged on their own. Row numbers count from 0, as in the pushed array. <a href={closeHref}>Close</a>
+      </p>
+      <Table
+        caption="Rejected rows"
+        columns={rejectionColumns}
+        rows={items}
+        empty={
+          <EmptyState title="No reasons kept for this batch">
+            <p>It was pushed before Tollbook kept the reasons; the push answer's errors[] held them.</p>
+          </EmptyState>
+        }
+      />
+    </section>
+  );
+}
+
+/** Filter by source: a GET form, so the page and its pager keep the filter. */
+function SourceFilter({ shell, source }: { shell: BookShell; source: string | undefined }) {
+  return (
+    <form method="get" action={bookPath(shell.book.id, 'push')} class="filters" aria-label="Filter batches">
+      <label for="push-source-filter">Source</label>
+      <input
+        id="push-source-filter"
+        name="push_source"
+        value={source}
+        maxLength={80}
+        placeholder="All sources"
+      />
+      <button type="submit" class="small secondary">
+        Filter
+      </button>
+    </form>
+  );
+}
+
+function BatchTable({ shell, list }: { shell: BookShell; list: BatchList }) {
+  const path = bookPath(shell.book.id, 'push');
+  const { source, cursor, page } = list;
+  return (
+    <>
+      <SourceFilter shell={shell} source={source} />
+      <Table
+        caption="Pushed batches"
+        columns={batchColumns(shell, list)}
+        rows={page.items}
+        nextHref={page.next_cursor ? hrefWith(path, { push_source: source, cursor: page.next_cursor }) : null}
+        firstHref={cursor ? hrefWith(path, { push_source: source }) : null}
+        empty={
+          source ? (
+            <EmptyState title={`No batches from ${source}`}>
+              <p>
+                Clear the filter to see every source's batches: <a href={path}>all batches</a>.
+              </p>
+            </EmptyState>
+          ) : (
+            <EmptyState title="No batches yet">
+              <p>
+                Issue a key with the <code>transactions</code> scope and a push source under Keys, then POST
+                rows to <code>/integration/transactions</code>.
+              </p>
+            </EmptyState>
+          )
+        }
+      />
+      {list.open && (
+        <RejectedRows open={list.open} closeHref={hrefWith(path, { push_source: source, cursor })} />
+      )}
+    </>
+  );
+}
+
 export function PushPage(props: PushPageProps) {
   const { shell, batches } = props;
   const admin = canAdminister(shell.book.role);
@@ -90,19 +210,7 @@ export function PushPage(props: PushPageProps) {
       {batches === null ? (
         <Notice kind="warn">Only owners and admins see pushed batches.</Notice>
       ) : (
-        <Table
-          caption="Pushed batches"
-          columns={batchColumns(shell)}
-          rows={batches}
-          empty={
-            <EmptyState title="No batches yet">
-              <p>
-                Issue a key with the <code>transactions</code> scope and a push source under Keys, then POST
-                rows to <code>/integration/transactions</code>.
-              </p>
-            </EmptyState>
-          }
-        />
+        <BatchTable shell={shell} list={batches} />
       )}
       {admin && (
         <div class="card">

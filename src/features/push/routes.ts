@@ -5,9 +5,10 @@ import {
   INTEGRATION_WRITE_ERRORS,
   routeDoc,
 } from '../../platform/http/openapi.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { runWrite } from '../../platform/http/write.ts';
-import { BatchOut, PushIn, PushOut, UndoOut } from './schemas.ts';
+import { BatchPage, PushIn, PushOut, RejectionsOut, UndoOut } from './schemas.ts';
 import * as service from './service.ts';
 
 /** The OpenAPI description of each route below (see platform/http/openapi.ts). */
@@ -23,7 +24,16 @@ const docs = {
   listPushBatches: routeDoc({
     operationId: 'listPushBatches',
     summary: 'List pushed batches',
-    description: "Lists the space's pushed batches with their counts, newest first. Any member may read.",
+    description:
+      "Lists the space's pushed batches with their counts, newest first, 50 a page: pass next_cursor back as cursor for the next page. Owners and admins only.",
+    tags: ['Push'],
+    errors: APP_READ_ERRORS,
+  }),
+  listPushBatchRejections: routeDoc({
+    operationId: 'listPushBatchRejections',
+    summary: 'Read the rows a pushed batch refused',
+    description:
+      "A batch with each row it refused: the row's index in the pushed array, its external_id (null when that field was what was wrong), the error code (invalid_row, currency_mismatch or allowance_exceeded) and the sentence answered at push time. At most 500 rows (a batch's limit), in pushed order. Owners and admins only.",
     tags: ['Push'],
     errors: APP_READ_ERRORS,
   }),
@@ -37,7 +47,8 @@ const docs = {
   }),
 };
 
-export function registerPushRoutes(app: FastifyInstance, deps: service.PushDeps) {
+export function registerPushRoutes(server: FastifyInstance, deps: service.PushDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/integration/transactions',
     {
@@ -50,7 +61,7 @@ export function registerPushRoutes(app: FastifyInstance, deps: service.PushDeps)
     },
     (request, reply) =>
       runWrite(deps, request, reply, 200, (tx) =>
-        service.pushRows(tx, deps, request.integration!, request.body as service.PushInput),
+        service.pushRows(tx, deps, requireCaller(request, 'integration'), request.body),
       ),
   );
 }
@@ -60,24 +71,40 @@ const BatchParams = Type.Object({
   id: Type.String({ format: 'uuid' }),
   batch_id: Type.String({ format: 'uuid' }),
 });
-const BatchQuery = Type.Object({ push_source: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })) });
+export const BatchQuery = Type.Object({
+  push_source: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
 
-export function registerPushAppRoutes(app: FastifyInstance, deps: service.PushDeps) {
+export function registerPushAppRoutes(server: FastifyInstance, deps: service.PushDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/push-batches',
     {
       schema: {
         ...docs.listPushBatches,
-
         params: SpaceParams,
         querystring: BatchQuery,
-        response: { 200: Type.Object({ items: Type.Array(BatchOut) }) },
+        response: { 200: BatchPage },
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const { push_source } = request.query as Static<typeof BatchQuery>;
-      return { items: await service.listBatches(deps, request.session!.userId, id, push_source) };
+      const { id } = request.params;
+      return service.listBatches(deps, requireCaller(request).userId, id, request.query);
+    },
+  );
+  app.get(
+    '/app/api/spaces/:id/push-batches/:batch_id/rejections',
+    {
+      schema: {
+        ...docs.listPushBatchRejections,
+        params: BatchParams,
+        response: { 200: RejectionsOut },
+      },
+    },
+    async (request) => {
+      const { id, batch_id } = request.params;
+      return service.batchRejections(deps, requireCaller(request).userId, id, batch_id);
     },
   );
   app.post(
@@ -90,8 +117,8 @@ export function registerPushAppRoutes(app: FastifyInstance, deps: service.PushDe
       },
     },
     async (request) => {
-      const { id, batch_id } = request.params as Static<typeof BatchParams>;
-      return service.undoBatch(deps, request.session!.userId, id, batch_id);
+      const { id, batch_id } = request.params;
+      return service.undoBatch(deps, requireCaller(request).userId, id, batch_id);
     },
   );
 }

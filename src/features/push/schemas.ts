@@ -52,6 +52,28 @@ export const BatchOut = Type.Object({
   undone_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
+export const BatchPage = Type.Object({
+  items: Type.Array(BatchOut),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as cursor for the next 50; null on the last page.',
+  }),
+});
+
+export const RejectionOut = Type.Object({
+  index: Type.Integer({ description: "The row's place in the pushed array, from 0." }),
+  external_id: Type.Union([Type.String(), Type.Null()]),
+  error: Type.String({ description: 'invalid_row, currency_mismatch or allowance_exceeded' }),
+  detail: Type.String(),
+});
+
+export const RejectionsOut = Type.Object({
+  batch: BatchOut,
+  items: Type.Array(RejectionOut, {
+    description:
+      'Every row the batch refused, in pushed order (at most 500). Batches pushed before reasons were kept list none.',
+  }),
+});
+
 export const UndoOut = Type.Object({
   batch_id: Type.String({ format: 'uuid' }),
   status: Type.String(),

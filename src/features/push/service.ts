@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
+import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
-import { asAmount, formatAmount } from '../../core/money.ts';
+import { asAmount } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
-import { alongside } from '../../platform/db/bulk.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
+import { type MoneyMove, moneyIn, moneyOut } from '../../platform/outbox/events.ts';
 import {
-  type EventGroup,
   eventGroup,
   eventGroupInsert,
   insertEventGroup,
@@ -30,18 +30,11 @@ import {
 import {
   closedThrough,
   filingTermsQuery,
+  inClosedPeriod,
   requireAdministrator,
   syncedRowsAllowance,
 } from '../spaces/index.ts';
-import {
-  inClosedPeriod,
-  monthOf,
-  type PushRow,
-  type RowError,
-  rowsLeft,
-  splitRepeats,
-  validateRow,
-} from './domain.ts';
+import { monthOf, type PushRow, type RowError, rowsLeft, splitRepeats, validateRow } from './domain.ts';
 import * as store from './store.ts';
 
 export type PushDeps = { db: Db; clock: Clock };
@@ -117,6 +110,7 @@ async function filingOf(
   return { booked, drafts, prepared: prepareEntries(drafts, at) };
 }
 
+/** money.in or money.out for a row's entry (or, `reversed`, for the entry undoing it). */
 function moneyEvent(
   spaceId: string,
   accountId: string,
@@ -126,23 +120,17 @@ function moneyEvent(
   reversed = false,
 ): OutboxEvent {
   const signed = draft.postings[0]!.amount;
-  const increases = reversed ? signed < 0n : signed > 0n;
-  return {
-    channel: 'book',
-    spaceId,
-    event: increases ? 'money.in' : 'money.out',
-    at,
-    fields: {
-      transaction_id: entryId,
-      account_id: accountId,
-      direction: increases ? 'in' : 'out',
-      amount: formatAmount(asAmount(signed < 0n ? -signed : signed)),
-      currency: draft.postings[0]!.account.currency,
-      kind: draft.kind,
-      origin: 'import',
-      occurred_on: draft.occurredOn,
-    },
+  const move: MoneyMove = {
+    transaction_id: entryId,
+    account_id: accountId,
+    amount: asAmount(signed < 0n ? -signed : signed),
+    currency: draft.postings[0]!.account.currency,
+    kind: draft.kind,
+    origin: 'import',
+    occurred_on: draft.occurredOn,
   };
+  const increases = reversed ? signed < 0n : signed > 0n;
+  return increases ? moneyIn({ spaceId, at }, move) : moneyOut({ spaceId, at }, move);
 }
 
 /** Sorts claimed rows into those the month's allowance admits and those beyond it. */
@@ -171,7 +159,7 @@ function judgeRows(input: PushInput): Judged {
 
 /** Sets aside the rows dated inside the closed books. */
 function sortRows(judged: Judged, closed: string | null): Sorted {
-  const open = judged.first.filter((row) => !inClosedPeriod(row, closed));
+  const open = judged.first.filter((row) => !inClosedPeriod(row.occurredOn, closed));
   const skippedClosed = judged.first.length - open.length;
   return { errors: judged.errors, repeats: judged.repeats, skippedClosed, open };
 }
@@ -224,12 +212,14 @@ export async function pushRows(tx: Queryable, deps: PushDeps, caller: Integratio
   const batchId = randomUUID();
   const spaceId = caller.spaceId;
   const month = monthOf(at);
-  // The rows are judged while the database opens the batch: the source's and the month's locks,
-  // the batch's row, and the space's plan and closed date, in one statement.
+  const judged = judgeRows(input);
+  // One statement opens the batch: the source's and the month's locks, the batch's row, and the
+  // space's plan and closed date.
   const batchRow = { id: batchId, spaceId, pushSourceId: sourceId, keyId: caller.keyId, at, month };
-  const [opened, judged] = await alongside(
-    store.openBatch(tx, { ...batchRow, rowsTotal: input.rows.length }, filingTermsQuery(tx, spaceId)),
-    () => judgeRows(input),
+  const opened = await store.openBatch(
+    tx,
+    { ...batchRow, rowsTotal: input.rows.length },
+    filingTermsQuery(tx, spaceId),
   );
   if (opened === undefined) throw new AppError('not_found', 'No such space.');
   const sorted = sortRows(judged, opened.closed_through);
@@ -276,19 +266,13 @@ async function finishBatch(
 ) {
   const { caller, at } = batch;
   const { booked, drafts } = batch.filing;
-  // The pushed rows' document and the events are written while the database files the entries.
-  let pushRows = '[]';
-  let events: EventGroup | undefined;
-  await fileEntries(tx, batch.filing.prepared, () => {
-    pushRows = store.pushRowsDocument(
-      booked.map(({ row, entryId }) => ({ externalId: row.externalId, entryId })),
-    );
-    events = eventGroup(
-      drafts.map((draft, index) =>
-        moneyEvent(caller.spaceId, booked[index]!.account.id, draft.id!, draft, at),
-      ),
-    );
-  });
+  await fileEntries(tx, batch.filing.prepared);
+  const pushRows = store.pushRowsDocument(
+    booked.map(({ row, entryId }) => ({ externalId: row.externalId, entryId })),
+  );
+  const events = eventGroup(
+    drafts.map((draft, index) => moneyEvent(caller.spaceId, booked[index]!.account.id, draft.id!, draft, at)),
+  );
   const usedKeys = new Set(booked.map((item) => item.account.key));
   const created = [...batch.accounts.values()]
     .filter((account) => account.created && usedKeys.has(account.key))
@@ -306,13 +290,15 @@ async function finishBatch(
     spaceId: caller.spaceId,
     month: batch.month,
   };
+  const errors = [...batch.errors].sort((a, b) => a.index - b.index);
   await store.recordBatch(
     tx,
     { ...record, counts: result },
     pushRows,
     events && eventGroupInsert(tx, events),
+    store.rejectionsDocument(errors),
   );
-  return { batch_id: batch.batchId, ...result, errors: [...batch.errors].sort((a, b) => a.index - b.index) };
+  return { batch_id: batch.batchId, ...result, errors };
 }
 
 /** Undoes a batch whole: its entries are reversed by new entries and its external_ids freed. */
@@ -326,8 +312,10 @@ export async function undoBatch(deps: PushDeps, userId: string, spaceId: string,
         undone_at: batch.undone_at?.toISOString(),
       });
     const rows = await store.batchRows(tx, batchId);
+    // Share-locked as a batch's filing terms: a closing in flight is waited for and its date
+    // read, and a closing that comes later waits for this undo to commit.
     const closed = await closedThrough(tx, spaceId);
-    const locked = rows.filter((row) => closed !== null && row.occurred_on <= closed);
+    const locked = rows.filter((row) => inClosedPeriod(row.occurred_on, closed));
     if (locked.length > 0) {
       throw new AppError(
         'period_closed',
@@ -389,15 +377,10 @@ async function accountIdsOfEntries(tx: Queryable, drafts: EntryDraft[]): Promise
   );
 }
 
-export async function listBatches(
-  deps: PushDeps,
-  userId: string,
-  spaceId: string,
-  source: string | undefined,
-) {
-  await requireAdministrator(deps.db, spaceId, userId);
-  const rows = await store.listBatches(deps.db, spaceId, source);
-  return rows.map((row) => ({
+type BatchRow = Awaited<ReturnType<typeof store.listBatches>>[number];
+
+function presentBatch(row: BatchRow) {
+  return {
     id: row.id,
     push_source: row.push_source,
     status: row.status,
@@ -409,5 +392,43 @@ export async function listBatches(
     accounts_created: row.accounts_created,
     created_at: row.created_at.toISOString(),
     undone_at: row.undone_at ? row.undone_at.toISOString() : null,
-  }));
+  };
+}
+
+/** A book's pushed batches (of one source when named), newest first, 50 a page (app API and page). */
+export async function listBatches(
+  deps: PushDeps,
+  userId: string,
+  spaceId: string,
+  query: { push_source?: string | undefined; cursor?: string | undefined },
+) {
+  await requireAdministrator(deps.db, spaceId, userId);
+  const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  if (query.cursor !== undefined && before === undefined) {
+    throw new AppError('invalid_request', 'The cursor is not one this list gave out.', { field: 'cursor' });
+  }
+  const rows = await store.listBatches(deps.db, spaceId, {
+    sourceName: query.push_source,
+    before,
+    limit: PAGE_SIZE + 1,
+  });
+  const page = pageOf(rows, (row) => ({ at: row.created_at, id: row.id }));
+  return { items: page.items.map(presentBatch), next_cursor: page.next_cursor };
+}
+
+/** One batch with the rows it refused and why (at most the 500 a batch holds). */
+export async function batchRejections(deps: PushDeps, userId: string, spaceId: string, batchId: string) {
+  await requireAdministrator(deps.db, spaceId, userId);
+  const batch = await store.findBatch(deps.db, spaceId, batchId);
+  if (!batch) throw new AppError('not_found', 'No such batch in this space.');
+  const rows = await store.batchRejections(deps.db, spaceId, batchId);
+  return {
+    batch: presentBatch(batch),
+    items: rows.map((row) => ({
+      index: row.row_index,
+      external_id: row.external_id,
+      error: row.error,
+      detail: row.detail,
+    })),
+  };
 }

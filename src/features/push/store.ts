@@ -49,9 +49,7 @@ export async function openBatch<Terms extends object>(
 /**
  * Of these external_ids, the ones the source has filed already (call after `openBatch`). Each id
  * is looked up by key on its own (the LIMIT keeps the lookup a nested probe), whatever the
- * planner believes of the source's size: matched as a set, it read every row a large source had
- * filed, and matched against one array, every id of a young source's batch was compared with
- * every row it had filed.
+ * planner believes of the source's size; the plans tried before are in docs/benchmarks.md.
  */
 export async function filedExternalIds(
   db: Queryable,
@@ -84,10 +82,18 @@ export async function releaseExternalIds(db: Queryable, pushSourceId: string, ex
     .execute();
 }
 
+/** The document `recordBatch` takes for the refused rows: index, external_id, error, detail. */
+export function rejectionsDocument(
+  rows: { index: number; external_id: string | null; error: string; detail: string }[],
+): string {
+  return recordsJson(rows.map((row) => [row.index, row.external_id, row.error, row.detail]));
+}
+
 /**
  * Records a batch, after its entries, in one statement: its booked rows (`document`, see
- * `pushRowsDocument`; the database checks each names an entry of its space), the month's usage,
- * the batch's counts, and `events` (the insert of the batch's event group) when there are any.
+ * `pushRowsDocument`; the database checks each names an entry of its space), its refused rows
+ * with their reasons (`rejections`, see `rejectionsDocument`), the month's usage, the batch's
+ * counts, and `events` (the insert of the batch's event group) when there are any.
  * The source is locked, so an id already filed here would be a bug, and the primary key says so.
  */
 export async function recordBatch(
@@ -107,6 +113,7 @@ export async function recordBatch(
   },
   document: string,
   events: OperationNodeSource | undefined,
+  rejections = '[]',
 ) {
   const { counts } = batch;
   const withEvents = events === undefined ? sql`` : sql`events AS (${events}),`;
@@ -115,6 +122,12 @@ export async function recordBatch(
       INSERT INTO push_rows (push_source_id, external_id, space_id, batch_id, entry_id)
       SELECT ${batch.pushSourceId}::uuid, t->>0, ${batch.spaceId}::uuid, ${batch.id}::uuid, (t->>1)::uuid
       FROM jsonb_array_elements(${document}::jsonb) AS t
+    ),
+    refused AS (
+      INSERT INTO push_rejections (batch_id, space_id, push_source_id, row_index, external_id, error, detail)
+      SELECT ${batch.id}::uuid, ${batch.spaceId}::uuid, ${batch.pushSourceId}::uuid, (t->>0)::integer,
+        t->>1, t->>2, t->>3
+      FROM jsonb_array_elements(${rejections}::jsonb) AS t
     ),
     usage AS (
       UPDATE push_usage SET rows_booked = rows_booked + ${counts.booked}
@@ -154,13 +167,53 @@ export async function markUndone(db: Queryable, batchId: string, at: Date) {
     .execute();
 }
 
-export function listBatches(db: Queryable, spaceId: string, sourceName: string | undefined) {
+/** A book's batches (of one source when named), newest first, `limit` from before `before`. */
+export function listBatches(
+  db: Queryable,
+  spaceId: string,
+  filter: { sourceName: string | undefined; before: { at: Date; id: string } | undefined; limit: number },
+) {
   let query = db
     .selectFrom('push_batches')
     .innerJoin('push_sources', 'push_sources.id', 'push_batches.push_source_id')
     .selectAll('push_batches')
     .select('push_sources.name as push_source')
     .where('push_batches.space_id', '=', spaceId);
-  if (sourceName !== undefined) query = query.where('push_sources.name', '=', sourceName);
-  return query.orderBy('push_batches.created_at', 'desc').limit(200).execute();
+  if (filter.sourceName !== undefined) query = query.where('push_sources.name', '=', filter.sourceName);
+  const before = filter.before;
+  if (before !== undefined) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('push_batches.created_at', '<', before.at),
+        eb.and([eb('push_batches.created_at', '=', before.at), eb('push_batches.id', '<', before.id)]),
+      ]),
+    );
+  }
+  return query
+    .orderBy('push_batches.created_at', 'desc')
+    .orderBy('push_batches.id', 'desc')
+    .limit(filter.limit)
+    .execute();
+}
+
+/** The rows a batch of this space refused, in the order they were pushed (at most 500). */
+export function batchRejections(db: Queryable, spaceId: string, batchId: string) {
+  return db
+    .selectFrom('push_rejections')
+    .select(['row_index', 'external_id', 'error', 'detail'])
+    .where('space_id', '=', spaceId)
+    .where('batch_id', '=', batchId)
+    .orderBy('row_index')
+    .execute();
+}
+
+export function findBatch(db: Queryable, spaceId: string, batchId: string) {
+  return db
+    .selectFrom('push_batches')
+    .innerJoin('push_sources', 'push_sources.id', 'push_batches.push_source_id')
+    .selectAll('push_batches')
+    .select('push_sources.name as push_source')
+    .where('push_batches.space_id', '=', spaceId)
+    .where('push_batches.id', '=', batchId)
+    .executeTakeFirst();
 }

@@ -4,6 +4,7 @@ import { hrefWith } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { EndpointsPage, IncomePage, IncomePaymentsPage } from './pages.tsx';
+import { CardListQuery } from './routes.ts';
 import * as service from './service.ts';
 
 // Page routes of Endpoints and Income: the same service calls as the app API.
@@ -28,11 +29,16 @@ const PaymentsQuery = Type.Object({
 
 export function registerResourcePages(scope: FastifyInstance, deps: service.ResourcesDeps) {
   const endpoints = '/app/books/:book_id/endpoints';
-  scope.get(endpoints, { schema: { hide: true, params: BookParams } }, async (request, reply) => {
-    const shell = shellOf(request);
-    const { items } = await service.listEndpoints(deps, shell.user.id, shell.book.id);
-    return sendPage(reply, EndpointsPage({ shell, cards: items }));
-  });
+  scope.get(
+    endpoints,
+    { schema: { hide: true, params: BookParams, querystring: CardListQuery } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const query = request.query as Static<typeof CardListQuery>;
+      const page = await service.listEndpoints(deps, shell.user.id, shell.book.id, query);
+      return sendPage(reply, EndpointsPage({ shell, page, cursor: query.cursor }));
+    },
+  );
   scope.post(
     `${endpoints}/:resource_id/findable`,
     {
@@ -49,8 +55,9 @@ export function registerResourcePages(scope: FastifyInstance, deps: service.Reso
         }),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'endpoints'));
-      const { items } = await service.listEndpoints(deps, shell.user.id, shell.book.id);
-      return sendPage(reply, EndpointsPage({ shell, cards: items, form: outcome.form }), outcome.status);
+      const page = await service.listEndpoints(deps, shell.user.id, shell.book.id);
+      const answer = EndpointsPage({ shell, page, cursor: undefined, form: outcome.form });
+      return sendPage(reply, answer, outcome.status);
     },
   );
   registerIncomePages(scope, deps);

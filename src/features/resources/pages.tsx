@@ -106,8 +106,15 @@ function Card({ shell, card }: { shell: BookShell; card: EndpointCard }) {
   );
 }
 
-export function EndpointsPage(props: { shell: BookShell; cards: EndpointCard[]; form?: FormState }) {
-  const { shell, cards, form } = props;
+export function EndpointsPage(props: {
+  shell: BookShell;
+  page: { items: EndpointCard[]; next_cursor: string | null };
+  cursor: string | undefined;
+  form?: FormState;
+}) {
+  const { shell, page, form } = props;
+  const cards = page.items;
+  const path = bookPath(shell.book.id, 'endpoints');
   return (
     <Layout shell={shell} title="Endpoints">
       <h1>Endpoints</h1>
@@ -129,6 +136,14 @@ export function EndpointsPage(props: { shell: BookShell; cards: EndpointCard[]; 
             <Card shell={shell} card={card} />
           ))}
         </div>
+      )}
+      {(page.next_cursor || props.cursor) && (
+        <nav class="pager" aria-label="Pages">
+          <span>{props.cursor && <a href={path}>← First page</a>}</span>
+          <span>
+            {page.next_cursor && <a href={hrefWith(path, { cursor: page.next_cursor })}>Next page →</a>}
+          </span>
+        </nav>
       )}
     </Layout>
   );
@@ -230,6 +245,9 @@ export function IncomePage(props: {
           hx-target="find .payments"
           hx-select=".payments > *"
           hx-swap="innerHTML"
+          // The links loaded inside (each payment's Entry) are boosted page loads: they must not
+          // inherit this lazy load's target, select and swap.
+          hx-disinherit="*"
         >
           <summary>
             {row.entries} {row.entries === 1 ? 'payment' : 'payments'}

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import { DateOnly, type Static, Text, Type } from '../../platform/http/schema-kit.ts';
+import { CursorPage, CursorParam, DateOnly, Text, Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import {
   listEndpoints,
   listIncome,
@@ -37,7 +38,8 @@ const CardOut = Type.Object({
   }),
   created_at: Type.String({ format: 'date-time' }),
 });
-const CardList = Type.Object({ items: Type.Array(CardOut) });
+const CardList = CursorPage(CardOut);
+export const CardListQuery = Type.Object({ cursor: CursorParam });
 
 /** The OpenAPI description of each route below (see platform/http/openapi.ts). */
 const docs = {
@@ -60,19 +62,21 @@ const docs = {
 };
 
 /** The Endpoints screen: a card per resource a payment or charge was filed under. */
-export function registerEndpointAppRoutes(app: FastifyInstance, deps: ResourcesDeps) {
+export function registerEndpointAppRoutes(server: FastifyInstance, deps: ResourcesDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/endpoints',
     {
       schema: {
         ...docs.listEndpoints,
         params: SpaceParams,
+        querystring: CardListQuery,
         response: { 200: CardList },
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      return listEndpoints(deps, request.session!.userId, id);
+      const { id } = request.params;
+      return listEndpoints(deps, requireCaller(request).userId, id, request.query);
     },
   );
   app.patch(
@@ -86,14 +90,8 @@ export function registerEndpointAppRoutes(app: FastifyInstance, deps: ResourcesD
       },
     },
     async (request) => {
-      const { id, resource_id } = request.params as Static<typeof CardParams>;
-      return updateEndpoint(
-        deps,
-        request.session!.userId,
-        id,
-        resource_id,
-        request.body as Static<typeof CardPatch>,
-      );
+      const { id, resource_id } = request.params;
+      return updateEndpoint(deps, requireCaller(request).userId, id, resource_id, request.body);
     },
   );
 }
@@ -161,7 +159,8 @@ const incomeDocs = {
 };
 
 /** The Income screen: a row per endpoint per day, and the payments under a row. */
-export function registerIncomeAppRoutes(app: FastifyInstance, deps: ResourcesDeps) {
+export function registerIncomeAppRoutes(server: FastifyInstance, deps: ResourcesDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/income',
     {
@@ -173,9 +172,9 @@ export function registerIncomeAppRoutes(app: FastifyInstance, deps: ResourcesDep
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const query = request.query as Static<typeof IncomeQuery>;
-      return listIncome(deps, request.session!.userId, id, { ...pageOf(query), ref: query.ref });
+      const { id } = request.params;
+      const query = request.query;
+      return listIncome(deps, requireCaller(request).userId, id, { ...pageOf(query), ref: query.ref });
     },
   );
   app.get(
@@ -189,10 +188,10 @@ export function registerIncomeAppRoutes(app: FastifyInstance, deps: ResourcesDep
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const query = request.query as Static<typeof IncomePaymentsQuery>;
+      const { id } = request.params;
+      const query = request.query;
       const row = { ref: query.ref, day: query.day, currency: query.currency };
-      return listIncomePayments(deps, request.session!.userId, id, row, pageOf(query));
+      return listIncomePayments(deps, requireCaller(request).userId, id, row, pageOf(query));
     },
   );
 }

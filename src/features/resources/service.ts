@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.ts';
+import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { LastingRows } from '../../platform/db/lasting.ts';
@@ -50,12 +51,11 @@ function presentCard(row: store.CardRow, payers: { date: string; payers: number 
   };
 }
 
-async function cards(deps: ResourcesDeps, spaceId: string, resourceId?: string) {
+async function cards(deps: ResourcesDeps, spaceId: string, which: Parameters<typeof store.listCards>[2]) {
   const now = deps.clock.now();
-  const [rows, counts] = await Promise.all([
-    store.listCards(deps.db, spaceId, resourceId),
-    store.payersPerDay(deps.db, spaceId, chartStart(now)),
-  ]);
+  const rows = await store.listCards(deps.db, spaceId, which);
+  const ids = rows.map((row) => row.id);
+  const counts = await store.payersPerDay(deps.db, spaceId, chartStart(now), ids);
   const byResource = new Map<string, Map<string, number>>();
   for (const count of counts) {
     const days = byResource.get(count.resource_id) ?? new Map<string, number>();
@@ -66,9 +66,17 @@ async function cards(deps: ResourcesDeps, spaceId: string, resourceId?: string) 
 }
 
 /** The Endpoints screen: every card of the space, with its figures (any member may look). */
-export async function listEndpoints(deps: ResourcesDeps, userId: string, spaceId: string) {
+export async function listEndpoints(
+  deps: ResourcesDeps,
+  userId: string,
+  spaceId: string,
+  query: { cursor?: string | undefined } = {},
+) {
   await requireRole(deps.db, spaceId, userId);
-  return { items: await cards(deps, spaceId) };
+  const before = readCursor(query.cursor);
+  const rows = await cards(deps, spaceId, { before, limit: PAGE_SIZE + 1 });
+  const page = pageOf(rows, (card) => ({ at: new Date(card.created_at), id: card.id }));
+  return { items: page.items, next_cursor: page.next_cursor };
 }
 
 /** Renames a card or marks it Findable (owners and admins). */
@@ -82,7 +90,7 @@ export async function updateEndpoint(
   await requireAdministrator(deps.db, spaceId, userId);
   if (!(await store.updateCard(deps.db, spaceId, resourceId, change, deps.clock.now())))
     throw new AppError('not_found', 'No such endpoint in this space.');
-  const [card] = await cards(deps, spaceId, resourceId);
+  const [card] = await cards(deps, spaceId, { resourceId });
   return card!;
 }
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { committedByOthers } from '../../platform/db/lasting.ts';
+import { olderThan } from '../../platform/db/paging.ts';
 
 /**
  * The endpoint filed under `address` in the space, created on first use. Answers its id and
@@ -54,8 +56,16 @@ export type CardRow = {
  * A space's endpoint cards with their figures: calls are the settlements of requests filed under
  * the endpoint plus the prepaid charges for it; the last payment is the latest of either.
  */
-export async function listCards(db: Queryable, spaceId: string, resourceId?: string): Promise<CardRow[]> {
-  const only = resourceId === undefined ? sql`` : sql`AND r.id = ${resourceId}`;
+/** One card (`resourceId`), or a page of cards: the newest first, `limit` older than `before`. */
+export async function listCards(
+  db: Queryable,
+  spaceId: string,
+  which: { resourceId: string } | { before: Cursor | undefined; limit: number },
+): Promise<CardRow[]> {
+  const only =
+    'resourceId' in which
+      ? sql`AND r.id = ${which.resourceId}`
+      : sql`AND ${olderThan('r.created_at', 'r.id', which.before)} ORDER BY r.created_at DESC, r.id DESC LIMIT ${which.limit}`;
   const result = await sql<CardRow>`
     SELECT r.id, r.address, r.name, r.findable, r.created_at, r.updated_at,
       (COALESCE(paid.calls, 0) + COALESCE(charged.calls, 0))::text AS call_count,
@@ -70,8 +80,7 @@ export async function listCards(db: Queryable, spaceId: string, resourceId?: str
       SELECT count(*) AS calls, max(c.created_at) AS last_at
       FROM charges c WHERE c.space_id = r.space_id AND c.resource_id = r.id
     ) charged ON true
-    WHERE r.space_id = ${spaceId} ${only}
-    ORDER BY r.created_at, r.id`.execute(db);
+    WHERE r.space_id = ${spaceId} ${only}`.execute(db);
   return result.rows.map((row) => ({
     ...row,
     last_payment_at: row.last_payment_at === null ? null : new Date(row.last_payment_at),
@@ -79,16 +88,18 @@ export async function listCards(db: Queryable, spaceId: string, resourceId?: str
 }
 
 /** Distinct payers per endpoint and UTC day since `since`: machine payers by address, clients by ref. */
-export async function payersPerDay(db: Queryable, spaceId: string, since: Date) {
+export async function payersPerDay(db: Queryable, spaceId: string, since: Date, resourceIds: string[]) {
+  if (resourceIds.length === 0) return [];
+  const ids = sql`(SELECT jsonb_array_elements_text(${JSON.stringify(resourceIds)}::jsonb)::uuid)`;
   const result = await sql<{ resource_id: string; day: string; payers: string }>`
     SELECT resource_id, day::text AS day, count(DISTINCT payer)::text AS payers FROM (
       SELECT p.resource_id, (s.settled_at AT TIME ZONE 'UTC')::date AS day, 'payer:' || lower(s.payer) AS payer
       FROM settlements s JOIN payment_requests p ON p.id = s.payment_request_id
-      WHERE p.space_id = ${spaceId} AND p.resource_id IS NOT NULL AND s.settled_at >= ${since}
+      WHERE p.space_id = ${spaceId} AND p.resource_id IN ${ids} AND s.settled_at >= ${since}
       UNION ALL
       SELECT c.resource_id, (c.created_at AT TIME ZONE 'UTC')::date, 'client:' || cc.client_ref
       FROM charges c JOIN client_credits cc ON cc.id = c.client_credit_id
-      WHERE c.space_id = ${spaceId} AND c.resource_id IS NOT NULL AND c.created_at >= ${since}
+      WHERE c.space_id = ${spaceId} AND c.resource_id IN ${ids} AND c.created_at >= ${since}
     ) calls GROUP BY resource_id, day`.execute(db);
   return result.rows;
 }

@@ -4,7 +4,7 @@ import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { SitesPage } from './pages.tsx';
-import { SiteIn } from './routes.ts';
+import { SiteIn, SiteListQuery } from './routes.ts';
 import { addSite, listSites, removeSite, type SitesDeps, verifySite } from './service.ts';
 
 const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
@@ -15,14 +15,17 @@ const SiteParams = Type.Object({
 
 async function render(deps: SitesDeps, request: FastifyRequest, form: FormState, notice?: string) {
   const shell = shellOf(request);
-  const sites = (await listSites(deps, shell.user.id, shell.book.id)).items;
-  return SitesPage({ shell, sites, form, notice });
+  const query = request.method === 'GET' ? (request.query as Static<typeof SiteListQuery>) : {};
+  const page = await listSites(deps, shell.user.id, shell.book.id, query);
+  return SitesPage({ shell, page, cursor: query.cursor, form, notice });
 }
 
 export function registerSitePages(scope: FastifyInstance, deps: SitesDeps) {
   const path = '/app/books/:book_id/sites';
-  scope.get(path, { schema: { hide: true, params: BookParams } }, async (request, reply) =>
-    sendPage(reply, await render(deps, request, EMPTY_FORM)),
+  scope.get(
+    path,
+    { schema: { hide: true, params: BookParams, querystring: SiteListQuery } },
+    async (request, reply) => sendPage(reply, await render(deps, request, EMPTY_FORM)),
   );
   scope.post(
     path,

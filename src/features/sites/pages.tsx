@@ -6,6 +6,7 @@ import {
   Field,
   Form,
   type FormState,
+  hrefWith,
   Notice,
   Pill,
   Table,
@@ -62,11 +63,14 @@ function SiteActions({ shell, site }: { shell: BookShell; site: Site }) {
 
 export function SitesPage(props: {
   shell: BookShell;
-  sites: Site[];
+  page: { items: Site[]; next_cursor: string | null };
+  cursor: string | undefined;
   form: FormState;
   notice?: string | undefined;
 }) {
-  const { shell, sites, form } = props;
+  const { shell, page, form } = props;
+  const sites = page.items;
+  const path = bookPath(shell.book.id, 'sites');
   const admin = canAdminister(shell.book.role);
   const columns: Column<Site>[] = [
     { header: 'Origin', cell: (site) => <code>{site.origin}</code> },
@@ -98,6 +102,8 @@ export function SitesPage(props: {
             caption="Sites"
             columns={columns}
             rows={sites}
+            nextHref={page.next_cursor ? hrefWith(path, { cursor: page.next_cursor }) : null}
+            firstHref={props.cursor ? path : null}
             empty={
               <EmptyState title="No sites yet">
                 <p>

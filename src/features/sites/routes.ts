@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
+import { CursorPage, CursorParam, Text, Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
+
+export const SiteListQuery = Type.Object({ cursor: CursorParam });
+
 import { addSite, listSites, removeSite, type SitesDeps, verifySite } from './service.ts';
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -38,7 +42,7 @@ const docs = {
   listSites: routeDoc({
     operationId: 'listSites',
     summary: 'List sites',
-    description: "Lists the space's sites and whether each is verified.",
+    description: "Lists the space's sites and whether each is verified, the newest first, 50 a page.",
     tags: ['Sites'],
     errors: APP_READ_ERRORS,
   }),
@@ -61,7 +65,8 @@ const docs = {
 };
 
 /** Proven sites: where the space's payment pages may be shown in a frame. */
-export function registerSiteAppRoutes(app: FastifyInstance, deps: SitesDeps) {
+export function registerSiteAppRoutes(server: FastifyInstance, deps: SitesDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/app/api/spaces/:id/sites',
     {
@@ -73,9 +78,9 @@ export function registerSiteAppRoutes(app: FastifyInstance, deps: SitesDeps) {
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const { origin } = request.body as Static<typeof SiteIn>;
-      const added = await addSite(deps, request.session!.userId, id, origin);
+      const { id } = request.params;
+      const { origin } = request.body;
+      const added = await addSite(deps, requireCaller(request).userId, id, origin);
       return reply.code(added.created ? 201 : 200).send(added.site);
     },
   );
@@ -85,11 +90,11 @@ export function registerSiteAppRoutes(app: FastifyInstance, deps: SitesDeps) {
       schema: {
         ...docs.listSites,
         params: SpaceParams,
-        response: { 200: Type.Object({ items: Type.Array(SiteOut) }) },
+        querystring: SiteListQuery,
+        response: { 200: CursorPage(SiteOut) },
       },
     },
-    async (request) =>
-      listSites(deps, request.session!.userId, (request.params as Static<typeof SpaceParams>).id),
+    async (request) => listSites(deps, requireCaller(request).userId, request.params.id, request.query),
   );
   app.post(
     '/app/api/spaces/:id/sites/:site_id/verify',
@@ -101,8 +106,8 @@ export function registerSiteAppRoutes(app: FastifyInstance, deps: SitesDeps) {
       },
     },
     async (request) => {
-      const { id, site_id } = request.params as Static<typeof SiteParams>;
-      return verifySite(deps, request.session!.userId, id, site_id);
+      const { id, site_id } = request.params;
+      return verifySite(deps, requireCaller(request).userId, id, site_id);
     },
   );
   app.delete(
@@ -114,8 +119,8 @@ export function registerSiteAppRoutes(app: FastifyInstance, deps: SitesDeps) {
       },
     },
     async (request, reply) => {
-      const { id, site_id } = request.params as Static<typeof SiteParams>;
-      await removeSite(deps, request.session!.userId, id, site_id);
+      const { id, site_id } = request.params;
+      await removeSite(deps, requireCaller(request).userId, id, site_id);
       return reply.code(204).send();
     },
   );

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
+import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
@@ -42,9 +43,18 @@ export async function addSite(deps: SitesDeps, userId: string, spaceId: string, 
   return { created: found.created, site: present(found.row) };
 }
 
-export async function listSites(deps: SitesDeps, userId: string, spaceId: string) {
+/** A space's sites, the newest first, 50 a page (app API and page). */
+export async function listSites(
+  deps: SitesDeps,
+  userId: string,
+  spaceId: string,
+  query: { cursor?: string | undefined } = {},
+) {
   await requireRole(deps.db, spaceId, userId);
-  return { items: (await store.listSites(deps.db, spaceId)).map(present) };
+  const before = readCursor(query.cursor);
+  const rows = await store.listSites(deps.db, spaceId, { before, limit: PAGE_SIZE + 1 });
+  const page = pageOf(rows, (row) => ({ at: row.created_at, id: row.id }));
+  return { items: page.items.map(present), next_cursor: page.next_cursor };
 }
 
 async function siteOr404(deps: SitesDeps, spaceId: string, siteId: string) {

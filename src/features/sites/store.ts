@@ -1,13 +1,10 @@
+import type { Selectable } from 'kysely';
+import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
+import { olderThan } from '../../platform/db/paging.ts';
+import type { SitesTable } from '../../platform/db/schema.ts';
 
-export type SiteRow = {
-  id: string;
-  space_id: string;
-  origin: string;
-  token: string;
-  verified_at: Date | null;
-  created_at: Date;
-};
+export type SiteRow = Selectable<SitesTable>;
 
 /** Inserts the site, or answers the space's existing row for that origin (with its token). */
 export async function insertOrFind(db: Queryable, row: SiteRow): Promise<{ row: SiteRow; created: boolean }> {
@@ -27,13 +24,20 @@ export async function insertOrFind(db: Queryable, row: SiteRow): Promise<{ row: 
   return { row: existing, created: false };
 }
 
-export function listSites(db: Queryable, spaceId: string) {
+/** A space's sites, the newest first, `limit` older than `before`. */
+export function listSites(
+  db: Queryable,
+  spaceId: string,
+  page: { before: Cursor | undefined; limit: number },
+) {
   return db
     .selectFrom('sites')
     .selectAll()
     .where('space_id', '=', spaceId)
-    .orderBy('created_at')
-    .orderBy('id')
+    .where(olderThan('created_at', 'id', page.before))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
     .execute();
 }
 

@@ -55,3 +55,11 @@ export function handleFrom(name: string, suffix: string): string {
   const trimmed = slug.slice(slug.startsWith('-') ? 1 : 0, slug.endsWith('-') ? -1 : undefined).slice(0, 40);
   return `${trimmed.length > 0 ? trimmed : 'space'}-${suffix}`;
 }
+
+/**
+ * A day on or before the day the books are closed through is closed: nothing dated on it is
+ * filed, and nothing filed on it is undone.
+ */
+export function inClosedPeriod(occurredOn: string, closedThrough: string | null): boolean {
+  return closedThrough !== null && occurredOn <= closedThrough;
+}

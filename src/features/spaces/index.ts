@@ -1,5 +1,6 @@
 export {
   canAdminister,
+  inClosedPeriod,
   planIncludesChat,
   subscriptionAllowance,
   syncedRowsAllowance,
@@ -23,4 +24,5 @@ export {
   requireAdministrator,
   requireRole,
   type SpacesDeps,
+  spaceNameAndPlan,
 } from './service.ts';

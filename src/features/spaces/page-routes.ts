@@ -4,7 +4,7 @@ import { EMPTY_FORM } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf, viewerShellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { BooksPage, MembersPage, SettingsPage } from './pages.tsx';
-import { MemberAdd, MemberPatch, SpaceCreate, SpacePatch } from './schemas.ts';
+import { ListQuery, MemberAdd, MemberPatch, SpaceCreate, SpacePatch } from './schemas.ts';
 import * as service from './service.ts';
 
 // Page routes of Books, Book settings and Members. The same service calls as the app API.
@@ -17,10 +17,11 @@ const MemberParams = Type.Object({
 const Switches = Type.Object({ integration_enabled: Type.Boolean(), payments_enabled: Type.Boolean() });
 
 export function registerSpacePages(scope: FastifyInstance, deps: service.SpacesDeps) {
-  scope.get('/app/books', { schema: { hide: true } }, async (request, reply) => {
+  scope.get('/app/books', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const shell = viewerShellOf(request);
-    const spaces = await service.listSpaces(deps, shell.user.id);
-    return sendPage(reply, BooksPage({ shell, spaces, form: EMPTY_FORM }));
+    const query = request.query as Static<typeof ListQuery>;
+    const page = await service.listSpaces(deps, shell.user.id, query);
+    return sendPage(reply, BooksPage({ shell, page, cursor: query.cursor, form: EMPTY_FORM }));
   });
   scope.post(
     '/app/books',
@@ -31,8 +32,9 @@ export function registerSpacePages(scope: FastifyInstance, deps: service.SpacesD
         service.createSpace(deps, shell.user.id, request.body as Static<typeof SpaceCreate>),
       );
       if (outcome.ok) return seeOther(reply, bookPath(outcome.value.id, 'settings'));
-      const spaces = await service.listSpaces(deps, shell.user.id);
-      return sendPage(reply, BooksPage({ shell, spaces, form: outcome.form }), outcome.status);
+      const page = await service.listSpaces(deps, shell.user.id);
+      const books = BooksPage({ shell, page, cursor: undefined, form: outcome.form });
+      return sendPage(reply, books, outcome.status);
     },
   );
   scope.get('/app/books/:book_id', { schema: { hide: true, params: BookParams } }, async (request, reply) =>
@@ -85,14 +87,14 @@ function registerMemberPages(scope: FastifyInstance, deps: service.SpacesDeps) {
   const path = '/app/books/:book_id/members';
   const render = async (request: Parameters<typeof shellOf>[0], form = EMPTY_FORM) => {
     const shell = shellOf(request);
-    return MembersPage({
-      shell,
-      members: await service.listMembers(deps, shell.user.id, shell.book.id),
-      form,
-    });
+    const query = request.method === 'GET' ? (request.query as Static<typeof ListQuery>) : {};
+    const page = await service.listMembers(deps, shell.user.id, shell.book.id, query);
+    return MembersPage({ shell, page, cursor: query.cursor, form });
   };
-  scope.get(path, { schema: { hide: true, params: BookParams } }, async (request, reply) =>
-    sendPage(reply, await render(request)),
+  scope.get(
+    path,
+    { schema: { hide: true, params: BookParams, querystring: ListQuery } },
+    async (request, reply) => sendPage(reply, await render(request)),
   );
   scope.post(
     path,

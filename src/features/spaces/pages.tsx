@@ -6,6 +6,7 @@ import {
   Field,
   Form,
   type FormState,
+  hrefWith,
   Pill,
   Select,
   Table,
@@ -57,7 +58,13 @@ function CreateBookForm({ shell, form }: { shell: Shell; form: FormState }) {
   );
 }
 
-export function BooksPage({ shell, spaces, form }: { shell: Shell; spaces: Space[]; form: FormState }) {
+export function BooksPage(props: {
+  shell: Shell;
+  page: { items: Space[]; next_cursor: string | null };
+  cursor: string | undefined;
+  form: FormState;
+}) {
+  const { shell, page, form } = props;
   const columns: Column<Space>[] = [
     { header: 'Name', cell: (space) => <a href={bookPath(space.id, 'payment-requests')}>{space.name}</a> },
     { header: 'Base currency', cell: (space) => space.base_currency },
@@ -72,7 +79,9 @@ export function BooksPage({ shell, spaces, form }: { shell: Shell; spaces: Space
       <Table
         caption="Your books"
         columns={columns}
-        rows={spaces}
+        rows={page.items}
+        nextHref={page.next_cursor ? hrefWith('/app/books', { cursor: page.next_cursor }) : null}
+        firstHref={props.cursor ? '/app/books' : null}
         empty={
           <EmptyState title="No books yet">
             <p>Create your first book below; then issue a key so your server can ask for payments.</p>
@@ -205,10 +214,12 @@ function RoleCell(props: { shell: Shell & { book: { id: string } }; member: Memb
 
 export function MembersPage(props: {
   shell: Shell & { book: { id: string; role: string } };
-  members: Member[];
+  page: { items: Member[]; next_cursor: string | null };
+  cursor: string | undefined;
   form: FormState;
 }) {
-  const { shell, members, form } = props;
+  const { shell, page, form } = props;
+  const path = bookPath(shell.book.id, 'members');
   const admin = canAdminister(shell.book.role as never);
   const columns: Column<Member>[] = [
     { header: 'Name', cell: (member) => member.name },
@@ -235,7 +246,14 @@ export function MembersPage(props: {
     <Layout shell={shell} title="Members">
       <h1>Members</h1>
       <p class="muted">Owners and admins manage the book; members work in it; viewers only look.</p>
-      <Table caption="Members" columns={columns} rows={members} empty={<EmptyState title="No members" />} />
+      <Table
+        caption="Members"
+        columns={columns}
+        rows={page.items}
+        nextHref={page.next_cursor ? hrefWith(path, { cursor: page.next_cursor }) : null}
+        firstHref={props.cursor ? path : null}
+        empty={<EmptyState title="No members" />}
+      />
       {admin && (
         <div class="card">
           <h2>Add a member</h2>

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import type { Static } from '../../platform/http/schema-kit.ts';
 import { Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import {
+  ListQuery,
   MemberAdd,
   MemberList,
   MemberOut,
@@ -28,7 +29,8 @@ const docs = {
   listSpaces: routeDoc({
     operationId: 'listSpaces',
     summary: 'List spaces',
-    description: "Lists the spaces the caller is a member of, with the caller's role.",
+    description:
+      "Lists the spaces the caller is a member of, with the caller's role, newest first, 50 a page.",
     tags: ['Spaces'],
     errors: [401, 429],
   }),
@@ -57,7 +59,7 @@ const docs = {
   listMembers: routeDoc({
     operationId: 'listMembers',
     summary: 'List members',
-    description: "Lists the space's members and their roles.",
+    description: "Lists the space's members and their roles, the newest member first, 50 a page.",
     tags: ['Spaces'],
     errors: APP_READ_ERRORS,
   }),
@@ -86,7 +88,8 @@ const docs = {
   }),
 };
 
-export function registerSpaceRoutes(app: FastifyInstance, deps: service.SpacesDeps) {
+export function registerSpaceRoutes(server: FastifyInstance, deps: service.SpacesDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/app/api/spaces',
     {
@@ -97,8 +100,8 @@ export function registerSpaceRoutes(app: FastifyInstance, deps: service.SpacesDe
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof SpaceCreate>;
-      return reply.code(201).send(await service.createSpace(deps, request.session!.userId, body));
+      const body = request.body;
+      return reply.code(201).send(await service.createSpace(deps, requireCaller(request).userId, body));
     },
   );
   app.get(
@@ -106,12 +109,11 @@ export function registerSpaceRoutes(app: FastifyInstance, deps: service.SpacesDe
     {
       schema: {
         ...docs.listSpaces,
+        querystring: ListQuery,
         response: { 200: SpaceList },
       },
     },
-    async (request) => ({
-      items: await service.listSpaces(deps, request.session!.userId),
-    }),
+    async (request) => service.listSpaces(deps, requireCaller(request).userId, request.query),
   );
   app.get(
     '/app/api/spaces/:id',
@@ -123,8 +125,8 @@ export function registerSpaceRoutes(app: FastifyInstance, deps: service.SpacesDe
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      return service.getSpace(deps, request.session!.userId, id);
+      const { id } = request.params;
+      return service.getSpace(deps, requireCaller(request).userId, id);
     },
   );
   app.patch(
@@ -138,13 +140,8 @@ export function registerSpaceRoutes(app: FastifyInstance, deps: service.SpacesDe
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      return service.updateSpace(
-        deps,
-        request.session!.userId,
-        id,
-        request.body as Static<typeof SpacePatch>,
-      );
+      const { id } = request.params;
+      return service.updateSpace(deps, requireCaller(request).userId, id, request.body);
     },
   );
   registerPeriodRoute(app, deps);
@@ -152,7 +149,8 @@ export function registerSpaceRoutes(app: FastifyInstance, deps: service.SpacesDe
 }
 
 /** Closing the books: a date that only moves forward. */
-function registerPeriodRoute(app: FastifyInstance, deps: service.SpacesDeps) {
+function registerPeriodRoute(server: FastifyInstance, deps: service.SpacesDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/app/api/spaces/:id/close-period',
     {
@@ -171,10 +169,10 @@ function registerPeriodRoute(app: FastifyInstance, deps: service.SpacesDeps) {
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
+      const { id } = request.params;
       return service.closePeriod(
         deps,
-        request.session!.userId,
+        requireCaller(request).userId,
         id,
         (request.body as { through: string }).through,
       );
@@ -182,19 +180,21 @@ function registerPeriodRoute(app: FastifyInstance, deps: service.SpacesDeps) {
   );
 }
 
-function registerMemberRoutes(app: FastifyInstance, deps: service.SpacesDeps) {
+function registerMemberRoutes(server: FastifyInstance, deps: service.SpacesDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/members',
     {
       schema: {
         ...docs.listMembers,
         params: SpaceParams,
+        querystring: ListQuery,
         response: { 200: MemberList },
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      return { items: await service.listMembers(deps, request.session!.userId, id) };
+      const { id } = request.params;
+      return service.listMembers(deps, requireCaller(request).userId, id, request.query);
     },
   );
   app.post(
@@ -208,13 +208,8 @@ function registerMemberRoutes(app: FastifyInstance, deps: service.SpacesDeps) {
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const member = await service.addMember(
-        deps,
-        request.session!.userId,
-        id,
-        request.body as Static<typeof MemberAdd>,
-      );
+      const { id } = request.params;
+      const member = await service.addMember(deps, requireCaller(request).userId, id, request.body);
       return reply.code(201).send(member);
     },
   );
@@ -229,9 +224,9 @@ function registerMemberRoutes(app: FastifyInstance, deps: service.SpacesDeps) {
       },
     },
     async (request) => {
-      const { id, user_id } = request.params as Static<typeof MemberParams>;
-      const { role } = request.body as Static<typeof MemberPatch>;
-      return service.changeRole(deps, request.session!.userId, id, user_id, role);
+      const { id, user_id } = request.params;
+      const { role } = request.body;
+      return service.changeRole(deps, requireCaller(request).userId, id, user_id, role);
     },
   );
   app.delete(
@@ -244,8 +239,8 @@ function registerMemberRoutes(app: FastifyInstance, deps: service.SpacesDeps) {
       },
     },
     async (request) => {
-      const { id, user_id } = request.params as Static<typeof MemberParams>;
-      await service.removeMember(deps, request.session!.userId, id, user_id);
+      const { id, user_id } = request.params;
+      await service.removeMember(deps, requireCaller(request).userId, id, user_id);
       return { removed: true };
     },
   );

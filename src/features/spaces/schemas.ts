@@ -1,4 +1,4 @@
-import { Enum, Text, Type } from '../../platform/http/schema-kit.ts';
+import { CursorPage, CursorParam, Enum, Text, Type } from '../../platform/http/schema-kit.ts';
 import { PLANS, ROLES } from './domain.ts';
 
 export const CurrencyCode = (description = 'A currency or token code, 2 to 12 letters or digits.') =>
@@ -31,7 +31,7 @@ export const SpaceOut = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
-export const SpaceList = Type.Object({ items: Type.Array(SpaceOut) });
+export const SpaceList = CursorPage(SpaceOut);
 
 export const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const MemberParams = Type.Object({
@@ -52,4 +52,6 @@ export const MemberOut = Type.Object({
   role: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
 });
-export const MemberList = Type.Object({ items: Type.Array(MemberOut) });
+export const MemberList = CursorPage(MemberOut);
+/** `?cursor=` of the spaces and members lists. */
+export const ListQuery = Type.Object({ cursor: CursorParam });

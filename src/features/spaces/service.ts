@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
+import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import type { AuthStamps } from '../../platform/auth-stamps.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
@@ -75,8 +76,16 @@ export async function createSpace(
   });
 }
 
-export async function listSpaces(deps: SpacesDeps, userId: string) {
-  return (await store.listSpacesOfUser(deps.db, userId)).map(present);
+/** The user's spaces, newest first, 50 a page (app API and the Books page). */
+export async function listSpaces(
+  deps: SpacesDeps,
+  userId: string,
+  query: { cursor?: string | undefined } = {},
+) {
+  const before = readCursor(query.cursor);
+  const rows = await store.listSpacesOfUser(deps.db, userId, { before, limit: PAGE_SIZE + 1 });
+  const page = pageOf(rows, (row) => ({ at: row.created_at, id: row.id }));
+  return { items: page.items.map(present), next_cursor: page.next_cursor };
 }
 
 export async function getSpace(deps: SpacesDeps, userId: string, spaceId: string) {
@@ -119,12 +128,27 @@ export async function updateSpace(
   return getSpace(deps, userId, spaceId);
 }
 
-export async function listMembers(deps: SpacesDeps, userId: string, spaceId: string) {
+type MemberRow = Awaited<ReturnType<typeof store.findMember>> & object;
+const presentMember = (row: MemberRow) => ({ ...row, created_at: row.created_at.toISOString() });
+
+/** A space's members, the newest first, 50 a page (app API and the Members page). */
+export async function listMembers(
+  deps: SpacesDeps,
+  userId: string,
+  spaceId: string,
+  query: { cursor?: string | undefined } = {},
+) {
   await requireRole(deps.db, spaceId, userId);
-  return (await store.listMembers(deps.db, spaceId)).map((row) => ({
-    ...row,
-    created_at: row.created_at.toISOString(),
-  }));
+  const before = readCursor(query.cursor);
+  const rows = await store.listMembers(deps.db, spaceId, { before, limit: PAGE_SIZE + 1 });
+  const page = pageOf(rows, (row) => ({ at: row.created_at, id: row.user_id }));
+  return { items: page.items.map(presentMember), next_cursor: page.next_cursor };
+}
+
+async function memberOf(deps: SpacesDeps, spaceId: string, userId: string) {
+  const row = await store.findMember(deps.db, spaceId, userId);
+  if (!row) throw new AppError('not_found', 'This person is not a member of the space.');
+  return presentMember(row);
 }
 
 export async function addMember(
@@ -150,7 +174,7 @@ export async function addMember(
     throw new AppError('conflict', 'This person is already a member; change their role instead.');
   }
   await store.insertMember(deps.db, { spaceId, userId, role: input.role, at: deps.clock.now() });
-  return (await listMembers(deps, actorId, spaceId)).find((member) => member.user_id === userId)!;
+  return memberOf(deps, spaceId, userId);
 }
 
 async function changeMembership(
@@ -188,7 +212,7 @@ export async function changeRole(
   role: Role,
 ) {
   await changeMembership(deps, actorId, spaceId, targetId, role);
-  return (await listMembers(deps, actorId, spaceId)).find((member) => member.user_id === targetId)!;
+  return memberOf(deps, spaceId, targetId);
 }
 
 export async function removeMember(deps: SpacesDeps, actorId: string, spaceId: string, targetId: string) {
@@ -210,6 +234,16 @@ export async function lockSpacePlan(tx: Queryable, spaceId: string): Promise<{ p
   return { plan: row.plan, packs: row.subscription_packs };
 }
 
+/** The space's name and plan, for a feature acting in its name outside a session (the chat bot). */
+export async function spaceNameAndPlan(
+  db: Queryable,
+  spaceId: string,
+): Promise<{ name: string; plan: Plan }> {
+  const row = await store.findSpace(db, spaceId);
+  if (!row) throw new AppError('not_found', 'No such space.');
+  return { name: row.name, plan: row.plan };
+}
+
 /** What public pages may show of a space: its handle, never its name or members. */
 export async function publicFace(db: Queryable, spaceId: string): Promise<{ publicHandle: string }> {
   const space = await store.findSpace(db, spaceId);
@@ -217,7 +251,11 @@ export async function publicFace(db: Queryable, spaceId: string): Promise<{ publ
   return { publicHandle: space.public_handle };
 }
 
-/** The last day of the closed books, or null while nothing is closed. */
+/**
+ * The last day of the closed books, or null while nothing is closed. Inside a transaction the
+ * space's row stays share-locked until it ends, so a filing checked against this date cannot
+ * race a closing (which updates that row).
+ */
 export function closedThrough(db: Queryable, spaceId: string): Promise<string | null> {
   return store.findClosedThrough(db, spaceId);
 }

@@ -1,18 +1,21 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
-import type { Plan, Role } from '../../platform/db/schema.ts';
+import { olderThan } from '../../platform/db/paging.ts';
+import type { Role, SpacesTable } from '../../platform/db/schema.ts';
 
-export type SpaceRow = {
-  id: string;
-  name: string;
-  base_currency: string;
-  plan: Plan;
-  subscription_packs: number;
-  integration_enabled: boolean;
-  payments_enabled: boolean;
-  public_handle: string;
-  created_at: Date;
-};
+export type SpaceRow = Pick<
+  Selectable<SpacesTable>,
+  | 'id'
+  | 'name'
+  | 'base_currency'
+  | 'plan'
+  | 'subscription_packs'
+  | 'integration_enabled'
+  | 'payments_enabled'
+  | 'public_handle'
+  | 'created_at'
+>;
 
 const SPACE_COLUMNS = [
   'spaces.id',
@@ -63,13 +66,21 @@ export function findSpaceWithRole(db: Queryable, spaceId: string, userId: string
     .executeTakeFirst();
 }
 
-export function listSpacesOfUser(db: Queryable, userId: string) {
+/** The spaces a user is a member of, newest first, `limit` older than `before`. */
+export function listSpacesOfUser(
+  db: Queryable,
+  userId: string,
+  page: { before: Cursor | undefined; limit: number },
+) {
   return db
     .selectFrom('spaces')
     .innerJoin('members', 'members.space_id', 'spaces.id')
     .select([...SPACE_COLUMNS, 'members.role'])
     .where('members.user_id', '=', userId)
-    .orderBy('spaces.created_at')
+    .where(olderThan('spaces.created_at', 'spaces.id', page.before))
+    .orderBy('spaces.created_at', 'desc')
+    .orderBy('spaces.id', 'desc')
+    .limit(page.limit)
     .execute();
 }
 
@@ -99,14 +110,40 @@ export async function bumpAuthVersion(db: Queryable, spaceId: string): Promise<n
   return row.auth_version;
 }
 
-export function listMembers(db: Queryable, spaceId: string) {
+const MEMBER_COLUMNS = [
+  'members.user_id',
+  'users.email',
+  'users.name',
+  'members.role',
+  'members.created_at',
+] as const;
+
+/** A space's members, the newest first, `limit` older than `before` (a cursor of user ids). */
+export function listMembers(
+  db: Queryable,
+  spaceId: string,
+  page: { before: Cursor | undefined; limit: number },
+) {
   return db
     .selectFrom('members')
     .innerJoin('users', 'users.id', 'members.user_id')
-    .select(['members.user_id', 'users.email', 'users.name', 'members.role', 'members.created_at'])
+    .select(MEMBER_COLUMNS)
     .where('members.space_id', '=', spaceId)
-    .orderBy('members.created_at')
+    .where(olderThan('members.created_at', 'members.user_id', page.before))
+    .orderBy('members.created_at', 'desc')
+    .orderBy('members.user_id', 'desc')
+    .limit(page.limit)
     .execute();
+}
+
+export function findMember(db: Queryable, spaceId: string, userId: string) {
+  return db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select(MEMBER_COLUMNS)
+    .where('members.space_id', '=', spaceId)
+    .where('members.user_id', '=', userId)
+    .executeTakeFirst();
 }
 
 /** Locks the space's member rows, so two demotions cannot both pass the last-owner check. */
@@ -152,11 +189,17 @@ export function lockSpacePlan(db: Queryable, spaceId: string) {
     .executeTakeFirst();
 }
 
+/**
+ * The closing date, share-locked until the caller's transaction ends (as `filingTermsQuery`):
+ * a closing in flight is waited for and its date read, and a closing that comes later waits
+ * for the caller's filing to commit.
+ */
 export async function findClosedThrough(db: Queryable, spaceId: string): Promise<string | null> {
   const row = await db
     .selectFrom('spaces')
     .select('closed_through')
     .where('id', '=', spaceId)
+    .forShare()
     .executeTakeFirst();
   return row?.closed_through ?? null;
 }

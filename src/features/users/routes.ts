@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { routeDoc } from '../../platform/http/openapi.ts';
 import { Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { confirmPasswordReset, type ResetDeps, requestPasswordReset } from './password-reset.ts';
 import {
   LoginIn,
@@ -128,7 +129,8 @@ export function createSessionGuard(deps: service.UsersDeps) {
 }
 
 /** Public routes: signup and login. */
-export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps) {
+export function registerUserRoutes(server: FastifyInstance, deps: UserRouteDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/app/api/signup',
     {
@@ -169,7 +171,8 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps) {
 const REFUSALS = { 422: Type.Ref('ErrorBody'), 429: Type.Ref('ErrorBody') };
 
 /** Public routes: asking for a password reset by mail, and using its link. */
-export function registerPasswordResetRoutes(app: FastifyInstance, deps: UserRouteDeps) {
+export function registerPasswordResetRoutes(server: FastifyInstance, deps: UserRouteDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/app/api/password-reset',
     {
@@ -207,7 +210,8 @@ export function registerPasswordResetRoutes(app: FastifyInstance, deps: UserRout
 }
 
 /** Routes behind the session guard. */
-export function registerSessionRoutes(app: FastifyInstance, deps: UserRouteDeps) {
+export function registerSessionRoutes(server: FastifyInstance, deps: UserRouteDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/me',
     {
@@ -217,7 +221,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserRouteDeps)
       },
     },
     async (request) => {
-      const user = await service.getUser(deps, request.session!.userId);
+      const user = await service.getUser(deps, requireCaller(request).userId);
       return { ...user, created_at: user.created_at.toISOString() };
     },
   );
@@ -230,7 +234,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: UserRouteDeps)
       },
     },
     async (request, reply) => {
-      await service.logout(deps, request.session!.sessionId);
+      await service.logout(deps, requireCaller(request).sessionId);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return { logged_out: true };
     },

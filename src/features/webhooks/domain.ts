@@ -1,4 +1,5 @@
 import { DAY_MS } from '../../core/clock.ts';
+import { BOOK_CHANNEL_EVENTS, type BookChannelEvent } from '../../core/events.ts';
 
 // Pure rules of webhook delivery: who gets an event, what the body looks like, when the next
 // attempt is due, when a delivery gives up and when a subscription pauses.
@@ -8,15 +9,8 @@ export type DeliveryStatus = 'pending' | 'held' | 'delivered' | 'given_up';
 export type SubscriptionStatus = 'active' | 'paused';
 
 /** Book-channel events (spec §6.2). A subscription with no events gets all, including later ones. */
-export const BOOK_EVENTS = [
-  'money.in',
-  'money.out',
-  'invoice.paid',
-  'payout.executed',
-  'payment.awaiting_approval',
-  'payment.blocked',
-] as const;
-export type BookEvent = (typeof BOOK_EVENTS)[number];
+export const BOOK_EVENTS = BOOK_CHANNEL_EVENTS;
+export type BookEvent = BookChannelEvent;
 
 /** The event a test send carries; it never comes from the outbox. */
 export const TEST_EVENT = 'webhook.test';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import type { Static } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { closeSenders, createSenders, type Senders } from './delivery-service.ts';
 import {
   DeliveryOut,
@@ -107,7 +107,8 @@ const docs = {
 };
 
 /** Book subscriptions, their journal and the test send (owners and admins only). */
-export function registerWebhookRoutes(app: FastifyInstance, routeDeps: WebhookRouteDeps) {
+export function registerWebhookRoutes(server: FastifyInstance, routeDeps: WebhookRouteDeps) {
+  const app = typedRoutes(server);
   const owned = routeDeps.senders === undefined;
   const senders =
     routeDeps.senders ??
@@ -126,9 +127,9 @@ export function registerWebhookRoutes(app: FastifyInstance, routeDeps: WebhookRo
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const body = request.body as Static<typeof SubscriptionCreate>;
-      const created = await service.createSubscription(deps, request.session!.userId, id, body);
+      const { id } = request.params;
+      const body = request.body;
+      const created = await service.createSubscription(deps, requireCaller(request).userId, id, body);
       return reply.code(201).header('cache-control', 'no-store').send(created);
     },
   );
@@ -142,8 +143,8 @@ export function registerWebhookRoutes(app: FastifyInstance, routeDeps: WebhookRo
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      return { items: await service.listSubscriptions(deps, request.session!.userId, id) };
+      const { id } = request.params;
+      return { items: await service.listSubscriptions(deps, requireCaller(request).userId, id) };
     },
   );
   registerSubscriptionChanges(app, deps);
@@ -151,7 +152,8 @@ export function registerWebhookRoutes(app: FastifyInstance, routeDeps: WebhookRo
 }
 
 /** Deleting, rotating and resuming one subscription. */
-function registerSubscriptionChanges(app: FastifyInstance, deps: service.WebhooksDeps) {
+function registerSubscriptionChanges(server: FastifyInstance, deps: service.WebhooksDeps) {
+  const app = typedRoutes(server);
   app.delete(
     `${BASE}/:sid`,
     {
@@ -162,8 +164,8 @@ function registerSubscriptionChanges(app: FastifyInstance, deps: service.Webhook
       },
     },
     async (request) => {
-      const { id, sid } = request.params as Static<typeof SubscriptionParams>;
-      return service.deleteSubscription(deps, request.session!.userId, id, sid);
+      const { id, sid } = request.params;
+      return service.deleteSubscription(deps, requireCaller(request).userId, id, sid);
     },
   );
   app.post(
@@ -176,8 +178,8 @@ function registerSubscriptionChanges(app: FastifyInstance, deps: service.Webhook
       },
     },
     async (request, reply) => {
-      const { id, sid } = request.params as Static<typeof SubscriptionParams>;
-      const rotated = await service.rotateSecret(deps, request.session!.userId, id, sid);
+      const { id, sid } = request.params;
+      const rotated = await service.rotateSecret(deps, requireCaller(request).userId, id, sid);
       return reply.header('cache-control', 'no-store').send(rotated);
     },
   );
@@ -191,13 +193,14 @@ function registerSubscriptionChanges(app: FastifyInstance, deps: service.Webhook
       },
     },
     async (request) => {
-      const { id, sid } = request.params as Static<typeof SubscriptionParams>;
-      return service.resumeSubscription(deps, request.session!.userId, id, sid);
+      const { id, sid } = request.params;
+      return service.resumeSubscription(deps, requireCaller(request).userId, id, sid);
     },
   );
 }
 
-function registerJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps) {
+function registerJournalRoutes(server: FastifyInstance, deps: service.WebhooksDeps) {
+  const app = typedRoutes(server);
   app.get(
     `${BASE}/:sid/deliveries`,
     {
@@ -210,9 +213,14 @@ function registerJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps)
       },
     },
     async (request) => {
-      const { id, sid } = request.params as Static<typeof SubscriptionParams>;
-      const query = request.query as Static<typeof JournalQuery>;
-      return service.listJournal(deps, request.session!.userId, { spaceId: id, subscriptionId: sid }, query);
+      const { id, sid } = request.params;
+      const query = request.query;
+      return service.listJournal(
+        deps,
+        requireCaller(request).userId,
+        { spaceId: id, subscriptionId: sid },
+        query,
+      );
     },
   );
   app.post(
@@ -225,9 +233,9 @@ function registerJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps)
       },
     },
     async (request) => {
-      const { id, sid, did } = request.params as Static<typeof DeliveryParams>;
+      const { id, sid, did } = request.params;
       const ids = { spaceId: id, subscriptionId: sid, deliveryId: did };
-      return service.retryDelivery(deps, request.session!.userId, ids);
+      return service.retryDelivery(deps, requireCaller(request).userId, ids);
     },
   );
   registerKeyJournalRoutes(app, deps);
@@ -242,20 +250,16 @@ function registerJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps)
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const result = await service.sendTest(
-        deps,
-        request.session!.userId,
-        id,
-        request.body as service.WebhookTestInput,
-      );
+      const { id } = request.params;
+      const result = await service.sendTest(deps, requireCaller(request).userId, id, request.body);
       return reply.header('cache-control', 'no-store').send(result);
     },
   );
 }
 
 /** The key channel's journal (issue 22): the same 30 days, statuses and Retry as a subscription's. */
-function registerKeyJournalRoutes(app: FastifyInstance, deps: service.WebhooksDeps) {
+function registerKeyJournalRoutes(server: FastifyInstance, deps: service.WebhooksDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/keys/:key_id/deliveries',
     {
@@ -267,18 +271,23 @@ function registerKeyJournalRoutes(app: FastifyInstance, deps: service.WebhooksDe
       },
     },
     async (request) => {
-      const { id, key_id } = request.params as Static<typeof KeyParams>;
-      const query = request.query as Static<typeof JournalQuery>;
-      return service.listKeyJournal(deps, request.session!.userId, { spaceId: id, keyId: key_id }, query);
+      const { id, key_id } = request.params;
+      const query = request.query;
+      return service.listKeyJournal(
+        deps,
+        requireCaller(request).userId,
+        { spaceId: id, keyId: key_id },
+        query,
+      );
     },
   );
   app.post(
     '/app/api/spaces/:id/keys/:key_id/deliveries/:did/retry',
     { schema: { ...docs.retryKeyDelivery, params: KeyDeliveryParams, response: { 200: DeliveryOut } } },
     async (request) => {
-      const { id, key_id, did } = request.params as Static<typeof KeyDeliveryParams>;
+      const { id, key_id, did } = request.params;
       const ids = { spaceId: id, keyId: key_id, deliveryId: did };
-      return service.retryKeyDelivery(deps, request.session!.userId, ids);
+      return service.retryKeyDelivery(deps, requireCaller(request).userId, ids);
     },
   );
 }

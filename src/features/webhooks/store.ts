@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
+import type { WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../../platform/db/schema.ts';
 import type {
   DeliveryStatus,
   FanOutEvent,
@@ -306,14 +307,10 @@ export async function releaseHeldDeliveries(
 // Subscriptions: the app's CRUD.
 
 const SUBSCRIPTION_COLUMNS = ['id', 'url', 'events', 'status', 'created_at', 'paused_at'] as const;
-export type SubscriptionRow = {
-  id: string;
-  url: string;
-  events: string[];
-  status: 'active' | 'paused';
-  created_at: Date;
-  paused_at: Date | null;
-};
+export type SubscriptionRow = Pick<
+  Selectable<WebhookSubscriptionsTable>,
+  'id' | 'url' | 'events' | 'status' | 'created_at' | 'paused_at'
+>;
 
 export async function insertSubscription(
   db: Queryable,
@@ -409,24 +406,25 @@ const DELIVERY_COLUMNS = [
   'delivered_at',
 ] as const;
 
-export type DeliveryRow = {
-  id: string;
-  event_id: string;
-  event: string;
-  target_kind: TargetKind;
-  key_id: string | null;
-  subscription_id: string | null;
-  status: DeliveryStatus;
-  attempts: number;
-  attempts_max: number;
-  next_attempt_at: Date;
-  last_status_code: number | null;
-  last_error: string | null;
-  last_attempt_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  delivered_at: Date | null;
-};
+export type DeliveryRow = Pick<
+  Selectable<WebhookDeliveriesTable>,
+  | 'id'
+  | 'event_id'
+  | 'event'
+  | 'target_kind'
+  | 'key_id'
+  | 'subscription_id'
+  | 'status'
+  | 'attempts'
+  | 'attempts_max'
+  | 'next_attempt_at'
+  | 'last_status_code'
+  | 'last_error'
+  | 'last_attempt_at'
+  | 'created_at'
+  | 'updated_at'
+  | 'delivered_at'
+>;
 
 /** One subscription's deliveries, newest first, from `since`, after the cursor row if given. */
 export async function listDeliveries(

@@ -1,11 +1,9 @@
 import { type RawBuilder, sql } from 'kysely';
 
-// Bulk inserts pass their rows as one JSON document instead of one array parameter per column:
-// V8 writes JSON natively, while the driver spells arrays element by element in JavaScript,
-// which made a 500-row push spend more time quoting than PostgreSQL spent inserting. The
-// document is an array of row arrays read as jsonb: measured on 1,000 postings, PostgreSQL takes
-// that in about twice as fast as the same rows as keyed objects (json_to_recordset), and faster
-// than one array parameter per column.
+// Bulk inserts pass their rows as one JSON document (an array of row arrays, read as jsonb)
+// instead of one array parameter per column: V8 writes JSON natively, while the driver spells
+// arrays element by element in JavaScript. The measurements behind the choice are in
+// docs/benchmarks.md ("Bulk rows as one JSON document").
 
 type Column = { name: string; type: string };
 
@@ -63,22 +61,4 @@ export function recordsJson(rows: readonly unknown[]): string {
   return JSON.stringify(rows, (_key, value) =>
     typeof value === 'string' ? value.replace(LONE_SURROGATE, '\ufffd') : value,
   );
-}
-
-/**
- * Runs `work` while `statement` executes in the database, then waits for both. The driver only
- * sends the statement once the event loop turns, so the turn comes first; on embedded PGlite
- * (same thread) the two simply run one after the other. For bulk filings: the next statement's
- * document is written while the database inserts the previous one's rows.
- */
-export async function alongside<T, U>(statement: Promise<T>, work: () => U): Promise<[T, U]> {
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  let done: U;
-  try {
-    done = work();
-  } catch (error) {
-    await statement.catch(() => {});
-    throw error;
-  }
-  return [await statement, done];
 }

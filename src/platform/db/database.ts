@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect, type Transaction } from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
@@ -10,6 +10,11 @@ export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
 /** A query runner: the database itself or a transaction on it. */
 export type Queryable = Kysely<Database>;
+
+/** Runs `work` in the caller's transaction when `db` is one, else in a new one. */
+export function inTransaction<T>(db: Queryable, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db instanceof Transaction ? work(db) : db.transaction().execute(work);
+}
 
 export type DatabaseHandle = {
   db: Db;

@@ -359,6 +359,17 @@ export interface PushRowsTable {
   entry_id: string;
 }
 
+/** One row a push batch refused, and why (migrations/0045_push_rejections.sql). */
+export interface PushRejectionsTable {
+  batch_id: string;
+  space_id: string;
+  push_source_id: string;
+  row_index: number;
+  external_id: string | null;
+  error: 'invalid_row' | 'currency_mismatch' | 'allowance_exceeded';
+  detail: string;
+}
+
 export interface PushUsageTable {
   space_id: string;
   month: ColumnType<string, string, string>;
@@ -393,6 +404,7 @@ export interface Database {
   push_batches: PushBatchesTable;
   push_rows: PushRowsTable;
   push_usage: PushUsageTable;
+  push_rejections: PushRejectionsTable;
 }
 
 // Invoice mirroring (migrations/0006_invoices.sql). Declared by interface merging so the tables
@@ -467,6 +479,11 @@ export interface InvoicesTable {
   /** For an accepted quote: the invoice made from it. */
   invoice_id: ColumnType<string | null, string | null | undefined, string | null>;
   reminders_paused_at: Timestamp | null;
+  // Chat answers (migrations/0070_chat.sql).
+  payer_marked_paid_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  promised_on: ColumnType<string | null, string | null | undefined, string | null>;
+  deferral_state: ColumnType<DeferralState | null, DeferralState | null | undefined, DeferralState | null>;
+  delivered_in_app: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -749,4 +766,210 @@ export interface PasswordResetsTable {
 export interface Database {
   attempt_throttles: AttemptThrottlesTable;
   password_resets: PasswordResetsTable;
+}
+
+// Payments out: the status history the detail screen shows (migrations/0050_payout_status_changes.sql).
+export interface PayoutStatusChangesTable {
+  id: ColumnType<string, never, never>;
+  space_id: string;
+  payout_id: string;
+  from_status: PayoutStatus;
+  to_status: PayoutStatus;
+  reason: string | null;
+  changed_at: Timestamp;
+}
+
+export interface Database {
+  payout_status_changes: PayoutStatusChangesTable;
+}
+
+// Chat (migrations/0070_chat.sql).
+export type DeferralState = 'requested' | 'accepted' | 'declined';
+
+export interface ChatLinkCodesTable {
+  code_hash: string;
+  space_id: string;
+  contact_id: string;
+  key_id: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface ContactChatsTable {
+  id: string;
+  space_id: string;
+  contact_id: string;
+  key_id: string | null;
+  telegram_chat_id: string;
+  title: string;
+  connected_at: Timestamp;
+  disconnected_at: Timestamp | null;
+  disconnect_reason: 'replaced' | 'bot_removed' | null;
+}
+
+export interface ChatMessagesTable {
+  id: string;
+  space_id: string;
+  contact_id: string;
+  chat_id: string;
+  direction: 'in' | 'out';
+  kind: 'text' | 'file';
+  text: ColumnType<string, string | undefined, string>;
+  author: ColumnType<string, string | undefined, string>;
+  author_user_id: string | null;
+  telegram_message_id: string | null;
+  file_name: string | null;
+  file_size: number | null;
+  content_type: string | null;
+  file_sha256: string | null;
+  created_at: Timestamp;
+}
+
+export interface TelegramUpdatesTable {
+  update_id: ColumnType<unknown, string, never>;
+  claimed_at: Timestamp;
+}
+
+export interface Database {
+  chat_link_codes: ChatLinkCodesTable;
+  contact_chats: ContactChatsTable;
+  chat_messages: ChatMessagesTable;
+  telegram_updates: TelegramUpdatesTable;
+}
+
+// Agents: tokens, fences, their writes and proposals, categories (migrations/0060_agents.sql).
+
+export type AgentStatus = 'observing' | 'active' | 'frozen';
+export type AgentPerm = 'payments' | 'transactions' | 'chain_payments' | 'wallet' | 'x402' | 'cards';
+export type AgentWriteKind =
+  | 'payment'
+  | 'transaction'
+  | 'transaction_patch'
+  | 'chain_payment'
+  | 'wallet_transfer'
+  | 'x402'
+  | 'grant_change'
+  | 'card_intent';
+export type AgentWriteStatus =
+  | 'applied'
+  | 'pending'
+  | 'approved'
+  | 'rejected'
+  | 'lapsed'
+  | 'sending'
+  | 'failed';
+
+export interface AgentsTable {
+  id: string;
+  space_id: string;
+  issuer_user_id: string;
+  name: string;
+  token_hash: string;
+  prefix: string;
+  status: AgentStatus;
+  perms: AgentPerm[];
+  accounts_restricted: boolean;
+  x402_hosts: string[];
+  allowed_merchants: string[];
+  per_request_usd: Numeric;
+  daily_usd: Numeric;
+  fence_expires_at: Timestamp | null;
+  wallet_address: string;
+  wallet_key_sealed: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface AgentAccountsTable {
+  space_id: string;
+  agent_id: string;
+  account_id: string;
+}
+
+export interface CategoriesTable {
+  id: string;
+  space_id: string;
+  name: string;
+  kind: 'income' | 'expense' | 'transfer';
+  created_at: Timestamp;
+}
+
+export interface AgentWritesTable {
+  id: string;
+  space_id: string;
+  agent_id: string;
+  kind: AgentWriteKind;
+  input: ColumnType<Record<string, unknown>, string, string>;
+  message: string;
+  status: AgentWriteStatus;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  result: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  decided_by: string | null;
+  decided_at: Timestamp | null;
+  reject_reason: string | null;
+  created_at: Timestamp;
+}
+
+export interface AgentSpendTable {
+  id: string;
+  space_id: string;
+  agent_id: string;
+  write_id: string;
+  amount_usd: Numeric;
+  spent_at: Timestamp;
+}
+
+export interface AgentBookRowsTable {
+  space_id: string;
+  entry_id: string;
+  agent_id: string;
+  account_id: string;
+  kind: 'income' | 'expense';
+  category_id: string | null;
+  note: string;
+  payee: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  agents: AgentsTable;
+  agent_accounts: AgentAccountsTable;
+  categories: CategoriesTable;
+  agent_writes: AgentWritesTable;
+  agent_spend: AgentSpendTable;
+  agent_book_rows: AgentBookRowsTable;
+}
+
+export interface CardIntentsTable {
+  id: string;
+  space_id: string;
+  agent_id: string;
+  merchant: string;
+  purpose: string;
+  ceiling_usd: Numeric;
+  kind: 'one_off' | 'recurring';
+  period: 'month' | 'year' | null;
+  months: number | null;
+  category_id: string | null;
+  status: 'open' | 'matched' | 'expired';
+  expires_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface CardIntentMatchesTable {
+  space_id: string;
+  intent_id: string;
+  entry_id: string;
+  amount: Numeric;
+  within_ceiling: boolean;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  card_intents: CardIntentsTable;
+  card_intent_matches: CardIntentMatchesTable;
 }

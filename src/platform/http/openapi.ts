@@ -6,7 +6,7 @@
 // the same way. test/openapi.test.ts fails when a route skips any of this.
 
 /** The refusals a route can document; each maps to one shared response object. */
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503;
 
 export type RouteDoc = {
   /** Stable and unique: generated clients name their methods after it. camelCase verb first. */
@@ -215,6 +215,23 @@ export const ERROR_RESPONSES: Record<ErrorStatus, { name: string; response: Json
         'application/json': {
           schema: errorRef,
           examples: { rate_limited: errorExample('rate_limited', 'Too many calls; retry after 12 seconds.') },
+        },
+      },
+    },
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    response: {
+      description: 'A part of the server this route needs is not configured here (the chat bot).',
+      content: {
+        'application/json': {
+          schema: errorRef,
+          examples: {
+            chat_unavailable: errorExample(
+              'chat_unavailable',
+              'The chat bot is not enabled on this server (TELEGRAM_BOT_TOKEN).',
+            ),
+          },
         },
       },
     },

@@ -101,3 +101,21 @@ export const integrationRefusals = {
   422: Type.Union([Type.Ref('ErrorBody'), Type.Ref('HTTPValidationError')]),
   429: Type.Ref('ErrorBody'),
 };
+
+/** `?cursor=` of a list read newest first, 50 a page. */
+export const CursorParam = Type.Optional(
+  Type.String({ minLength: 1, maxLength: 200, description: "The previous page's next_cursor." }),
+);
+
+/** One page of a list: its items and the cursor of the next page (null on the last). */
+export function CursorPage<T extends TSchema>(item: T, options: { $id?: string; title?: string } = {}) {
+  return Type.Object(
+    {
+      items: Type.Array(item),
+      next_cursor: Type.Union([Type.String(), Type.Null()], {
+        description: 'Pass as cursor for the next 50 (newest first); null on the last page.',
+      }),
+    },
+    options,
+  );
+}

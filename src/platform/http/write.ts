@@ -4,7 +4,7 @@ import { canonicalJson } from '../../core/canonical-json.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { sha256Hex } from '../crypto.ts';
-import type { Db, Tx } from '../db/database.ts';
+import type { Db, Queryable, Tx } from '../db/database.ts';
 import { renderError } from './errors.ts';
 
 // runWrite is the one road for a write: it opens the transaction, and with an Idempotency-Key
@@ -148,6 +148,26 @@ function readIdempotencyKey(request: FastifyRequest): string | undefined {
 }
 
 /**
+ * runWrite for a use case that is atomic on its own: one statement on its common path, and a
+ * transaction of its own wherever it needs more (see `inTransaction`). Without an
+ * Idempotency-Key it runs on the database handle, which saves the BEGIN and COMMIT round trips;
+ * with one, it runs inside runWrite's transaction, so the write and its remembered answer still
+ * commit together.
+ */
+export async function runAtomicWrite<T>(
+  deps: WriteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  execute: (db: Queryable) => Promise<T>,
+): Promise<void> {
+  const idempotencyKey = request.routeOptions.config.idempotent ? readIdempotencyKey(request) : undefined;
+  if (idempotencyKey !== undefined) return runWrite(deps, request, reply, status, execute);
+  const result = await execute(deps.db);
+  reply.code(status).send(result);
+}
+
+/**
  * Runs `execute` in one transaction and sends its result with `status`, serialized by the
  * route's response schema. With an Idempotency-Key (on routes marked idempotent) a retry gets
  * the first answer byte for byte, with `Idempotent-Replayed: true`.
@@ -158,19 +178,17 @@ export async function runWrite<T>(
   reply: FastifyReply,
   status: number,
   execute: (tx: Tx) => Promise<T>,
-): Promise<FastifyReply> {
+): Promise<void> {
   const idempotencyKey = request.routeOptions.config.idempotent ? readIdempotencyKey(request) : undefined;
   if (idempotencyKey === undefined) {
     const result = await deps.db.transaction().execute(execute);
-    return reply.code(status).send(result);
+    reply.code(status).send(result);
+    return;
   }
   const claimed = await claim(deps, request, idempotencyKey);
   if (claimed.kind === 'replay') {
-    return reply
-      .code(claimed.status)
-      .header('idempotent-replayed', 'true')
-      .type(JSON_TYPE)
-      .send(claimed.body);
+    reply.code(claimed.status).header('idempotent-replayed', 'true').type(JSON_TYPE).send(claimed.body);
+    return;
   }
   try {
     const text = await deps.db.transaction().execute(async (tx) => {
@@ -185,7 +203,7 @@ export async function runWrite<T>(
       }
       return serialized;
     });
-    return reply.code(status).type(JSON_TYPE).send(text);
+    reply.code(status).type(JSON_TYPE).send(text);
   } catch (error) {
     const rendered = renderError(error);
     if (rendered && rendered.status < 500 && rendered.status !== 429 && rendered.status !== 409) {

@@ -4,38 +4,15 @@ import { assert } from '../../core/assert.ts';
 import { uuidv7 } from '../crypto.ts';
 import { documentRows, recordsJson, rowsDocument } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
+import type { BookOutboxEvent, KeyOutboxEvent } from './events.ts';
 
 // Side effects happen after commit: a change that should tell the world writes an event row in
 // its own transaction, and the webhooks workers deliver it later (at least once).
 
-/** Key channel (spec §6.1): to the webhook address of the key that owns the object. */
-export type KeyChannelEvent =
-  | 'payment_request.paid'
-  | 'invoice.paid'
-  | 'invoice.claimed_paid'
-  | 'invoice.deferral_requested'
-  | 'client.question'
-  | 'client.file';
+export type { BookChannelEvent, KeyChannelEvent } from '../../core/events.ts';
 
-/** Book channel (spec §6.2): to the space's subscriptions. */
-export type BookChannelEvent =
-  | 'money.in'
-  | 'money.out'
-  | 'invoice.paid'
-  | 'payout.executed'
-  | 'payment.awaiting_approval'
-  | 'payment.blocked';
-
-export type OutboxEvent =
-  | {
-      channel: 'key';
-      spaceId: string;
-      keyId: string;
-      event: KeyChannelEvent;
-      data: Record<string, unknown>;
-      at: Date;
-    }
-  | { channel: 'book'; spaceId: string; event: BookChannelEvent; fields: Record<string, unknown>; at: Date };
+/** An event for the outbox; build it with its constructor in ./events.ts. */
+export type OutboxEvent = KeyOutboxEvent | BookOutboxEvent;
 
 const EVENT_COLUMNS =
   'id uuid, space_id uuid, channel text, key_id uuid, event text, payload json, at timestamptz';

@@ -161,6 +161,11 @@ export function viewerShellOf(request: FastifyRequest): Shell {
   return request.shell;
 }
 
+/** Messages a person reads better than the API's (a raw pattern says nothing to them). */
+const FOR_PEOPLE: Record<string, string> = {
+  string_pattern_mismatch: 'This is not in the expected form.',
+};
+
 /**
  * Runs a form's write: the route's schema already checked the body (attachValidation); a
  * refusal from the service comes back as the form's state, to be shown in place.
@@ -178,7 +183,7 @@ export async function runForm<T>(
     const errors: Record<string, string> = {};
     for (const item of items) {
       const field = item.loc.slice(1).join('.');
-      errors[field] ??= item.msg;
+      errors[field] ??= FOR_PEOPLE[item.type] ?? item.msg;
     }
     const sentence = errors[''] ?? 'Some fields need another look.';
     return { ok: false, status: 422, form: { values, errors, sentence } };

@@ -54,10 +54,59 @@
     }
   }
 
+  // Paying a chain payment: the injected EIP-1193 wallet switches to the payment's chain and
+  // sends the unsigned ERC-20 transfer the page shows; the hash is then reported (the account
+  // watch would find the transfer by itself, this only saves the wait).
+  async function waitForReceipt(provider, hash) {
+    for (let attempt = 0; attempt < 60; attempt += 1) {
+      const receipt = await provider.request({ method: 'eth_getTransactionReceipt', params: [hash] });
+      if (receipt) return receipt;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    }
+    return null;
+  }
+
+  async function walletSend(button) {
+    const form = button.closest('form');
+    const status = form.querySelector('[data-wallet-status]');
+    const provider = window.ethereum;
+    if (!provider) {
+      status.textContent = 'No browser wallet found: send the transfer elsewhere and paste its hash.';
+      return;
+    }
+    button.disabled = true;
+    try {
+      const from = button.getAttribute('data-from');
+      const wanted = `0x${Number(button.getAttribute('data-chain-id')).toString(16)}`;
+      await provider.request({ method: 'eth_requestAccounts' });
+      const current = await provider.request({ method: 'eth_chainId' });
+      if (String(current).toLowerCase() !== wanted) {
+        status.textContent = 'Switching the wallet to the payment’s network…';
+        await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: wanted }] });
+      }
+      status.textContent = 'Confirm the transfer in your wallet…';
+      const transaction = {
+        from,
+        to: button.getAttribute('data-to'),
+        data: button.getAttribute('data-data'),
+        value: '0x0',
+      };
+      const hash = await provider.request({ method: 'eth_sendTransaction', params: [transaction] });
+      form.querySelector('[name="tx_hash"]').value = hash;
+      status.textContent = 'Sent. Waiting for the network to include it…';
+      await waitForReceipt(provider, hash);
+      status.textContent = 'Included. Reporting it…';
+      form.requestSubmit();
+    } catch (error) {
+      status.textContent = `The wallet did not send: ${error?.message ?? error}`;
+      button.disabled = false;
+    }
+  }
+
   function prepare(root) {
     localTimes(root);
     for (const button of root.querySelectorAll('[data-copy]')) button.hidden = false;
-    for (const button of root.querySelectorAll('[data-wallet-sign]')) {
+    for (const button of root.querySelectorAll('[data-wallet-sign], [data-wallet-send]')) {
       button.hidden = !window.ethereum;
     }
   }
@@ -74,6 +123,12 @@
     if (signButton) {
       event.preventDefault();
       void walletSign(signButton);
+      return;
+    }
+    const sendButton = target?.closest('[data-wallet-send]');
+    if (sendButton) {
+      event.preventDefault();
+      void walletSend(sendButton);
     }
   });
   // A select that switches the book navigates at once; the form's button serves without script.

@@ -1,0 +1,350 @@
+import { randomUUID } from 'node:crypto';
+import { toClientEvmSigner } from '@x402/evm';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { type Address, getAddress, type Hex, isAddress } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { canonicalJson } from '../../core/canonical-json.ts';
+import { AppError } from '../../core/errors.ts';
+import { type AmountE8, formatAmount } from '../../core/money.ts';
+import type { Chain } from '../../platform/chain/chain.ts';
+import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
+import { EIP3009_TOKEN_ABI } from '../../platform/chain/token.ts';
+import { fromBaseUnits, toBaseUnits } from '../../platform/chain/units.ts';
+import { type SecretBox, sha256Hex } from '../../platform/crypto.ts';
+import type { Queryable } from '../../platform/db/database.ts';
+import { moneyOut } from '../../platform/outbox/events.ts';
+import { enqueueEvents } from '../../platform/outbox/outbox.ts';
+import { createAccount } from '../accounts/index.ts';
+import { decrease, increase, ledgerAccounts, postEntry, readAmount } from '../ledger/index.ts';
+import { screen } from '../screening/index.ts';
+import type { Facilitator } from '../x402/index.ts';
+import { dayStart, decide, PERM_OF, spendingFence } from './domain.ts';
+import * as store from './store.ts';
+import { type AgentCaller, type AgentWriteOut, amountOf, fenceOf, type WritesDeps } from './writes.ts';
+
+// The agent's hot wallet: balances read from the chain, and transfers out of it. A transfer is
+// an EIP-3009 authorization signed with the agent's own key (opened from its seal only here,
+// never logged or returned) and put on chain by the facilitator's gas wallet, the same send
+// path (nonce manager, one sender at a time) as every x402 settlement. The day's cap is
+// reserved under the agent's row lock before anything is signed, so concurrent transfers
+// cannot overspend; a transfer the chain refuses gives its reservation back.
+
+export type WalletDeps = WritesDeps & {
+  secrets: SecretBox;
+  chain: Chain | undefined;
+  facilitator: Facilitator;
+};
+
+export type WalletTransferInput = {
+  chain: string;
+  asset: string;
+  amount: number | string;
+  destination: string;
+  network?: string;
+  payee?: string;
+};
+
+const TRANSFER_TIMEOUT_SECONDS = 120;
+
+/** The agent's wallet address and, per configured network, its token and native balances. */
+export async function walletBalances(deps: WalletDeps, caller: AgentCaller) {
+  const { wallet_address: address } = await store.walletOf(deps.db, caller.agentId);
+  const balances = [];
+  for (const network of deps.chain?.networks.list() ?? []) {
+    const client = deps.chain!.clients(network.name)?.publicClient;
+    if (!client) continue;
+    const [units, wei] = await Promise.all([
+      client.readContract({
+        address: network.token.address,
+        abi: EIP3009_TOKEN_ABI,
+        functionName: 'balanceOf',
+        args: [address as Address],
+      }),
+      client.getBalance({ address: address as Address }),
+    ]);
+    const amount = fromBaseUnits(units, network.token.decimals);
+    const native = fromBaseUnits(wei, 18);
+    balances.push({
+      network: network.name,
+      asset: network.token.symbol,
+      amount: amount.ok ? formatAmount(amount.value) : '0',
+      native: native.ok ? formatAmount(native.value) : '0',
+    });
+  }
+  return { address: getAddress(address), balances };
+}
+
+type Resolved = {
+  network: ConfiguredNetwork;
+  caip2: string;
+  baseUnits: bigint;
+  amount: AmountE8;
+  to: Address;
+};
+
+/** The network, token and amount a transfer names, or a 422 saying which field is wrong. */
+function resolve(deps: WalletDeps, input: WalletTransferInput): Resolved {
+  const name = input.network ?? 'base';
+  const network = deps.chain?.networks.list().find((candidate) => candidate.name === name);
+  if (!network || !deps.facilitator.networks.has(network.caip2)) {
+    throw new AppError('invalid_request', `The network ${name} is not served by this server.`, {
+      field: 'network',
+    });
+  }
+  if (!['evm', name].includes(input.chain.toLowerCase())) {
+    throw new AppError('invalid_request', `chain is evm (or ${name}) on this network.`, { field: 'chain' });
+  }
+  if (input.asset.toUpperCase() !== network.token.symbol.toUpperCase()) {
+    throw new AppError('invalid_request', `The wallet sends ${network.token.symbol} on ${name}.`, {
+      field: 'asset',
+    });
+  }
+  if (!isAddress(input.destination, { strict: false })) {
+    throw new AppError('invalid_request', 'destination must be a 0x address.', { field: 'destination' });
+  }
+  const amount = amountOf(input.amount);
+  const units = toBaseUnits(amount, network.token.decimals);
+  if (!units.ok || units.value <= 0n) {
+    throw new AppError(
+      'amount_not_accepted',
+      `${network.token.symbol} has ${network.token.decimals} decimals.`,
+      {
+        field: 'amount',
+      },
+    );
+  }
+  return { network, caip2: network.caip2, baseUnits: units.value, amount, to: getAddress(input.destination) };
+}
+
+/** A retry with the same Idempotency-Key answers the first result; another body is refused. */
+async function replay(deps: WalletDeps, agentId: string, key: string, hash: string) {
+  const row = await store.findWriteByIdempotencyKey(deps.db, agentId, key);
+  if (!row) return undefined;
+  if (row.request_hash !== hash) {
+    throw new AppError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different body.',
+    );
+  }
+  if (row.status === 'sending') {
+    throw new AppError(
+      'idempotency_in_progress',
+      'A transfer with this Idempotency-Key is still on its way.',
+    );
+  }
+  if (row.status === 'failed') {
+    throw new AppError('transfer_failed', 'The chain refused this transfer; send a new one with a new key.', {
+      ...(row.result ?? {}),
+    });
+  }
+  const applied = row.status === 'applied';
+  return {
+    applied,
+    message: row.message,
+    proposal_id: applied ? null : row.id,
+    result: row.result,
+  } as AgentWriteOut;
+}
+
+type Reservation = { kind: 'proposal'; answer: AgentWriteOut } | { kind: 'send'; writeId: string };
+
+/** Under the agent's lock: the rule table, screening and the day's cap; reserves the spend. */
+async function reserve(
+  deps: WalletDeps,
+  caller: AgentCaller,
+  input: WalletTransferInput,
+  resolved: Resolved,
+  idempotency: { key: string; hash: string } | undefined,
+): Promise<Reservation> {
+  return deps.db.transaction().execute(async (tx) => {
+    const agent = await store.lockAgent(tx, caller.agentId);
+    if (agent.revoked_at !== null) throw new AppError('unauthorized', 'This agent token was revoked.');
+    const now = deps.clock.now();
+    const needs = PERM_OF.wallet_transfer;
+    const gate = decide({ status: agent.status, perms: agent.perms, needs, fence: { inside: true } });
+    if (gate.outcome === 'refuse') throw new AppError(gate.code, gate.message);
+    const spentToday = readAmount(await store.spentSince(tx, agent.id, dayStart(now)));
+    const merchant = input.payee ? input.payee : resolved.to.toLowerCase();
+    let fence = spendingFence(fenceOf(agent), now, {
+      amount: resolved.amount,
+      currency: resolved.network.token.symbol,
+      merchant,
+      spentToday,
+    });
+    const names = input.payee ? [input.payee] : [];
+    if (fence.inside && (await screen(tx, { address: resolved.to.toLowerCase(), names }))) {
+      fence = { inside: false, message: 'screening: the destination matches the sanctions list.' };
+    }
+    const decision = decide({ status: agent.status, perms: agent.perms, needs, fence });
+    const writeId = randomUUID();
+    const status = decision.outcome === 'propose' ? 'pending' : 'sending';
+    const message = decision.outcome === 'propose' ? decision.message : '';
+    await store.insertWrite(tx, {
+      id: writeId,
+      spaceId: agent.space_id,
+      agentId: agent.id,
+      kind: 'wallet_transfer',
+      input: { ...input },
+      message,
+      status,
+      result: null,
+      at: now,
+      idempotency,
+    });
+    if (status === 'pending') {
+      return { kind: 'proposal', answer: { applied: false, message, proposal_id: writeId, result: null } };
+    }
+    const amountUsd = formatAmount(resolved.amount);
+    await store.insertSpend(tx, {
+      id: randomUUID(),
+      spaceId: agent.space_id,
+      agentId: agent.id,
+      writeId,
+      amountUsd,
+      at: now,
+    });
+    return { kind: 'send', writeId };
+  });
+}
+
+/** Signs the authorization with the agent's key and has the gas wallet put it on chain. */
+async function send(deps: WalletDeps, sealedKey: string, resolved: Resolved) {
+  const account = privateKeyToAccount(deps.secrets.open(sealedKey) as Hex);
+  const client = deps.chain!.clients(resolved.network.name)!.publicClient;
+  const scheme = new ExactEvmScheme(toClientEvmSigner(account, client as never));
+  const requirements = {
+    scheme: 'exact',
+    network: resolved.caip2 as `${string}:${string}`,
+    asset: resolved.network.token.address,
+    amount: resolved.baseUnits.toString(),
+    payTo: resolved.to,
+    maxTimeoutSeconds: TRANSFER_TIMEOUT_SECONDS,
+    extra: { name: resolved.network.token.name, version: resolved.network.token.version },
+  };
+  const signed = await scheme.createPaymentPayload(2, requirements);
+  const payload = { x402Version: 2, accepted: requirements, payload: signed.payload };
+  try {
+    return await deps.facilitator.engine.settle(payload, requirements);
+  } catch {
+    return { success: false, transaction: '', errorReason: 'settle_failed' };
+  }
+}
+
+/** The transfer landed: money.out from the agent wallet's account (made on first use). */
+async function book(
+  tx: Queryable,
+  deps: WalletDeps,
+  wallet: { space_id: string; wallet_address: string; name: string },
+  resolved: Resolved,
+  proof: { writeId: string; txHash: string; payee: string },
+) {
+  const address = wallet.wallet_address.toLowerCase();
+  const account =
+    (await store.findWalletAccount(tx, wallet.space_id, address, resolved.network.name)) ??
+    (await createAccount(
+      tx,
+      deps.clock,
+      { spaceId: wallet.space_id },
+      {
+        kind: 'crypto',
+        name: `Agent wallet: ${wallet.name}`.slice(0, 120),
+        currency: resolved.network.token.symbol,
+        network: resolved.network.name,
+        address,
+      },
+    ).then(() => store.findWalletAccount(tx, wallet.space_id, address, resolved.network.name)));
+  const at = deps.clock.now();
+  const where = { spaceId: wallet.space_id, currency: account!.currency, at };
+  const asset = await ledgerAccounts.asset(tx, { ...where, accountId: account!.id });
+  const expense = await ledgerAccounts.expense(tx, { ...where, ref: 'agent-wallet' });
+  const occurredOn = at.toISOString().slice(0, 10);
+  const posted = await postEntry(
+    tx,
+    {
+      spaceId: wallet.space_id,
+      origin: 'rail',
+      kind: 'expense',
+      occurredOn,
+      causeType: 'agent_write',
+      causeId: proof.writeId,
+      counterparty: proof.payee,
+      memo: proof.txHash,
+      postings: [decrease(asset, resolved.amount), increase(expense, resolved.amount)],
+    },
+    at,
+  );
+  if (!posted.ok)
+    throw new AppError('insufficient_balance', 'The wallet account cannot carry this transfer.');
+  const move = {
+    transaction_id: posted.entryId,
+    account_id: account!.id,
+    amount: resolved.amount,
+    currency: account!.currency,
+    kind: 'expense' as const,
+    origin: 'rail' as const,
+    occurred_on: occurredOn,
+  };
+  await enqueueEvents(tx, [moneyOut({ spaceId: wallet.space_id, at }, move)]);
+  return { transactionId: posted.entryId, accountId: account!.id };
+}
+
+/** POST /agent/wallet/transfers: one transaction per call; a retry with the same key answers the first. */
+export async function transferFromWallet(
+  deps: WalletDeps,
+  caller: AgentCaller,
+  input: WalletTransferInput,
+  idempotencyKey: string | undefined,
+): Promise<AgentWriteOut> {
+  const idempotency = idempotencyKey
+    ? { key: idempotencyKey, hash: sha256Hex(canonicalJson(input as never)) }
+    : undefined;
+  if (idempotency) {
+    const earlier = await replay(deps, caller.agentId, idempotency.key, idempotency.hash);
+    if (earlier) return earlier;
+  }
+  const resolved = resolve(deps, input);
+  let reserved: Reservation;
+  try {
+    reserved = await reserve(deps, caller, input, resolved, idempotency);
+  } catch (error) {
+    // Two calls with one key at once: the loser of the unique index hears the usual 409.
+    if (idempotency && /unique|duplicate/i.test(String((error as Error).message))) {
+      throw new AppError('idempotency_in_progress', 'A transfer with this Idempotency-Key is on its way.');
+    }
+    throw error;
+  }
+  if (reserved.kind === 'proposal') return reserved.answer;
+  const wallet = await store.walletOf(deps.db, caller.agentId);
+  const settled = await send(deps, wallet.wallet_key_sealed, resolved);
+  const base = {
+    amount: formatAmount(resolved.amount),
+    asset: resolved.network.token.symbol,
+    network: resolved.network.name,
+    destination: resolved.to,
+  };
+  if (!settled.success) {
+    const result = {
+      ...base,
+      tx_hash: settled.transaction || null,
+      error: settled.errorReason ?? 'settle_failed',
+    };
+    await deps.db.transaction().execute(async (tx) => {
+      await store.finishSending(tx, reserved.writeId, { status: 'failed', result });
+      await store.releaseSpend(tx, reserved.writeId);
+    });
+    throw new AppError('transfer_failed', 'The chain refused the transfer; nothing was spent.', result);
+  }
+  const result = await deps.db.transaction().execute(async (tx) => {
+    const proof = { writeId: reserved.writeId, txHash: settled.transaction, payee: input.payee ?? '' };
+    const booked = await book(tx, deps, wallet, resolved, proof);
+    const out = {
+      ...base,
+      tx_hash: settled.transaction,
+      transaction_id: booked.transactionId,
+      account_id: booked.accountId,
+    };
+    await store.finishSending(tx, reserved.writeId, { status: 'applied', result: out });
+    return out;
+  });
+  return { applied: true, message: '', proposal_id: null, result };
+}

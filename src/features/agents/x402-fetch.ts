@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import { x402Client } from '@x402/core/client';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { toClientEvmSigner } from '@x402/evm';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import type { Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { AppError } from '../../core/errors.ts';
+import { type AmountE8, formatAmount } from '../../core/money.ts';
+import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
+import { fromBaseUnits } from '../../platform/chain/units.ts';
+import { checkPublicUrl, type Resolver } from '../../platform/net/public-address.ts';
+import { AddressRefused, createSafeFetch } from '../../platform/net/safe-fetch.ts';
+import { readAmount } from '../ledger/index.ts';
+import { dayStart, decide, type FenceVerdict, PERM_OF } from './domain.ts';
+import * as store from './store.ts';
+import type { WalletDeps } from './wallet.ts';
+import { type AgentCaller, type AgentWriteOut, fenceOf } from './writes.ts';
+
+// POST /agent/x402 {url}: the agent fetches a URL and, when it answers 402, pays from its hot
+// wallet with the official x402 client (@x402/fetch over @x402/evm's exact scheme). The host
+// must be in the fence's x402_hosts; the quoted amount must fit the per-request cap and what is
+// left of the day's cap, reserved under the agent's row lock at the moment the client is about
+// to sign (its before-payment hook), so concurrent fetches cannot overspend. The URL is checked
+// as webhook addresses are and no redirect is followed.
+
+export type X402FetchDeps = WalletDeps & { resolver: Resolver; allowPrivate: boolean };
+
+const BODY_BYTES_MAX = 64 * 1024;
+
+type Reserved = { writeId: string; amount: AmountE8; network: ConfiguredNetwork };
+
+function hostFence(hosts: readonly string[], host: string): FenceVerdict {
+  return hosts.includes(host)
+    ? { inside: true }
+    : { inside: false, message: `fence: x402_hosts does not list ${host}.` };
+}
+
+async function propose(
+  deps: X402FetchDeps,
+  caller: AgentCaller,
+  url: string,
+  message: string,
+): Promise<AgentWriteOut> {
+  const id = randomUUID();
+  await store.insertWrite(deps.db, {
+    id,
+    spaceId: caller.spaceId,
+    agentId: caller.agentId,
+    kind: 'x402',
+    input: { url },
+    message,
+    status: 'pending',
+    result: null,
+    at: deps.clock.now(),
+  });
+  return { applied: false, message, proposal_id: id, result: null };
+}
+
+/** Under the agent's lock: the quote against the caps; reserves it, or answers the fence it met. */
+async function reserveQuote(
+  deps: X402FetchDeps,
+  caller: AgentCaller,
+  url: string,
+  quote: { amount: AmountE8; network: ConfiguredNetwork },
+): Promise<{ ok: true; reserved: Reserved } | { ok: false; message: string; writeId: string }> {
+  return deps.db.transaction().execute(async (tx) => {
+    const agent = await store.lockAgent(tx, caller.agentId);
+    const now = deps.clock.now();
+    const fence = fenceOf(agent);
+    const spent = readAmount(await store.spentSince(tx, agent.id, dayStart(now)));
+    let verdict: FenceVerdict = { inside: true };
+    if (fence.expiresAt !== null && fence.expiresAt.getTime() <= now.getTime()) {
+      verdict = { inside: false, message: 'fence: expired; a person must approve this.' };
+    } else if (quote.amount > fence.perRequestUsd)
+      verdict = { inside: false, message: 'fence: over per_request_usd.' };
+    else if (spent + quote.amount > fence.dailyUsd) {
+      verdict = { inside: false, message: 'fence: over what is left of daily_usd.' };
+    }
+    const decision = decide({ status: agent.status, perms: agent.perms, needs: 'x402', fence: verdict });
+    if (decision.outcome === 'refuse') throw new AppError(decision.code, decision.message);
+    const writeId = randomUUID();
+    const base = { id: writeId, spaceId: agent.space_id, agentId: agent.id, kind: 'x402' as const, at: now };
+    const input = { url, quoted: formatAmount(quote.amount), asset: quote.network.token.symbol };
+    if (decision.outcome === 'propose') {
+      await store.insertWrite(tx, {
+        ...base,
+        input,
+        message: decision.message,
+        status: 'pending',
+        result: null,
+      });
+      return { ok: false as const, message: decision.message, writeId };
+    }
+    await store.insertWrite(tx, { ...base, input, message: '', status: 'sending', result: null });
+    const amountUsd = formatAmount(quote.amount);
+    await store.insertSpend(tx, {
+      id: randomUUID(),
+      spaceId: agent.space_id,
+      agentId: agent.id,
+      writeId,
+      amountUsd,
+      at: now,
+    });
+    return { ok: true as const, reserved: { writeId, amount: quote.amount, network: quote.network } };
+  });
+}
+
+/** The gates before anything is fetched: frozen, perm, observing, the host in the fence. */
+async function gate(deps: X402FetchDeps, caller: AgentCaller, rawUrl: string) {
+  const agent = await store.findAgent(deps.db, caller.spaceId, caller.agentId);
+  if (!agent || agent.revoked_at !== null)
+    throw new AppError('unauthorized', 'This agent token was revoked.');
+  const verdict = await checkPublicUrl(rawUrl, { allowPrivate: deps.allowPrivate }, deps.resolver);
+  if (!verdict.ok) {
+    throw new AppError('webhook_address_not_public', `The URL is refused: ${verdict.reason}`, {
+      field: 'url',
+    });
+  }
+  const host = verdict.url.host.toLowerCase();
+  const decision = decide({
+    status: agent.status,
+    perms: agent.perms,
+    needs: PERM_OF.x402,
+    fence: hostFence(agent.x402_hosts, host),
+  });
+  if (decision.outcome === 'refuse') throw new AppError(decision.code, decision.message);
+  return { agent, decision, url: verdict.url.toString() };
+}
+
+function networkOf(deps: X402FetchDeps, caip2: string, asset: string) {
+  const network = deps.chain?.networks.list().find((candidate) => candidate.caip2 === caip2);
+  if (!network || network.token.address.toLowerCase() !== asset.toLowerCase()) return undefined;
+  return network;
+}
+
+/** The official client, signing with the agent's key, with the fence checked just before it signs. */
+function payingFetch(
+  deps: X402FetchDeps,
+  caller: AgentCaller,
+  url: string,
+  sealedKey: string,
+  outcome: { reserved?: Reserved; proposal?: { message: string; writeId: string } },
+) {
+  const account = privateKeyToAccount(deps.secrets.open(sealedKey) as Hex);
+  const client = new x402Client();
+  for (const network of deps.chain?.networks.list() ?? []) {
+    const publicClient = deps.chain!.clients(network.name)?.publicClient;
+    if (publicClient)
+      registerExactEvmScheme(client, { signer: toClientEvmSigner(account, publicClient as never) });
+  }
+  // Our own hook is the spend control: the client's default USD cap is replaced by the fence.
+  client.setSpendControls({ maxAmountPerPayment: false, allowedAssets: true });
+  client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
+    const network = networkOf(deps, selectedRequirements.network, selectedRequirements.asset);
+    const amount = network && fromBaseUnits(BigInt(selectedRequirements.amount), network.token.decimals);
+    if (!network || !amount?.ok)
+      return { abort: true, reason: 'The quote asks for a token this server does not pay.' };
+    const reserved = await reserveQuote(deps, caller, url, { amount: amount.value, network });
+    if (!reserved.ok) {
+      outcome.proposal = { message: reserved.message, writeId: reserved.writeId };
+      return { abort: true, reason: reserved.message };
+    }
+    outcome.reserved = reserved.reserved;
+  });
+  const safeFetch = createSafeFetch({ policy: { allowPrivate: deps.allowPrivate }, resolver: deps.resolver });
+  return wrapFetchWithPayment(safeFetch, client);
+}
+
+async function readAnswer(response: Response) {
+  const bytes = Buffer.from(await response.arrayBuffer()).subarray(0, BODY_BYTES_MAX);
+  return {
+    status: response.status,
+    content_type: response.headers.get('content-type') ?? '',
+    body: bytes.toString('utf8'),
+  };
+}
+
+function settlementOf(response: Response) {
+  const header = response.headers.get('payment-response') ?? response.headers.get('x-payment-response');
+  if (!header) return undefined;
+  try {
+    const settled = decodePaymentResponseHeader(header);
+    return settled.success ? settled.transaction : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ends a reserved payment: applied with what was paid, or failed with its reservation released. */
+async function finish(
+  deps: X402FetchDeps,
+  reserved: Reserved,
+  answer: Record<string, unknown>,
+  txHash: string | undefined,
+) {
+  const paid = txHash
+    ? {
+        amount: formatAmount(reserved.amount),
+        asset: reserved.network.token.symbol,
+        network: reserved.network.name,
+        tx_hash: txHash,
+      }
+    : null;
+  const result = { ...answer, paid };
+  await deps.db.transaction().execute(async (tx) => {
+    await store.finishSending(tx, reserved.writeId, { status: paid ? 'applied' : 'failed', result });
+    if (!paid) await store.releaseSpend(tx, reserved.writeId);
+  });
+  return result;
+}
+
+/** POST /agent/x402: answers AgentWriteOut with {status, content_type, body, paid} in `result`. */
+export async function fetchWithX402(
+  deps: X402FetchDeps,
+  caller: AgentCaller,
+  rawUrl: string,
+): Promise<AgentWriteOut> {
+  const gated = await gate(deps, caller, rawUrl);
+  if (gated.decision.outcome === 'propose') return propose(deps, caller, gated.url, gated.decision.message);
+  const outcome: { reserved?: Reserved; proposal?: { message: string; writeId: string } } = {};
+  const pay = payingFetch(deps, caller, gated.url, gated.agent.wallet_key_sealed, outcome);
+  let response: Response;
+  try {
+    // An agent is a machine: it asks for JSON (a pay page answers machines with its x402 quote).
+    response = await pay(gated.url, { headers: { accept: 'application/json, text/plain;q=0.9, */*;q=0.8' } });
+  } catch (error) {
+    if (outcome.proposal) {
+      return {
+        applied: false,
+        message: outcome.proposal.message,
+        proposal_id: outcome.proposal.writeId,
+        result: null,
+      };
+    }
+    if (outcome.reserved) await finish(deps, outcome.reserved, { error: 'payment_failed' }, undefined);
+    if (error instanceof AddressRefused) {
+      throw new AppError('webhook_address_not_public', `The URL is refused: ${error.message}`, {
+        field: 'url',
+      });
+    }
+    throw new AppError('transfer_failed', 'The URL could not be fetched or paid; nothing was spent.', {
+      reason: error instanceof Error ? error.message.slice(0, 200) : 'unknown',
+    });
+  }
+  const answer = await readAnswer(response);
+  if (!outcome.reserved) {
+    const id = randomUUID();
+    const result = { ...answer, paid: null };
+    await store.insertWrite(deps.db, {
+      id,
+      spaceId: caller.spaceId,
+      agentId: caller.agentId,
+      kind: 'x402',
+      input: { url: gated.url },
+      message: '',
+      status: 'applied',
+      result,
+      at: deps.clock.now(),
+    });
+    return { applied: true, message: '', proposal_id: null, result };
+  }
+  const result = await finish(deps, outcome.reserved, answer, settlementOf(response));
+  return { applied: true, message: '', proposal_id: null, result };
+}

@@ -1,0 +1,98 @@
+import type { Queryable } from '../../platform/db/database.ts';
+import type { IntegrationCaller } from '../../platform/http/context.ts';
+import { requireRole } from '../spaces/index.ts';
+import {
+  createInvoice,
+  decideQuote,
+  type InvoicesDeps,
+  recordPayment,
+  remindInvoice,
+  sendInvoice,
+  voidInvoice,
+} from './index.ts';
+import type { InvoiceCreateBody, PaymentBody, SendBody } from './schemas.ts';
+
+// What a person does to invoices from the owner's app (its API and its pages): the same use
+// cases the integration routes run, behind the person's role instead of a key's scope. Owners,
+// admins and members write; a viewer is refused (403). Writing off stays owners' and admins'
+// (writeOffInvoice checks it).
+
+const WRITERS = ['owner', 'admin', 'member'] as const;
+
+async function asWriter<T>(
+  deps: InvoicesDeps,
+  userId: string,
+  spaceId: string,
+  write: (tx: Queryable) => Promise<T>,
+): Promise<T> {
+  await requireRole(deps.db, spaceId, userId, WRITERS);
+  return deps.db.transaction().execute(write);
+}
+
+/**
+ * A document made in the app belongs to no key: its key_id is null, so invoice.paid goes to the
+ * book's subscriptions only, never to a key's webhook address. createInvoice reads only the
+ * caller's space and key id.
+ */
+function appCaller(spaceId: string, userId: string): IntegrationCaller {
+  return { spaceId, keyId: null as unknown as string, issuerUserId: userId, scopes: [], pushSourceId: null };
+}
+
+export function createInvoiceInApp(
+  deps: InvoicesDeps,
+  userId: string,
+  spaceId: string,
+  body: InvoiceCreateBody,
+) {
+  return asWriter(deps, userId, spaceId, (tx) => createInvoice(tx, deps, appCaller(spaceId, userId), body));
+}
+
+export function sendInvoiceInApp(
+  deps: InvoicesDeps,
+  userId: string,
+  spaceId: string,
+  id: string,
+  body: SendBody,
+) {
+  return asWriter(deps, userId, spaceId, (tx) => sendInvoice(tx, deps, spaceId, id, body));
+}
+
+export function recordPaymentInApp(
+  deps: InvoicesDeps,
+  userId: string,
+  spaceId: string,
+  id: string,
+  body: PaymentBody,
+) {
+  return asWriter(deps, userId, spaceId, (tx) => recordPayment(tx, deps, spaceId, id, body));
+}
+
+export function voidInvoiceInApp(
+  deps: InvoicesDeps,
+  userId: string,
+  spaceId: string,
+  id: string,
+  reason: string,
+) {
+  return asWriter(deps, userId, spaceId, (tx) => voidInvoice(tx, deps, spaceId, id, reason));
+}
+
+export function remindInvoiceInApp(
+  deps: InvoicesDeps,
+  userId: string,
+  spaceId: string,
+  id: string,
+  message: string,
+) {
+  return asWriter(deps, userId, spaceId, (tx) => remindInvoice(tx, deps, spaceId, id, message));
+}
+
+export function decideQuoteInApp(
+  deps: InvoicesDeps,
+  userId: string,
+  spaceId: string,
+  id: string,
+  decision: 'accept' | 'decline',
+) {
+  return asWriter(deps, userId, spaceId, (tx) => decideQuote(tx, deps, spaceId, id, decision));
+}

@@ -1,0 +1,453 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import { type AmountE8, asAmount, formatAmount } from '../../core/money.ts';
+import { randomSecret } from '../../platform/crypto.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
+import type { IntegrationCaller } from '../../platform/http/context.ts';
+import type { Mailer, SentMail } from '../../platform/mail/mailer.ts';
+import { requireAccount } from '../accounts/index.ts';
+import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
+import { readAmount } from '../ledger/index.ts';
+import { requireRole } from '../spaces/index.ts';
+import { deliverByChat, type InvoiceChatPort } from './chat-answers.ts';
+import { invoiceMail, invoicePdf, openAmountOf } from './document.ts';
+import {
+  afterSend,
+  allows,
+  computeTotals,
+  creditRoom,
+  freshInvoiceState,
+  generatedNumber,
+  type InvoiceStatus,
+  initialStatus,
+  type Move,
+  type Totals,
+} from './domain.ts';
+import { breakdownOut, lineItemsOut, present, presentWithPayments } from './presentation.ts';
+import type { ClientBody, InvoiceCreateBody, SellerBody, SendBody } from './schemas.ts';
+import * as store from './store.ts';
+
+// An invoice's life: created (mirrored or from the app), read, its parties corrected, sent,
+// reminded by hand, voided; credit notes against it, and what was mailed for it.
+
+export type InvoicesDeps = {
+  db: Db;
+  clock: Clock;
+  publicUrl: string;
+  mailer?: Mailer | undefined;
+  /** Delivery to the client's chat group (features/chat), when the bot is enabled. */
+  chat?: InvoiceChatPort | undefined;
+};
+
+export const today = (clock: Clock) => clock.now().toISOString().slice(0, 10);
+
+function totalsOrRefuse(body: InvoiceCreateBody, currency: string): Totals {
+  const outcome = computeTotals(body.line_items, currency, body.prices_include_tax ?? false);
+  if (!outcome.ok) {
+    const first = outcome.problems[0]!;
+    throw new AppError('invalid_request', `Line ${first.index + 1}: ${first.detail}.`, {
+      problems: outcome.problems.map((p) => ({
+        loc: ['body', 'line_items', p.index, p.field],
+        msg: p.detail,
+      })),
+    });
+  }
+  if (outcome.totals.total < 0n)
+    throw new AppError('amount_not_accepted', 'An invoice total cannot be negative.', {
+      field: 'line_items',
+    });
+  return outcome.totals;
+}
+
+async function refuseTakenNumber(db: Queryable, spaceId: string, number: string) {
+  const existing = await store.findLiveByNumber(db, spaceId, number);
+  if (existing)
+    throw new AppError('invoice_number_taken', `Invoice number ${number} is already used in this space.`, {
+      number,
+      existing_id: existing.id,
+    });
+}
+
+/** A generated INV-nnnnnn that no live invoice uses (a seller may have typed one in by hand). */
+export async function nextFreeNumber(db: Queryable, spaceId: string): Promise<string> {
+  for (let attempt = 0; attempt < 1000; attempt += 1) {
+    const candidate = generatedNumber(await store.nextNumberValue(db, spaceId));
+    if (!(await store.findLiveByNumber(db, spaceId, candidate))) return candidate;
+  }
+  throw new AppError('conflict', 'No free generated invoice number; send number explicitly.');
+}
+
+async function contactFor(tx: Queryable, clock: Clock, spaceId: string, body: InvoiceCreateBody) {
+  const named = body.contact_id ?? null;
+  if (body.save_contact) {
+    return saveInvoiceContact(tx, clock, spaceId, named, {
+      name: body.client_name,
+      email: body.client_email ?? '',
+      phone: body.client_phone ?? '',
+      address: body.client_address ?? '',
+      country: body.client_country ?? '',
+      reg_number: body.client_reg_number ?? '',
+      tax_id: body.client_tax_id ?? '',
+    });
+  }
+  if (named !== null && !(await contactExists(tx, spaceId, named)))
+    throw new AppError('invalid_request', 'No contact with this id in this space.', { field: 'contact_id' });
+  return named;
+}
+
+function sellerColumns(seller: SellerBody | null | undefined) {
+  return {
+    seller_name: seller?.name ?? '',
+    seller_email: seller?.email ?? '',
+    seller_phone: seller?.phone ?? '',
+    seller_address: seller?.address ?? '',
+    seller_country: seller?.country ?? '',
+    seller_reg_number: seller?.reg_number ?? '',
+    seller_tax_id: seller?.tax_id ?? '',
+    seller_website: seller?.website ?? '',
+  };
+}
+
+function clientColumns(client: ClientBody) {
+  return {
+    client_name: client.name ?? '',
+    client_email: client.email ?? '',
+    client_phone: client.phone ?? '',
+    client_address: client.address ?? '',
+    client_country: client.country ?? '',
+    client_reg_number: client.reg_number ?? '',
+    client_tax_id: client.tax_id ?? '',
+  };
+}
+
+/** POST /integration/invoices: mirrors an invoice as a draft, with its totals computed here. */
+export async function createInvoice(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  caller: IntegrationCaller,
+  body: InvoiceCreateBody,
+) {
+  const spaceId = caller.spaceId;
+  const account = await requireAccount(tx, spaceId, body.account_id);
+  const currency = (body.currency ?? account.currency).toUpperCase();
+  const totals = totalsOrRefuse(body, currency);
+  if (body.corrects_invoice_id != null) {
+    if (body.kind !== 'credit_note')
+      throw new AppError('invalid_request', 'Only a credit note corrects an invoice.', {
+        field: 'corrects_invoice_id',
+      });
+    await applyCredit(tx, spaceId, body.corrects_invoice_id, currency, totals.total);
+  }
+  if (body.number != null) await refuseTakenNumber(tx, spaceId, body.number);
+  const number = body.number ?? (await nextFreeNumber(tx, spaceId));
+  const now = deps.clock.now();
+  const row = await store.insertInvoice(tx, {
+    id: randomUUID(),
+    space_id: spaceId,
+    key_id: caller.keyId,
+    account_id: account.id,
+    contact_id: await contactFor(tx, deps.clock, spaceId, body),
+    project_id: body.project_id ?? null,
+    corrects_invoice_id: body.corrects_invoice_id ?? null,
+    kind: body.kind ?? 'invoice',
+    status: initialStatus(body.kind ?? 'invoice'),
+    number,
+    token: randomSecret('inv_'),
+    currency,
+    issued_on: body.issued_on ?? today(deps.clock),
+    due_on: body.due_on,
+    client_name: body.client_name,
+    client_email: body.client_email ?? '',
+    client_address: body.client_address ?? '',
+    client_country: body.client_country ?? '',
+    client_country_code: (body.client_country_code ?? '').toUpperCase(),
+    client_phone: body.client_phone ?? '',
+    client_reg_number: body.client_reg_number ?? '',
+    client_tax_id: body.client_tax_id ?? '',
+    ...sellerColumns(body.seller as SellerBody | null | undefined),
+    notes: body.notes ?? '',
+    purchase_order: body.purchase_order ?? '',
+    tax_authority_number: body.tax_authority_number ?? '',
+    tax_exempt_reason: body.tax_exempt_reason ?? null,
+    tax_zero_reason: body.tax_zero_reason ?? null,
+    prices_include_tax: body.prices_include_tax ?? false,
+    line_items: JSON.stringify(lineItemsOut(totals, body)),
+    tax_breakdown: JSON.stringify(breakdownOut(totals)),
+    subtotal: formatAmount(totals.subtotal),
+    tax_total: formatAmount(totals.taxTotal),
+    total: formatAmount(totals.total),
+    auto_remind: true,
+    ...freshInvoiceState(now),
+  });
+  return present(row, [], deps.publicUrl, today(deps.clock));
+}
+
+export async function ownInvoice(db: Queryable, spaceId: string, id: string, lock: boolean) {
+  const row = lock ? await store.lockInvoice(db, spaceId, id) : await store.findInvoice(db, spaceId, id);
+  if (!row) throw new AppError('not_found', 'No invoice with this id in this space.');
+  return row;
+}
+
+export function refuseMove(move: Move, row: store.InvoiceRow) {
+  if (allows(move, row.status as InvoiceStatus)) return;
+  throw new AppError('invoice_state', `This invoice is ${row.status}; it cannot be ${MOVE_WORDS[move]}.`, {
+    status: row.status,
+    move,
+  });
+}
+
+const MOVE_WORDS: Record<Move, string> = {
+  send: 'sent',
+  pay: 'paid (payments are recorded against sent or partial invoices only)',
+  void: 'voided again',
+  remind: 'reminded (reminders go to sent or partial invoices only)',
+  edit: 'edited',
+  accept: 'accepted (only a sent quote before its due date can be)',
+  decline: 'declined (only a sent quote before its due date can be)',
+};
+
+export async function getInvoice(deps: InvoicesDeps, spaceId: string, id: string) {
+  const row = await ownInvoice(deps.db, spaceId, id, false);
+  return presentWithPayments(deps.db, row, deps.publicUrl, today(deps.clock));
+}
+
+/** POST .../seller and .../client: replace one side's requisites (all fields; absent = empty). */
+export async function setParty(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  spaceId: string,
+  id: string,
+  party: { seller: SellerBody } | { client: ClientBody },
+) {
+  const row = await ownInvoice(tx, spaceId, id, true);
+  refuseMove('edit', row);
+  if ('client' in party && (party.client.name ?? '') === '')
+    throw new AppError('invalid_request', 'An invoice needs a client name.', { field: 'name' });
+  const changes = 'seller' in party ? sellerColumns(party.seller) : clientColumns(party.client);
+  const updated = await store.updateInvoice(tx, spaceId, id, { ...changes, updated_at: deps.clock.now() });
+  return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
+}
+
+/** POST .../send: "none" marks sent; email and chat are refused until their transports exist. */
+export async function sendInvoice(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  spaceId: string,
+  id: string,
+  body: SendBody,
+) {
+  const row = await ownInvoice(tx, spaceId, id, true);
+  refuseMove('send', row);
+  const via = body.via ?? 'email';
+  let sent: SentMail | undefined;
+  if (via === 'email')
+    sent = await mailInvoice(
+      deps,
+      row,
+      body.to || row.client_email,
+      body.cc ?? [],
+      body.message ?? '',
+      'send',
+    );
+  if (via === 'chat') await deliverByChat(tx, deps, row, body.message ?? '', 'send');
+  const now = deps.clock.now();
+  await store.insertDelivery(tx, {
+    id: randomUUID(),
+    space_id: spaceId,
+    invoice_id: id,
+    purpose: 'send',
+    via: [via],
+    recipient: body.to || row.client_email,
+    cc: body.cc ?? [],
+    message: body.message ?? '',
+    created_at: now,
+    mail_file: sent?.file ?? null,
+  });
+  const status = afterSend(row.status as InvoiceStatus);
+  const updated = await store.updateInvoice(tx, spaceId, id, {
+    status,
+    sent_at: row.sent_at ?? now,
+    updated_at: now,
+  });
+  return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
+}
+
+/** POST .../void: from any state but void; recorded payments stay booked and are listed. */
+export async function voidInvoice(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  spaceId: string,
+  id: string,
+  reason: string,
+) {
+  const row = await ownInvoice(tx, spaceId, id, true);
+  // Voiding is safe to retry: a void invoice answers as it is.
+  if (row.status === 'void') return presentWithPayments(tx, row, deps.publicUrl, today(deps.clock));
+  refuseMove('void', row);
+  // A voided credit note gives its amount back to the invoice it corrected.
+  if (row.kind === 'credit_note' && row.corrects_invoice_id !== null)
+    await applyCredit(tx, spaceId, row.corrects_invoice_id, row.currency, asAmount(-readAmount(row.total)));
+  const now = deps.clock.now();
+  const updated = await store.updateInvoice(tx, spaceId, id, {
+    status: 'void',
+    voided_at: now,
+    void_reason: reason,
+    updated_at: now,
+  });
+  return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
+}
+
+/**
+ * Mails the invoice (HTML, text, the PDF attached, the link to its public page) inside the
+ * caller's transaction, so a refused or failed delivery changes nothing.
+ */
+export async function mailInvoice(
+  deps: InvoicesDeps,
+  row: store.InvoiceRow,
+  to: string,
+  cc: string[],
+  message: string,
+  purpose: 'send' | 'remind',
+) {
+  if (!deps.mailer?.available)
+    throw new AppError(
+      'delivery_unavailable',
+      'Mail is not configured on this server (SMTP_URL); send with via "none".',
+      {
+        via: 'email',
+        reason: 'mail_not_configured',
+      },
+    );
+  if (to === '')
+    throw new AppError('invalid_request', 'The invoice has no client email; give one in "to".', {
+      field: 'to',
+    });
+  const mail = invoiceMail(row, `${deps.publicUrl}/i/${row.token}`, message, purpose);
+  try {
+    return await deps.mailer.send({
+      to,
+      cc,
+      ...mail,
+      fromName: row.seller_name || undefined,
+      attachments: [
+        {
+          filename: `invoice-${row.number}.pdf`,
+          content: await invoicePdf(row),
+          contentType: 'application/pdf',
+        },
+      ],
+    });
+  } catch (error) {
+    throw new AppError(
+      'delivery_failed',
+      `The mail server refused the message: ${(error as Error).message}`.slice(0, 300),
+      {
+        via: 'email',
+      },
+    );
+  }
+}
+
+/** POST .../remind: recorded against a sent or partial invoice, and mailed when mail is configured. */
+export async function remindInvoice(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  spaceId: string,
+  id: string,
+  message: string,
+  only?: 'email' | 'chat',
+) {
+  const row = await ownInvoice(tx, spaceId, id, true);
+  refuseMove('remind', row);
+  const at = deps.clock.now();
+  const via: string[] = [];
+  let sent: SentMail | undefined;
+  if (only === 'email' || (only === undefined && deps.mailer?.available && row.client_email !== '')) {
+    sent = await mailInvoice(deps, row, row.client_email, [], message, 'remind');
+    via.push('email');
+  }
+  if (only === 'chat' || (only === undefined && (await deps.chat?.canPost(tx, spaceId, row.contact_id)))) {
+    await deliverByChat(tx, deps, row, message, 'remind');
+    via.push('chat');
+  }
+  await store.insertDelivery(tx, {
+    id: randomUUID(),
+    space_id: spaceId,
+    invoice_id: id,
+    purpose: 'remind',
+    via,
+    recipient: row.client_email,
+    cc: [],
+    message,
+    created_at: at,
+    mail_file: sent?.file ?? null,
+  });
+  return { invoice_id: id, reminded: true, via, at: at.toISOString() };
+}
+
+/**
+ * A credit note's amount (negative when it is voided) moves its invoice's credited_amount.
+ * The credit never moves money or the invoice's state; it lowers what a payment must reach.
+ */
+async function applyCredit(
+  tx: Queryable,
+  spaceId: string,
+  invoiceId: string,
+  currency: string,
+  amount: AmountE8,
+) {
+  const target = await store.lockInvoice(tx, spaceId, invoiceId);
+  if (target?.kind !== 'invoice')
+    throw new AppError('invalid_request', 'No invoice with this id in this space.', {
+      field: 'corrects_invoice_id',
+    });
+  const credited = readAmount(target.credited_amount);
+  if (amount > 0n) {
+    if (target.status === 'void') refuseMove('pay', target);
+    if (target.currency !== currency)
+      throw new AppError('currency_mismatch', `The invoice is in ${target.currency}.`, { field: 'currency' });
+    const room = creditRoom(readAmount(target.total), credited, readAmount(target.paid_amount));
+    if (amount > room)
+      throw new AppError('amount_not_accepted', 'The credit note is larger than the amount still open.', {
+        field: 'line_items',
+        reason: 'credit_exceeds_open',
+        open: formatAmount(room),
+      });
+  }
+  await store.updateInvoice(tx, spaceId, invoiceId, {
+    credited_amount: formatAmount(asAmount(credited + amount)),
+  });
+}
+
+/** An invoice by its public token (its page at /i/{token}), with its payments. */
+export async function invoiceByToken(db: Queryable, token: string) {
+  const row = await store.findByToken(db, token);
+  if (row?.kind !== 'invoice') return undefined;
+  return { row, open: asAmount(openAmountOf(row)) };
+}
+
+/** What was delivered for the space's invoices (sends and reminders), newest first; .eml files in development. */
+export async function listDeliveries(
+  deps: InvoicesDeps,
+  userId: string,
+  spaceId: string,
+  invoiceId?: string,
+) {
+  await requireRole(deps.db, spaceId, userId);
+  const rows = await store.spaceDeliveries(deps.db, spaceId, invoiceId, 200);
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      invoice_id: row.invoice_id,
+      purpose: row.purpose,
+      via: row.via,
+      recipient: row.recipient,
+      cc: row.cc,
+      message: row.message,
+      auto_stage: row.auto_stage,
+      mail_file: row.mail_file,
+      created_at: row.created_at.toISOString(),
+    })),
+  };
+}

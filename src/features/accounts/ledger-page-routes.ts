@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { DateOnly, type Static, Type } from '../../platform/http/schema-kit.ts';
+import { DateOnly, Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { hrefWith } from '../../platform/web/components.tsx';
-import { runForm, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { filterFormRoute, openForm, runForm } from '../../platform/web/forms.ts';
+import { sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { type AccountNames, LedgerEntryPage, LedgerPage } from './ledger-pages.tsx';
 import { type LedgerReadsDeps, listLedgerEntries, readLedgerEntry } from './ledger-reads.ts';
@@ -28,14 +30,17 @@ async function accountsOf(deps: LedgerReadsDeps, spaceId: string) {
   return { accounts, names };
 }
 
-export function registerLedgerPages(scope: FastifyInstance, deps: LedgerReadsDeps) {
+export function registerLedgerPages(server: FastifyInstance, deps: LedgerReadsDeps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/ledger';
   scope.get(
     path,
-    { schema: { hide: true, params: BookParams, querystring: LedgerQuery }, attachValidation: true },
+    filterFormRoute({ params: BookParams, querystring: LedgerQuery }),
     async (request, reply) => {
       const shell = shellOf(request);
-      const query = request.query as Static<typeof LedgerQuery>;
+      // A filter that failed its schema is shown as typed (the form's values), with no filter applied.
+      const sent = openForm(request);
+      const query = sent.ok ? sent.query : {};
       const filter = {
         account_id: query.account_id || undefined,
         from: query.from || undefined,
@@ -60,14 +65,14 @@ export function registerLedgerPages(scope: FastifyInstance, deps: LedgerReadsDep
         filter,
         nextHref: page.next_cursor ? hrefWith(base, { ...filter, cursor: page.next_cursor }) : null,
         firstHref: query.cursor ? hrefWith(base, filter) : null,
-        form: outcome.ok ? undefined : { ...outcome.form, values: { ...query } },
+        form: outcome.ok ? undefined : outcome.form,
       });
       return sendPage(reply, view, outcome.ok ? 200 : outcome.status);
     },
   );
   scope.get(`${path}/:entry_id`, { schema: { hide: true, params: EntryParams } }, async (request, reply) => {
     const shell = shellOf(request);
-    const { entry_id } = request.params as Static<typeof EntryParams>;
+    const { entry_id } = request.params;
     const entry = await readLedgerEntry(deps, shell.user.id, shell.book.id, entry_id);
     const { names } = await accountsOf(deps, shell.book.id);
     return sendPage(reply, LedgerEntryPage({ shell, entry, names }));

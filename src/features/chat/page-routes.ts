@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { type FormState, hrefWith } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { ChatsPage, ContactChatPage } from './pages.tsx';
 import { sendFile } from './routes.ts';
@@ -51,7 +53,8 @@ async function renderContact(
   return ContactChatPage({ shell, chat, ...extra });
 }
 
-export function registerChatPages(scope: FastifyInstance, deps: service.ChatDeps) {
+export function registerChatPages(server: FastifyInstance, deps: service.ChatDeps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/chats';
   scope.get(path, { schema: { hide: true, params: BookParams } }, async (request, reply) => {
     const shell = shellOf(request);
@@ -62,8 +65,8 @@ export function registerChatPages(scope: FastifyInstance, deps: service.ChatDeps
     `${path}/:contact_id`,
     { schema: { hide: true, params: ContactPageParams, querystring: DoneQuery } },
     async (request, reply) => {
-      const { contact_id } = request.params as Static<typeof ContactPageParams>;
-      const { done } = request.query as Static<typeof DoneQuery>;
+      const { contact_id } = request.params;
+      const { done } = request.query;
       return sendPage(
         reply,
         await renderContact(deps, request, contact_id, { done: DONE_SENTENCES[done ?? ''] }),
@@ -75,19 +78,18 @@ export function registerChatPages(scope: FastifyInstance, deps: service.ChatDeps
     { schema: { hide: true, params: FilePageParams } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { contact_id, file_id } = request.params as Static<typeof FilePageParams>;
+      const { contact_id, file_id } = request.params;
       return sendFile(reply, await service.readFile(deps, shell.user.id, shell.book.id, contact_id, file_id));
     },
   );
   scope.post(
     `${path}/:contact_id/answer`,
-    { schema: { hide: true, params: ContactPageParams, body: AnswerIn }, attachValidation: true },
+    formRoute({ params: ContactPageParams, body: AnswerIn }),
     async (request, reply) => {
       const shell = shellOf(request);
-      const { contact_id } = request.params as Static<typeof ContactPageParams>;
-      const text = (request.body as { text?: string } | undefined)?.text ?? '';
-      const outcome = await runForm(request, () =>
-        service.answerClient(deps, shell.user.id, shell.book.id, contact_id, text),
+      const { contact_id } = request.params;
+      const outcome = await runForm(request, ({ body }) =>
+        service.answerClient(deps, shell.user.id, shell.book.id, contact_id, body.text),
       );
       if (!outcome.ok) {
         if (outcome.status === 404) throw new AppError('not_found', 'No such contact in this book.');
@@ -105,14 +107,15 @@ export function registerChatPages(scope: FastifyInstance, deps: service.ChatDeps
 
 const DecisionForm = Type.Object({ contact_id: Type.Optional(Type.String({ format: 'uuid' })) });
 
-function registerDecisionPages(scope: FastifyInstance, deps: service.ChatDeps) {
+function registerDecisionPages(server: FastifyInstance, deps: service.ChatDeps) {
+  const scope = typedRoutes(server);
   scope.post(
     '/app/books/:book_id/chats/invoices/:invoice_id/:kind/:decision',
     { schema: { hide: true, params: DecisionParams, body: DecisionForm } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { invoice_id, kind, decision } = request.params as Static<typeof DecisionParams>;
-      const contactId = (request.body as Static<typeof DecisionForm> | undefined)?.contact_id;
+      const { invoice_id, kind, decision } = request.params;
+      const contactId = request.body?.contact_id;
       if (!PAIRS[kind]?.includes(decision)) throw new AppError('not_found', 'No such action.');
       const outcome = await runForm(request, () =>
         service.decideAnswer(deps, shell.user.id, shell.book.id, invoice_id, decision),

@@ -2,8 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import type { FormState } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { listContactsInApp } from '../contacts/index.ts';
 import { ClientCreditsPage } from './pages.tsx';
@@ -17,9 +19,13 @@ const CreditParams = Type.Object({
   client_ref: Text({ minLength: 1, maxLength: 120 }),
 });
 
-async function render(deps: Deps, request: FastifyRequest, form?: FormState) {
+async function render(
+  deps: Deps,
+  request: FastifyRequest,
+  form?: FormState,
+  query: Static<typeof CreditListQuery> = {},
+) {
   const shell = shellOf(request);
-  const query = request.method === 'GET' ? (request.query as Static<typeof CreditListQuery>) : {};
   const [page, contacts] = await Promise.all([
     listClientCredits(deps, shell.user.id, shell.book.id, query),
     listContactsInApp(deps, shell.user.id, shell.book.id, {}),
@@ -27,22 +33,22 @@ async function render(deps: Deps, request: FastifyRequest, form?: FormState) {
   return ClientCreditsPage({ shell, page, cursor: query.cursor, contacts: contacts.items, form });
 }
 
-export function registerClientCreditPages(scope: FastifyInstance, deps: Deps) {
+export function registerClientCreditPages(server: FastifyInstance, deps: Deps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/clients';
   scope.get(
     path,
     { schema: { hide: true, params: BookParams, querystring: CreditListQuery } },
-    async (request, reply) => sendPage(reply, await render(deps, request)),
+    async (request, reply) => sendPage(reply, await render(deps, request, undefined, request.query)),
   );
   scope.post(
     `${path}/:client_ref/contact`,
-    { schema: { hide: true, params: CreditParams, body: NameContactIn }, attachValidation: true },
+    formRoute({ params: CreditParams, body: NameContactIn }),
     async (request, reply) => {
       const shell = shellOf(request);
-      const { client_ref } = request.params as Static<typeof CreditParams>;
-      const { contact_id } = request.body as Static<typeof NameContactIn>;
-      const outcome = await runForm(request, () =>
-        nameContact(deps, shell.user.id, shell.book.id, client_ref, contact_id),
+      const { client_ref } = request.params;
+      const outcome = await runForm(request, ({ body }) =>
+        nameContact(deps, shell.user.id, shell.book.id, client_ref, body.contact_id),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'clients'));
       return sendPage(reply, await render(deps, request, outcome.form), outcome.status);

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { ADDRESS_KINDS, type AddressKind, ContactsPage } from './pages.tsx';
 import { ContactListQuery } from './routes.ts';
-import { ContactCreate, type ContactCreateBody } from './schemas.ts';
+import { ContactCreate } from './schemas.ts';
 import * as service from './service.ts';
 
 const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
@@ -27,31 +29,34 @@ function postedKind(values: Record<string, unknown>): AddressKind {
   return first?.address !== undefined ? 'crypto' : 'none';
 }
 
-async function render(deps: service.ContactsDeps, request: FastifyRequest, form: FormState) {
+/** The list and the form: after a GET, the query's page and kind; after a post, its kind. */
+async function render(
+  deps: service.ContactsDeps,
+  request: FastifyRequest,
+  form: FormState,
+  query: PageQueryType | null,
+) {
   const shell = shellOf(request);
-  const query: PageQueryType = request.method === 'GET' ? (request.query as PageQueryType) : {};
-  const page = await service.listContactsInApp(deps, shell.user.id, shell.book.id, { cursor: query.cursor });
-  const kind = request.method === 'GET' ? (query.scheme ?? 'none') : postedKind(form.values);
-  return ContactsPage({ shell, page, cursor: query.cursor, form, kind });
+  const cursor = query?.cursor;
+  const page = await service.listContactsInApp(deps, shell.user.id, shell.book.id, { cursor });
+  const kind = query ? (query.scheme ?? 'none') : postedKind(form.values);
+  return ContactsPage({ shell, page, cursor, form, kind });
 }
 
-export function registerContactPages(scope: FastifyInstance, deps: service.ContactsDeps) {
+export function registerContactPages(server: FastifyInstance, deps: service.ContactsDeps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/contacts';
   scope.get(
     path,
     { schema: { hide: true, params: BookParams, querystring: PageQuery } },
-    async (request, reply) => sendPage(reply, await render(deps, request, EMPTY_FORM)),
+    async (request, reply) => sendPage(reply, await render(deps, request, EMPTY_FORM, request.query)),
   );
-  scope.post(
-    path,
-    { schema: { hide: true, params: BookParams, body: ContactCreate }, attachValidation: true },
-    async (request, reply) => {
-      const shell = shellOf(request);
-      const outcome = await runForm(request, () =>
-        service.createContactInApp(deps, shell.user.id, shell.book.id, request.body as ContactCreateBody),
-      );
-      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'contacts'));
-      return sendPage(reply, await render(deps, request, outcome.form), outcome.status);
-    },
-  );
+  scope.post(path, formRoute({ params: BookParams, body: ContactCreate }), async (request, reply) => {
+    const shell = shellOf(request);
+    const outcome = await runForm(request, ({ body }) =>
+      service.createContactInApp(deps, shell.user.id, shell.book.id, body),
+    );
+    if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'contacts'));
+    return sendPage(reply, await render(deps, request, outcome.form, null), outcome.status);
+  });
 }

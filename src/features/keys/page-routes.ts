@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath, canAdminister } from '../../platform/web/shell.ts';
 import { type IssuedKey, KeysPage } from './pages.tsx';
 import { KeyIssue, KeyListQuery } from './schemas.ts';
@@ -13,12 +15,16 @@ const KeyParams = Type.Object({
   key_id: Type.String({ format: 'uuid' }),
 });
 
-export function registerKeyPages(scope: FastifyInstance, deps: service.KeysDeps) {
+export function registerKeyPages(server: FastifyInstance, deps: service.KeysDeps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/keys';
-  const render = async (request: Parameters<typeof shellOf>[0], form: FormState, issued?: IssuedKey) => {
+  const render = async (
+    request: Parameters<typeof shellOf>[0],
+    form: FormState,
+    { query = {}, issued }: { query?: Static<typeof KeyListQuery>; issued?: IssuedKey } = {},
+  ) => {
     const shell = shellOf(request);
     // Keys are an administrator's business: others see the screen's explanation, not the list.
-    const query = request.method === 'GET' ? (request.query as Static<typeof KeyListQuery>) : {};
     const page = canAdminister(shell.book.role)
       ? await service.listKeys(deps, shell.user.id, shell.book.id, query)
       : { items: [], next_cursor: null };
@@ -27,19 +33,18 @@ export function registerKeyPages(scope: FastifyInstance, deps: service.KeysDeps)
   scope.get(
     path,
     { schema: { hide: true, params: BookParams, querystring: KeyListQuery } },
-    async (request, reply) => sendPage(reply, await render(request, EMPTY_FORM)),
+    async (request, reply) => sendPage(reply, await render(request, EMPTY_FORM, { query: request.query })),
   );
   scope.post(
     path,
-    {
-      schema: { hide: true, params: BookParams, body: KeyIssue },
-      attachValidation: true,
-      config: { form: { arrays: ['scopes'], integers: ['lifetime_days'] } },
-    },
+    formRoute(
+      { params: BookParams, body: KeyIssue },
+      { form: { arrays: ['scopes'], integers: ['lifetime_days'] } },
+    ),
     async (request, reply) => {
       const shell = shellOf(request);
-      const outcome = await runForm(request, () =>
-        service.issueKey(deps, shell.user.id, shell.book.id, request.body as service.KeyIssueInput),
+      const outcome = await runForm(request, ({ body }) =>
+        service.issueKey(deps, shell.user.id, shell.book.id, body),
       );
       if (!outcome.ok) return sendPage(reply, await render(request, outcome.form), outcome.status);
       // The key and its secret exist only in this answer: rendered here, never kept for a GET.
@@ -48,7 +53,7 @@ export function registerKeyPages(scope: FastifyInstance, deps: service.KeysDeps)
         key: outcome.value.key,
         webhook_secret: outcome.value.webhook_secret,
       };
-      return sendPage(reply, await render(request, EMPTY_FORM, issued), 201);
+      return sendPage(reply, await render(request, EMPTY_FORM, { issued }), 201);
     },
   );
   scope.post(
@@ -56,7 +61,7 @@ export function registerKeyPages(scope: FastifyInstance, deps: service.KeysDeps)
     { schema: { hide: true, params: KeyParams } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { key_id } = request.params as Static<typeof KeyParams>;
+      const { key_id } = request.params;
       const outcome = await runForm(request, () =>
         service.revokeKey(deps, shell.user.id, shell.book.id, key_id),
       );

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { NotificationsPage } from './pages.tsx';
@@ -10,14 +11,15 @@ import { listForMember, markRead } from './service.ts';
 
 const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
 
-export function registerNotificationPages(scope: FastifyInstance, deps: { db: Db; clock: Clock }) {
+export function registerNotificationPages(server: FastifyInstance, deps: { db: Db; clock: Clock }) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/notifications';
   scope.get(
     path,
     { schema: { hide: true, params: BookParams, querystring: NotificationQuery } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const query = request.query as Static<typeof NotificationQuery>;
+      const query = request.query;
       const page = await listForMember(deps, shell.book.id, shell.user.id, query);
       return sendPage(reply, NotificationsPage({ shell, page, cursor: query.cursor }));
     },

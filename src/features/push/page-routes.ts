@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { hrefWith } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath, canAdminister } from '../../platform/web/shell.ts';
 import { closePeriod } from '../spaces/index.ts';
 import { type BatchList, PushPage, type PushPageProps } from './pages.tsx';
@@ -41,11 +43,14 @@ function doneSentence(query: ListQueryType): string | undefined {
 
 type Deps = service.PushDeps & Parameters<typeof closePeriod>[0];
 
-async function batchList(deps: Deps, request: FastifyRequest): Promise<BatchList | null> {
+async function batchList(
+  deps: Deps,
+  request: FastifyRequest,
+  query: ListQueryType,
+): Promise<BatchList | null> {
   const shell = shellOf(request);
   // Members and viewers may open the screen; the batches are for owners and admins only.
   if (!canAdminister(shell.book.role)) return null;
-  const query: ListQueryType = request.method === 'GET' ? (request.query as ListQueryType) : {};
   const filter = { push_source: query.push_source, cursor: query.cursor };
   const [page, open] = await Promise.all([
     service.listBatches(deps, shell.user.id, shell.book.id, filter),
@@ -56,28 +61,31 @@ async function batchList(deps: Deps, request: FastifyRequest): Promise<BatchList
   return { page, cursor: query.cursor, source: query.push_source, open };
 }
 
+/** The screen; `query` is the GET's list filter and page (a write's answer shows the first page). */
 async function render(
   deps: Deps,
   request: FastifyRequest,
   extra: Omit<PushPageProps, 'shell' | 'batches'> = {},
+  query: ListQueryType = {},
 ) {
-  return PushPage({ shell: shellOf(request), batches: await batchList(deps, request), ...extra });
+  return PushPage({ shell: shellOf(request), batches: await batchList(deps, request, query), ...extra });
 }
 
-export function registerPushPages(scope: FastifyInstance, deps: Deps) {
+export function registerPushPages(server: FastifyInstance, deps: Deps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/push';
   scope.get(
     path,
     { schema: { hide: true, params: BookParams, querystring: ListQuery } },
     async (request, reply) =>
-      sendPage(reply, await render(deps, request, { done: doneSentence(request.query as ListQueryType) })),
+      sendPage(reply, await render(deps, request, { done: doneSentence(request.query) }, request.query)),
   );
   scope.post(
     `${path}/:batch_id/undo`,
-    { schema: { hide: true, params: BatchParams }, attachValidation: true },
+    { schema: { hide: true, params: BatchParams } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { batch_id } = request.params as Static<typeof BatchParams>;
+      const { batch_id } = request.params;
       const outcome = await runForm(request, () =>
         service.undoBatch(deps, shell.user.id, shell.book.id, batch_id),
       );
@@ -91,19 +99,16 @@ export function registerPushPages(scope: FastifyInstance, deps: Deps) {
       );
     },
   );
-  scope.post(
-    `${path}/close`,
-    { schema: { hide: true, params: BookParams, body: CloseForm }, attachValidation: true },
-    async (request, reply) => {
-      const shell = shellOf(request);
-      const { through } = (request.body ?? {}) as Static<typeof CloseForm>;
-      const outcome = await runForm(request, () => closePeriod(deps, shell.user.id, shell.book.id, through));
-      if (!outcome.ok)
-        return sendPage(reply, await render(deps, request, { closeForm: outcome.form }), outcome.status);
-      return seeOther(
-        reply,
-        hrefWith(bookPath(shell.book.id, 'push'), { closed: outcome.value.closed_through }),
-      );
-    },
-  );
+  scope.post(`${path}/close`, formRoute({ params: BookParams, body: CloseForm }), async (request, reply) => {
+    const shell = shellOf(request);
+    const outcome = await runForm(request, ({ body }) =>
+      closePeriod(deps, shell.user.id, shell.book.id, body.through),
+    );
+    if (!outcome.ok)
+      return sendPage(reply, await render(deps, request, { closeForm: outcome.form }), outcome.status);
+    return seeOther(
+      reply,
+      hrefWith(bookPath(shell.book.id, 'push'), { closed: outcome.value.closed_through }),
+    );
+  });
 }

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { DateOnly, type Static, Type } from '../../platform/http/schema-kit.ts';
+import { DateOnly, Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { hrefWith } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { EndpointsPage, IncomePage, IncomePaymentsPage } from './pages.tsx';
 import { CardListQuery } from './routes.ts';
@@ -27,32 +29,27 @@ const PaymentsQuery = Type.Object({
   cursor: Cursor,
 });
 
-export function registerResourcePages(scope: FastifyInstance, deps: service.ResourcesDeps) {
+export function registerResourcePages(server: FastifyInstance, deps: service.ResourcesDeps) {
+  const scope = typedRoutes(server);
   const endpoints = '/app/books/:book_id/endpoints';
   scope.get(
     endpoints,
     { schema: { hide: true, params: BookParams, querystring: CardListQuery } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const query = request.query as Static<typeof CardListQuery>;
+      const query = request.query;
       const page = await service.listEndpoints(deps, shell.user.id, shell.book.id, query);
       return sendPage(reply, EndpointsPage({ shell, page, cursor: query.cursor }));
     },
   );
   scope.post(
     `${endpoints}/:resource_id/findable`,
-    {
-      schema: { hide: true, params: CardParams, body: FindableForm },
-      attachValidation: true,
-      config: { form: { booleans: ['findable'] } },
-    },
+    formRoute({ params: CardParams, body: FindableForm }, { form: { booleans: ['findable'] } }),
     async (request, reply) => {
       const shell = shellOf(request);
-      const { resource_id } = request.params as Static<typeof CardParams>;
-      const outcome = await runForm(request, () =>
-        service.updateEndpoint(deps, shell.user.id, shell.book.id, resource_id, {
-          findable: (request.body as Static<typeof FindableForm>).findable,
-        }),
+      const { resource_id } = request.params;
+      const outcome = await runForm(request, ({ body }) =>
+        service.updateEndpoint(deps, shell.user.id, shell.book.id, resource_id, { findable: body.findable }),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'endpoints'));
       const page = await service.listEndpoints(deps, shell.user.id, shell.book.id);
@@ -63,14 +60,15 @@ export function registerResourcePages(scope: FastifyInstance, deps: service.Reso
   registerIncomePages(scope, deps);
 }
 
-function registerIncomePages(scope: FastifyInstance, deps: service.ResourcesDeps) {
+function registerIncomePages(server: FastifyInstance, deps: service.ResourcesDeps) {
+  const scope = typedRoutes(server);
   const income = '/app/books/:book_id/income';
   scope.get(
     income,
     { schema: { hide: true, params: BookParams, querystring: IncomeQuery } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const query = request.query as Static<typeof IncomeQuery>;
+      const query = request.query;
       const page = await service.listIncome(deps, shell.user.id, shell.book.id, query);
       const base = bookPath(shell.book.id, 'income');
       return sendPage(
@@ -90,7 +88,7 @@ function registerIncomePages(scope: FastifyInstance, deps: service.ResourcesDeps
     { schema: { hide: true, params: BookParams, querystring: PaymentsQuery } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { cursor, ...row } = request.query as Static<typeof PaymentsQuery>;
+      const { cursor, ...row } = request.query;
       const page = await service.listIncomePayments(deps, shell.user.id, shell.book.id, row, { cursor });
       const next = page.next_cursor
         ? hrefWith(bookPath(shell.book.id, 'income/payments'), { ...row, cursor: page.next_cursor })

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { EMPTY_FORM } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf, viewerShellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf, viewerShellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { BooksPage, MembersPage, SettingsPage } from './pages.tsx';
 import { ListQuery, MemberAdd, MemberPatch, SpaceCreate, SpacePatch } from './schemas.ts';
@@ -16,27 +18,22 @@ const MemberParams = Type.Object({
 });
 const Switches = Type.Object({ integration_enabled: Type.Boolean(), payments_enabled: Type.Boolean() });
 
-export function registerSpacePages(scope: FastifyInstance, deps: service.SpacesDeps) {
+export function registerSpacePages(server: FastifyInstance, deps: service.SpacesDeps) {
+  const scope = typedRoutes(server);
   scope.get('/app/books', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const shell = viewerShellOf(request);
-    const query = request.query as Static<typeof ListQuery>;
+    const query = request.query;
     const page = await service.listSpaces(deps, shell.user.id, query);
     return sendPage(reply, BooksPage({ shell, page, cursor: query.cursor, form: EMPTY_FORM }));
   });
-  scope.post(
-    '/app/books',
-    { schema: { hide: true, body: SpaceCreate }, attachValidation: true },
-    async (request, reply) => {
-      const shell = viewerShellOf(request);
-      const outcome = await runForm(request, () =>
-        service.createSpace(deps, shell.user.id, request.body as Static<typeof SpaceCreate>),
-      );
-      if (outcome.ok) return seeOther(reply, bookPath(outcome.value.id, 'settings'));
-      const page = await service.listSpaces(deps, shell.user.id);
-      const books = BooksPage({ shell, page, cursor: undefined, form: outcome.form });
-      return sendPage(reply, books, outcome.status);
-    },
-  );
+  scope.post('/app/books', formRoute({ body: SpaceCreate }), async (request, reply) => {
+    const shell = viewerShellOf(request);
+    const outcome = await runForm(request, ({ body }) => service.createSpace(deps, shell.user.id, body));
+    if (outcome.ok) return seeOther(reply, bookPath(outcome.value.id, 'settings'));
+    const page = await service.listSpaces(deps, shell.user.id);
+    const books = BooksPage({ shell, page, cursor: undefined, form: outcome.form });
+    return sendPage(reply, books, outcome.status);
+  });
   scope.get('/app/books/:book_id', { schema: { hide: true, params: BookParams } }, async (request, reply) =>
     seeOther(reply, bookPath(shellOf(request).book.id, 'payment-requests')),
   );
@@ -44,37 +41,33 @@ export function registerSpacePages(scope: FastifyInstance, deps: service.SpacesD
   registerMemberPages(scope, deps);
 }
 
-function registerSettingsPages(scope: FastifyInstance, deps: service.SpacesDeps) {
+function registerSettingsPages(server: FastifyInstance, deps: service.SpacesDeps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/settings';
   scope.get(path, { schema: { hide: true, params: BookParams } }, async (request, reply) => {
     const shell = shellOf(request);
     const space = await service.getSpace(deps, shell.user.id, shell.book.id);
     return sendPage(reply, SettingsPage({ shell, space, form: EMPTY_FORM }));
   });
-  scope.post(
-    path,
-    { schema: { hide: true, params: BookParams, body: SpacePatch }, attachValidation: true },
-    async (request, reply) => {
-      const shell = shellOf(request);
-      const outcome = await runForm(request, () =>
-        service.updateSpace(deps, shell.user.id, shell.book.id, request.body as Static<typeof SpacePatch>),
-      );
-      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'settings'));
-      const space = await service.getSpace(deps, shell.user.id, shell.book.id);
-      return sendPage(reply, SettingsPage({ shell, space, form: outcome.form }), outcome.status);
-    },
-  );
+  scope.post(path, formRoute({ params: BookParams, body: SpacePatch }), async (request, reply) => {
+    const shell = shellOf(request);
+    const outcome = await runForm(request, ({ body }) =>
+      service.updateSpace(deps, shell.user.id, shell.book.id, body),
+    );
+    if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'settings'));
+    const space = await service.getSpace(deps, shell.user.id, shell.book.id);
+    return sendPage(reply, SettingsPage({ shell, space, form: outcome.form }), outcome.status);
+  });
   scope.post(
     `${path}/switches`,
-    {
-      schema: { hide: true, params: BookParams, body: Switches },
-      attachValidation: true,
-      config: { form: { booleans: ['integration_enabled', 'payments_enabled'] } },
-    },
+    formRoute(
+      { params: BookParams, body: Switches },
+      { form: { booleans: ['integration_enabled', 'payments_enabled'] } },
+    ),
     async (request, reply) => {
       const shell = shellOf(request);
-      const outcome = await runForm(request, () =>
-        service.updateSpace(deps, shell.user.id, shell.book.id, request.body as Static<typeof Switches>),
+      const outcome = await runForm(request, ({ body }) =>
+        service.updateSpace(deps, shell.user.id, shell.book.id, body),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'settings'));
       const space = await service.getSpace(deps, shell.user.id, shell.book.id);
@@ -83,45 +76,39 @@ function registerSettingsPages(scope: FastifyInstance, deps: service.SpacesDeps)
   );
 }
 
-function registerMemberPages(scope: FastifyInstance, deps: service.SpacesDeps) {
+function registerMemberPages(server: FastifyInstance, deps: service.SpacesDeps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/members';
-  const render = async (request: Parameters<typeof shellOf>[0], form = EMPTY_FORM) => {
+  const render = async (
+    request: Parameters<typeof shellOf>[0],
+    form = EMPTY_FORM,
+    query: Static<typeof ListQuery> = {},
+  ) => {
     const shell = shellOf(request);
-    const query = request.method === 'GET' ? (request.query as Static<typeof ListQuery>) : {};
     const page = await service.listMembers(deps, shell.user.id, shell.book.id, query);
     return MembersPage({ shell, page, cursor: query.cursor, form });
   };
   scope.get(
     path,
     { schema: { hide: true, params: BookParams, querystring: ListQuery } },
-    async (request, reply) => sendPage(reply, await render(request)),
+    async (request, reply) => sendPage(reply, await render(request, EMPTY_FORM, request.query)),
   );
-  scope.post(
-    path,
-    { schema: { hide: true, params: BookParams, body: MemberAdd }, attachValidation: true },
-    async (request, reply) => {
-      const shell = shellOf(request);
-      const outcome = await runForm(request, () =>
-        service.addMember(deps, shell.user.id, shell.book.id, request.body as Static<typeof MemberAdd>),
-      );
-      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'members'));
-      return sendPage(reply, await render(request, outcome.form), outcome.status);
-    },
-  );
+  scope.post(path, formRoute({ params: BookParams, body: MemberAdd }), async (request, reply) => {
+    const shell = shellOf(request);
+    const outcome = await runForm(request, ({ body }) =>
+      service.addMember(deps, shell.user.id, shell.book.id, body),
+    );
+    if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'members'));
+    return sendPage(reply, await render(request, outcome.form), outcome.status);
+  });
   scope.post(
     `${path}/:user_id`,
-    { schema: { hide: true, params: MemberParams, body: MemberPatch }, attachValidation: true },
+    formRoute({ params: MemberParams, body: MemberPatch }),
     async (request, reply) => {
       const shell = shellOf(request);
-      const { user_id } = request.params as Static<typeof MemberParams>;
-      const outcome = await runForm(request, () =>
-        service.changeRole(
-          deps,
-          shell.user.id,
-          shell.book.id,
-          user_id,
-          (request.body as Static<typeof MemberPatch>).role,
-        ),
+      const { user_id } = request.params;
+      const outcome = await runForm(request, ({ body }) =>
+        service.changeRole(deps, shell.user.id, shell.book.id, user_id, body.role),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'members'));
       return sendPage(reply, await render(request, outcome.form), outcome.status);
@@ -132,7 +119,7 @@ function registerMemberPages(scope: FastifyInstance, deps: service.SpacesDeps) {
     { schema: { hide: true, params: MemberParams } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { user_id } = request.params as Static<typeof MemberParams>;
+      const { user_id } = request.params;
       const outcome = await runForm(request, () =>
         service.removeMember(deps, shell.user.id, shell.book.id, user_id),
       );

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { EMPTY_FORM } from '../../platform/web/components.tsx';
-import { runForm, SESSION_COOKIE, seeOther, sendPage, viewerShellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { SESSION_COOKIE, seeOther, sendPage, viewerShellOf } from '../../platform/web/plumbing.ts';
 import {
   ForgotPasswordPage,
   LinkSentPage,
@@ -41,26 +43,24 @@ function safeNext(next: string | undefined): string {
 }
 
 export function registerUserPages(
-  scope: FastifyInstance,
+  server: FastifyInstance,
   deps: service.UsersDeps & { secureCookies: boolean },
 ) {
+  const scope = typedRoutes(server);
   const open = { webPublic: true };
   scope.get(
     '/app/login',
     { schema: { hide: true, querystring: NextQuery }, config: open },
     async (request, reply) =>
-      sendPage(
-        reply,
-        LoginPage({ form: EMPTY_FORM, next: (request.query as Static<typeof NextQuery>).next ?? '' }),
-      ),
+      sendPage(reply, LoginPage({ form: EMPTY_FORM, next: request.query.next ?? '' })),
   );
   scope.post(
     '/app/login',
-    { schema: { hide: true, querystring: NextQuery, body: LoginIn }, attachValidation: true, config: open },
+    formRoute({ querystring: NextQuery, body: LoginIn }, open),
     async (request, reply) => {
-      const next = (request.query as Static<typeof NextQuery>).next;
-      const outcome = await runForm(request, () =>
-        service.login(deps, request.body as Static<typeof LoginIn>, { clientAddress: request.ip }),
+      const next = request.query.next;
+      const outcome = await runForm(request, ({ body }) =>
+        service.login(deps, body, { clientAddress: request.ip }),
       );
       if (!outcome.ok)
         return sendPage(reply, LoginPage({ form: outcome.form, next: next ?? '' }), outcome.status);
@@ -71,18 +71,14 @@ export function registerUserPages(
   scope.get('/app/signup', { schema: { hide: true }, config: open }, async (_request, reply) =>
     sendPage(reply, SignupPage({ form: EMPTY_FORM })),
   );
-  scope.post(
-    '/app/signup',
-    { schema: { hide: true, body: SignupIn }, attachValidation: true, config: open },
-    async (request, reply) => {
-      const outcome = await runForm(request, () =>
-        service.signup(deps, request.body as Static<typeof SignupIn>, { clientAddress: request.ip }),
-      );
-      if (!outcome.ok) return sendPage(reply, SignupPage({ form: outcome.form }), outcome.status);
-      setSessionCookie(reply, deps, outcome.value.session);
-      return seeOther(reply, '/app/books');
-    },
-  );
+  scope.post('/app/signup', formRoute({ body: SignupIn }, open), async (request, reply) => {
+    const outcome = await runForm(request, ({ body }) =>
+      service.signup(deps, body, { clientAddress: request.ip }),
+    );
+    if (!outcome.ok) return sendPage(reply, SignupPage({ form: outcome.form }), outcome.status);
+    setSessionCookie(reply, deps, outcome.value.session);
+    return seeOther(reply, '/app/books');
+  });
   scope.post('/app/logout', { schema: { hide: true } }, async (request, reply) => {
     viewerShellOf(request);
     const token = request.cookies[SESSION_COOKIE];
@@ -110,24 +106,20 @@ const REFUSED_STATUS: Record<Exclude<ResetLinkState, 'live'>, number> = {
  * no CSRF token; the plumbing refuses posts from other sites), calling the same functions as
  * POST /app/api/password-reset and /confirm.
  */
-export function registerPasswordResetPages(scope: FastifyInstance, deps: ResetDeps) {
+export function registerPasswordResetPages(server: FastifyInstance, deps: ResetDeps) {
+  const scope = typedRoutes(server);
   const open = { webPublic: true };
   scope.get('/app/forgot-password', { schema: { hide: true }, config: open }, async (_request, reply) =>
     sendPage(reply, ForgotPasswordPage({ form: EMPTY_FORM })),
   );
-  scope.post(
-    '/app/forgot-password',
-    { schema: { hide: true, body: PasswordResetIn }, attachValidation: true, config: open },
-    async (request, reply) => {
-      const { email } = request.body as Static<typeof PasswordResetIn>;
-      const outcome = await runForm(request, () =>
-        requestPasswordReset(deps, email, { clientAddress: request.ip }),
-      );
-      if (!outcome.ok) return sendPage(reply, ForgotPasswordPage({ form: outcome.form }), outcome.status);
-      // The mail goes out after the answer, whatever the address: the same page for everyone.
-      return seeOther(reply, '/app/forgot-password/sent');
-    },
-  );
+  scope.post('/app/forgot-password', formRoute({ body: PasswordResetIn }, open), async (request, reply) => {
+    const outcome = await runForm(request, ({ body }) =>
+      requestPasswordReset(deps, body.email, { clientAddress: request.ip }),
+    );
+    if (!outcome.ok) return sendPage(reply, ForgotPasswordPage({ form: outcome.form }), outcome.status);
+    // The mail goes out after the answer, whatever the address: the same page for everyone.
+    return seeOther(reply, '/app/forgot-password/sent');
+  });
   scope.get('/app/forgot-password/sent', { schema: { hide: true }, config: open }, async (_request, reply) =>
     sendPage(reply, LinkSentPage()),
   );
@@ -135,7 +127,7 @@ export function registerPasswordResetPages(scope: FastifyInstance, deps: ResetDe
     '/app/reset-password',
     { schema: { hide: true, querystring: TokenQuery }, config: open, onSend: noReferrer },
     async (request, reply) => {
-      const token = (request.query as Static<typeof TokenQuery>).token ?? '';
+      const token = request.query.token ?? '';
       const state = await resetLinkState(deps, token);
       if (state !== 'live') return sendPage(reply, ResetLinkRefusedPage({ state }), REFUSED_STATUS[state]);
       return sendPage(reply, ResetPasswordPage({ token, form: EMPTY_FORM }));
@@ -143,24 +135,20 @@ export function registerPasswordResetPages(scope: FastifyInstance, deps: ResetDe
   );
   scope.post(
     '/app/reset-password',
-    {
-      schema: { hide: true, body: ResetPasswordForm },
-      attachValidation: true,
-      config: open,
-      onSend: noReferrer,
-    },
+    { ...formRoute({ body: ResetPasswordForm }, open), onSend: noReferrer },
     async (request, reply) => {
-      const body = (request.body ?? {}) as Partial<Static<typeof ResetPasswordForm>>;
-      const token = typeof body.token === 'string' ? body.token : '';
-      const outcome = await runForm(request, async () => {
+      const outcome = await runForm(request, async ({ body }) => {
         if (body.password !== body.password_confirm) {
           throw new AppError('invalid_request', 'The two passwords differ; type the same one twice.', {
             field: 'password_confirm',
           });
         }
-        await confirmPasswordReset(deps, token, body.password ?? '');
+        await confirmPasswordReset(deps, body.token, body.password);
       });
       if (outcome.ok) return seeOther(reply, '/app/reset-password/done');
+      // Refused: the token as it was sent fills the form again, or names the link refused.
+      const sent = outcome.form.values.token;
+      const token = typeof sent === 'string' ? sent : '';
       if (outcome.form.errors.token !== undefined) {
         const state = await resetLinkState(deps, token);
         if (state !== 'live') return sendPage(reply, ResetLinkRefusedPage({ state }), REFUSED_STATUS[state]);

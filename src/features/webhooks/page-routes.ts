@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { type FormState, hrefWith } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath, canAdminister } from '../../platform/web/shell.ts';
 import { closeSenders, createSenders } from './delivery-service.ts';
 import { JournalPage, SubscriptionsPage, type SubscriptionsPageProps } from './pages.tsx';
@@ -35,7 +37,8 @@ const DONE_SENTENCES = {
 
 export type WebhookPageDeps = Omit<service.WebhooksDeps, 'senders'>;
 
-export function registerSubscriptionPages(scope: FastifyInstance, pageDeps: WebhookPageDeps) {
+export function registerSubscriptionPages(server: FastifyInstance, pageDeps: WebhookPageDeps) {
+  const scope = typedRoutes(server);
   const senders = createSenders({ allowPrivate: pageDeps.webhookAllowPrivate, resolver: pageDeps.resolver });
   scope.addHook('onClose', async () => closeSenders(senders));
   const deps: service.WebhooksDeps = { ...pageDeps, senders };
@@ -54,26 +57,17 @@ export function registerSubscriptionPages(scope: FastifyInstance, pageDeps: Webh
     path,
     { schema: { hide: true, params: BookParams, querystring: Done } },
     async (request, reply) => {
-      const { done } = request.query as Static<typeof Done>;
+      const { done } = request.query;
       return sendPage(reply, await render(request, { done: done && DONE_SENTENCES[done] }));
     },
   );
   scope.post(
     path,
-    {
-      schema: { hide: true, params: BookParams, body: SubscriptionCreate },
-      attachValidation: true,
-      config: { form: { arrays: ['events'] } },
-    },
+    formRoute({ params: BookParams, body: SubscriptionCreate }, { form: { arrays: ['events'] } }),
     async (request, reply) => {
       const shell = shellOf(request);
-      const outcome = await runForm(request, () =>
-        service.createSubscription(
-          deps,
-          shell.user.id,
-          shell.book.id,
-          request.body as Static<typeof SubscriptionCreate>,
-        ),
+      const outcome = await runForm(request, ({ body }) =>
+        service.createSubscription(deps, shell.user.id, shell.book.id, body),
       );
       if (!outcome.ok) return sendPage(reply, await render(request, { form: outcome.form }), outcome.status);
       const secret = { label: `Signing secret for ${outcome.value.url}`, value: outcome.value.secret };
@@ -90,9 +84,10 @@ type Render = (
 ) => Promise<ReturnType<typeof SubscriptionsPage>>;
 
 /** The per-subscription writes: New secret, Send test (answered in place), Resume, Delete. */
-function registerSubscriptionActions(scope: FastifyInstance, deps: service.WebhooksDeps, render: Render) {
+function registerSubscriptionActions(server: FastifyInstance, deps: service.WebhooksDeps, render: Render) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/subscriptions/:sid';
-  const options = { schema: { hide: true, params: SubParams }, attachValidation: true };
+  const options = { schema: { hide: true, params: SubParams } };
   const failed = async (
     request: FastifyRequest,
     reply: Parameters<typeof sendPage>[0],
@@ -101,7 +96,7 @@ function registerSubscriptionActions(scope: FastifyInstance, deps: service.Webho
   ) => sendPage(reply, await render(request, { problem: form.sentence }), status);
   scope.post(`${path}/rotate`, options, async (request, reply) => {
     const shell = shellOf(request);
-    const { sid } = request.params as Static<typeof SubParams>;
+    const { sid } = request.params;
     const outcome = await runForm(request, () =>
       service.rotateSecret(deps, shell.user.id, shell.book.id, sid),
     );
@@ -111,7 +106,7 @@ function registerSubscriptionActions(scope: FastifyInstance, deps: service.Webho
   });
   scope.post(`${path}/test`, options, async (request, reply) => {
     const shell = shellOf(request);
-    const { sid } = request.params as Static<typeof SubParams>;
+    const { sid } = request.params;
     const outcome = await runForm(request, () =>
       service.sendTest(deps, shell.user.id, shell.book.id, { subscription_id: sid }),
     );
@@ -135,7 +130,7 @@ function registerSubscriptionActions(scope: FastifyInstance, deps: service.Webho
   ] as const) {
     scope.post(`${path}/${action}`, options, async (request, reply) => {
       const shell = shellOf(request);
-      const { sid } = request.params as Static<typeof SubParams>;
+      const { sid } = request.params;
       const outcome = await runForm(
         request,
         async (): Promise<unknown> =>
@@ -155,15 +150,16 @@ function registerSubscriptionActions(scope: FastifyInstance, deps: service.Webho
 
 const JournalPageQuery = Type.Object({ ...JournalQuery.properties, ...Done.properties });
 
-function registerJournalPages(scope: FastifyInstance, deps: service.WebhooksDeps) {
+function registerJournalPages(server: FastifyInstance, deps: service.WebhooksDeps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/subscriptions/:sid';
   scope.get(
     path,
     { schema: { hide: true, params: SubParams, querystring: JournalPageQuery } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { sid } = request.params as Static<typeof SubParams>;
-      const query = request.query as Static<typeof JournalPageQuery>;
+      const { sid } = request.params;
+      const query = request.query;
       if (!canAdminister(shell.book.role))
         throw new AppError('forbidden', 'Only owners and admins read the journal of a subscription.');
       const subscription = (await service.listSubscriptions(deps, shell.user.id, shell.book.id)).find(
@@ -194,10 +190,10 @@ function registerJournalPages(scope: FastifyInstance, deps: service.WebhooksDeps
   );
   scope.post(
     `${path}/deliveries/:did/retry`,
-    { schema: { hide: true, params: DeliveryParams }, attachValidation: true },
+    { schema: { hide: true, params: DeliveryParams } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { sid, did } = request.params as Static<typeof DeliveryParams>;
+      const { sid, did } = request.params;
       const base = bookPath(shell.book.id, `subscriptions/${sid}`);
       const outcome = await runForm(request, () =>
         service.retryDelivery(deps, shell.user.id, {

@@ -3,9 +3,8 @@ import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { AppError } from '../../core/errors.ts';
 import { RenderedRefusal, sendRendered } from '../http/errors.ts';
-import { toValidationItems } from '../http/validation.ts';
 import { assetAt } from './assets.ts';
-import type { FormState } from './components.tsx';
+import { checkOutsideForm } from './forms.ts';
 import { errorPage } from './layout.tsx';
 import type { Shell, ShellBook } from './shell.ts';
 import { canWrite } from './shell.ts';
@@ -13,6 +12,10 @@ import { canWrite } from './shell.ts';
 // The plumbing under every page of the owner's web app (/app): form bodies, the session
 // cookie, CSRF, the shell of the signed-in viewer, security headers and error pages. Features
 // register their page routes inside the scope this builds (see README.md beside this file).
+
+// Form routes and their write runner live in forms.ts; runForm is re-exported for the features
+// that import it from here.
+export { runForm } from './forms.ts';
 
 export const SESSION_COOKIE = 'tb_session';
 const FORM_BODY_LIMIT_BYTES = 64 * 1024;
@@ -131,7 +134,8 @@ function crossSite(request: FastifyRequest): boolean {
 function sentCsrf(request: FastifyRequest): string | undefined {
   const header = request.headers['x-csrf-token'];
   if (typeof header === 'string') return header;
-  const field = (request.body as { _csrf?: unknown } | undefined)?._csrf;
+  const body = request.body;
+  const field = typeof body === 'object' && body !== null && '_csrf' in body ? body._csrf : undefined;
   return typeof field === 'string' ? field : undefined;
 }
 
@@ -161,46 +165,6 @@ export function viewerShellOf(request: FastifyRequest): Shell {
   return request.shell;
 }
 
-/** Messages a person reads better than the API's (a raw pattern says nothing to them). */
-const FOR_PEOPLE: Record<string, string> = {
-  string_pattern_mismatch: 'This is not in the expected form.',
-};
-
-/**
- * Runs a form's write: the route's schema already checked the body (attachValidation); a
- * refusal from the service comes back as the form's state, to be shown in place.
- */
-export async function runForm<T>(
-  request: FastifyRequest,
-  write: () => Promise<T>,
-): Promise<{ ok: true; value: T } | { ok: false; status: number; form: FormState }> {
-  const values = (request.body ?? {}) as Record<string, unknown>;
-  if (request.validationError) {
-    const items = toValidationItems(
-      (request.validationError as { validation?: never }).validation ?? [],
-      (request as { validationContext?: string }).validationContext ?? 'body',
-    );
-    const errors: Record<string, string> = {};
-    for (const item of items) {
-      const field = item.loc.slice(1).join('.');
-      errors[field] ??= FOR_PEOPLE[item.type] ?? item.msg;
-    }
-    const sentence = errors[''] ?? 'Some fields need another look.';
-    return { ok: false, status: 422, form: { values, errors, sentence } };
-  }
-  try {
-    return { ok: true, value: await write() };
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    const field = typeof error.details?.field === 'string' ? error.details.field : undefined;
-    return {
-      ok: false,
-      status: error.status,
-      form: { values, errors: field ? { [field]: error.message } : {}, sentence: error.message },
-    };
-  }
-}
-
 function loginRedirect(request: FastifyRequest, reply: FastifyReply) {
   const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
   if (request.headers['hx-request'] === 'true') reply.header('hx-redirect', `/app/login${next}`);
@@ -225,8 +189,11 @@ function registerGuards(scope: FastifyInstance, deps: WebAppDeps) {
         'This form is out of date or was not sent by this app; reload the page and try again.',
       );
     }
-    const bookId = (request.params as { book_id?: string }).book_id;
-    if (bookId !== undefined && !UUID.test(bookId)) throw new AppError('not_found', 'No such book.');
+    const params = request.params;
+    const bookId =
+      typeof params === 'object' && params !== null && 'book_id' in params ? params.book_id : undefined;
+    if (bookId !== undefined && (typeof bookId !== 'string' || !UUID.test(bookId)))
+      throw new AppError('not_found', 'No such book.');
     const loaded = await deps.loadShell(session.userId, bookId);
     request.shell = { ...loaded, csrfToken: session.csrfToken, path: request.url.split('?')[0] ?? '' };
     // Two walls for a viewer: the pages show no write control, and a write is refused here.
@@ -321,6 +288,7 @@ export function registerWebApp(
       return payload;
     });
     registerGuards(scope, deps);
+    scope.addHook('preHandler', async (request) => checkOutsideForm(request));
     registerErrorPages(scope);
     registerPages(scope);
   });

@@ -115,7 +115,7 @@ function registerDecisionPages(server: FastifyInstance, deps: service.ChatDeps) 
     async (request, reply) => {
       const shell = shellOf(request);
       const { invoice_id, kind, decision } = request.params;
-      const contactId = request.body?.contact_id;
+      const contactId = request.body.contact_id;
       if (!PAIRS[kind]?.includes(decision)) throw new AppError('not_found', 'No such action.');
       const outcome = await runForm(request, () =>
         service.decideAnswer(deps, shell.user.id, shell.book.id, invoice_id, decision),

@@ -174,18 +174,20 @@ export async function settle(
     claimed.firstAttempt,
   );
   if (!outcome.ok) return withMessage(outcome.response);
-  await bookSettlement(deps, claim, outcome.response, async (tx) => {
-    const minted = await mintRequest(tx, deps, {
-      spaceId: admitted.account.space_id,
-      keyId: caller?.keyId ?? null,
-      accountId: admitted.account.id,
-      amount: admitted.amount,
-      currency: null,
-      expiresAt: null,
-      memo: (resource.description ?? '').slice(0, 500),
-      resource: resource.url ?? '',
-    });
-    return minted.id;
+  await bookSettlement(deps, claim, outcome.response, {
+    requestIn: async (tx) => {
+      const minted = await mintRequest(tx, deps, {
+        spaceId: admitted.account.space_id,
+        keyId: caller?.keyId ?? null,
+        accountId: admitted.account.id,
+        amount: admitted.amount,
+        currency: null,
+        expiresAt: null,
+        memo: (resource.description ?? '').slice(0, 500),
+        resource: resource.url ?? '',
+      });
+      return minted.id;
+    },
   });
   return outcome.response;
 }

@@ -283,7 +283,7 @@ async function settleClaim(
 ): Promise<MachineAnswer> {
   const outcome = await putOnChain(deps, claim, requirement, payload, firstAttempt);
   if (!outcome.ok) return outcome.answer ?? quoteAnswer({ ...quote, error: outcome.error }, outcome.response);
-  const booked = await bookSettlement(deps, claim, outcome.response, async () => request.id);
+  const booked = await bookSettlement(deps, claim, outcome.response, { seen: request });
   return paidAnswer(presentRequest(booked, deps.publicUrl, deps.clock.now()), outcome.response);
 }
 
@@ -338,44 +338,48 @@ export async function putOnChain(
 }
 
 /**
- * Books a confirmed transfer through the one settlement function, against the request that
- * `requestIn` names inside the booking transaction (the page's own, or one minted for a
- * facilitator call). Retried: the money has moved, so the books must follow.
+ * Books a confirmed transfer through the one settlement function, with the claim marked settled
+ * in the same write. A page payment passes the request it read (`seen`): the booking is then one
+ * statement, guarded on that state. A facilitator call passes `requestIn`, which names the
+ * request inside the booking transaction (one minted for it). Retried: the money has moved, so
+ * the books must follow.
  */
 export async function bookSettlement(
   deps: X402Deps,
   claim: store.SettlementClaim,
   response: SettleResponse,
-  requestIn: (tx: Queryable) => Promise<string>,
+  target: { seen: RequestRow } | { requestIn: (tx: Queryable) => Promise<string> },
 ): Promise<RequestRow> {
   const network = deps.facilitator.networks.get(claim.network)!;
   const converted = fromBaseUnits(BigInt(claim.amount_base), network.token.decimals);
   if (!converted.ok) throw new Error(`A claimed amount ${claim.amount_base} cannot be booked exactly.`);
   const amount = converted.value;
   const at = deps.clock.now();
+  const book = async (db: Queryable, requestId: string, seen?: RequestRow) => {
+    const settled = { txHash: response.transaction, at, paymentRequestId: requestId };
+    const outcome = await settlePaymentRequest(db, {
+      spaceId: claim.space_id,
+      requestId,
+      amount,
+      rail: 'x402',
+      reference: `${claim.network}:${response.transaction}`,
+      payer: response.payer ?? claim.payer,
+      at,
+      chain: { asset: network.token.address, network: claim.network, txHash: response.transaction },
+      committed: true,
+      seen,
+      riders: [store.claimSettledRider(claim.id, settled)],
+    });
+    if (!outcome.ok) throw new Error(`A committed settlement was refused (${outcome.status}).`);
+    // A replay wrote no riders: the claim is marked on its own (a no-op if it was marked then).
+    if (outcome.replayed) await store.markSettled(db, claim.id, settled);
+    return outcome.request;
+  };
   for (let attempt = 1; ; attempt++) {
     try {
-      return await deps.db.transaction().execute(async (tx) => {
-        const requestId = await requestIn(tx);
-        const outcome = await settlePaymentRequest(tx, {
-          spaceId: claim.space_id,
-          requestId,
-          amount,
-          rail: 'x402',
-          reference: `${claim.network}:${response.transaction}`,
-          payer: response.payer ?? claim.payer,
-          at,
-          chain: { asset: network.token.address, network: claim.network, txHash: response.transaction },
-          committed: true,
-        });
-        if (!outcome.ok) throw new Error(`A committed settlement was refused (${outcome.status}).`);
-        await store.markSettled(tx, claim.id, {
-          txHash: response.transaction,
-          at,
-          paymentRequestId: requestId,
-        });
-        return outcome.request;
-      });
+      if ('seen' in target) return await book(deps.db, target.seen.id, target.seen);
+      const { requestIn } = target;
+      return await deps.db.transaction().execute(async (tx) => book(tx, await requestIn(tx)));
     } catch (error) {
       deps.logger?.error(
         { err: error, claim: claim.id, tx: response.transaction, attempt },

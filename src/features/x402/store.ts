@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
+import type { Rider } from '../../platform/db/rider.ts';
 import type { X402SettlementsTable } from '../../platform/db/schema.ts';
 
 export type SettlementClaim = {
@@ -99,11 +100,18 @@ export async function markBroadcast(db: Queryable, id: string, txHash: string, l
     .execute();
 }
 
-export async function markSettled(
-  db: Queryable,
-  id: string,
-  update: { txHash: string; at: Date; paymentRequestId: string },
-) {
+type Settled = { txHash: string; at: Date; paymentRequestId: string };
+
+/** The claim marked settled in its booking's entry statement (see Rider): settled exactly when booked. */
+export function claimSettledRider(id: string, update: Settled): Rider {
+  return (entry) => sql`
+    UPDATE x402_settlements SET status = 'settled', tx_hash = ${update.txHash}::text,
+      settled_at = ${update.at}::timestamptz, payment_request_id = ${update.paymentRequestId}::uuid
+    FROM ${entry}
+    WHERE x402_settlements.id = ${id}::uuid`;
+}
+
+export async function markSettled(db: Queryable, id: string, update: Settled) {
   await db
     .updateTable('x402_settlements')
     .set({

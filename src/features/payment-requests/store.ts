@@ -112,8 +112,8 @@ export function receiptRider(requestId: string, receipt: Receipt): Rider {
 
 /**
  * The same receipt as the condition of the settlement's entry: the request moves only if it is
- * still in the state the settlement was computed from (its received amount and status: every
- * write to a request changes one of them). Decided under the row lock the UPDATE takes, so a
+ * still in the state the settlement was computed from (its received amount, status and paid
+ * time: every write to a request changes one of them). Decided under the row lock the UPDATE takes, so a
  * concurrent settlement either committed first (the condition fails and the caller settles
  * again under the lock) or waits for this one.
  */
@@ -123,6 +123,7 @@ export function receiptIfUnchanged(seen: RequestRow, receipt: Receipt): RawBuild
       paid_at = ${receipt.paidAt}::timestamptz
     WHERE space_id = ${seen.space_id}::uuid AND id = ${seen.id}::uuid
       AND amount_received = ${seen.amount_received}::numeric AND status = ${seen.status}::text
+      AND paid_at IS NOT DISTINCT FROM ${seen.paid_at}::timestamptz
     RETURNING id`;
 }
 

@@ -170,6 +170,39 @@ describe('a settlement of a request as it was read', () => {
     await expectPaired();
   });
 
+  it("settles a client's top-up (two tracked balances) as read, in a transaction of its own", async () => {
+    const bank = await h.makeAccount(key.spaceId, { kind: 'bank', name: 'USD bank', currency: 'USD' });
+    const refused = await h.inject({
+      method: 'POST',
+      url: '/integration/charges',
+      key: key.key,
+      payload: { client_ref: `top-up-${bank.id}`, account_id: bank.id, amount: '2' },
+    });
+    expect(refused.json().paid, refused.body).toBe(false);
+    const topUp = (await findRequestByToken(h.db, refused.json().top_up.token))!;
+    expect(topUp.purpose).toBe('top_up');
+    const before = await written();
+    const settled = await settleCounted({
+      ...input(topUp, 2n * 10n ** 8n, `top-${topUp.id}`, topUp),
+      rail: 'card',
+    });
+    expect(settled.outcome).toMatchObject({ ok: true, replayed: false });
+    expect(settled.transactions).toBe(1);
+    expect(await written()).toMatchObject({
+      settlements: before.settlements + 1,
+      entries: before.entries + 1,
+    });
+    expect(await findRequestByToken(h.db, topUp.token)).toMatchObject({ status: 'paid' });
+    const paid = await h.inject({
+      method: 'POST',
+      url: '/integration/charges',
+      key: key.key,
+      payload: { client_ref: `top-up-${bank.id}`, account_id: bank.id, amount: '2' },
+    });
+    expect(paid.json(), paid.body).toMatchObject({ paid: true, balance_usd: '0.00000000' });
+    await expectPaired();
+  });
+
   it('settles concurrently read requests once each, whatever the interleaving', async () => {
     const request = await mintRead('4');
     const before = await written();

@@ -6,7 +6,7 @@ import { AppError } from '../../core/errors.ts';
 import { decodeKeyCursor, pageByKey } from '../../core/key-cursor.ts';
 import { type AmountE8, formatAmount, parseDecimalText } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
-import type { Queryable } from '../../platform/db/database.ts';
+import { inTransaction, type Queryable } from '../../platform/db/database.ts';
 import {
   balanceUpdates,
   type EntryDraft,
@@ -112,8 +112,8 @@ export type ConditionalPostResult = { ok: true; entryId: string } | { ok: false;
  * Posts an entry only if `condition` (a feature's guarded write, see EntryCondition) takes
  * effect, in one statement when the entry moves one balance: the condition's write, the move,
  * the entry with its postings and the riders then stand or fall together, with no transaction.
- * The entry may move no guarded balance, so the condition is the only thing that can refuse it.
- * Moving several balances takes a transaction, as postEntry does.
+ * The entry may lower no guarded balance, so the condition is the only thing that can refuse it.
+ * Moving several balances takes a transaction (the caller's, or one opened here).
  */
 export async function postEntryIf(
   tx: Queryable,
@@ -123,9 +123,12 @@ export async function postEntryIf(
   riders: store.EntryRider[] = [],
 ): Promise<ConditionalPostResult> {
   const { updates, entry, postings } = spellEntry(draft, at);
+  // A guarded balance may only rise (a top-up crediting a client): then no guard can refuse.
   assert(
-    updates.every((update) => !update.account.noOverdraft),
-    'A conditional entry moves no guarded balance',
+    updates.every(
+      (update) => !update.account.noOverdraft || naturalBalance(update.account.normalSide, update.delta) >= 0n,
+    ),
+    'A conditional entry lowers no guarded balance',
   );
   const [only] = updates;
   if (updates.length === 1 && only) {
@@ -133,7 +136,10 @@ export async function postEntryIf(
     const balance = await store.moveAndInsertEntry(tx, move, entry, postings, riders, condition);
     return balance === undefined ? { ok: false, code: 'condition_unmet' } : { ok: true, entryId: entry.id };
   }
-  assert(tx.isTransaction, 'An entry that moves several balances must be posted in a transaction');
+  // Several statements from here on: in the caller's transaction, or in one of its own, so the
+  // condition and the entry still stand or fall together.
+  if (!tx.isTransaction)
+    return inTransaction(tx, (inner) => postEntryIf(inner, condition, draft, at, riders));
   if (!(await store.meetsCondition(tx, condition))) return { ok: false, code: 'condition_unmet' };
   const posted = await postEntry(tx, draft.id ? draft : { ...draft, id: entry.id }, at, riders);
   assert(posted.ok, 'An entry with no guarded balance is never refused');

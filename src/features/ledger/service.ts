@@ -126,7 +126,8 @@ export async function postEntryIf(
   // A guarded balance may only rise (a top-up crediting a client): then no guard can refuse.
   assert(
     updates.every(
-      (update) => !update.account.noOverdraft || naturalBalance(update.account.normalSide, update.delta) >= 0n,
+      (update) =>
+        !update.account.noOverdraft || naturalBalance(update.account.normalSide, update.delta) >= 0n,
     ),
     'A conditional entry lowers no guarded balance',
   );

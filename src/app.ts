@@ -460,6 +460,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const facilitator = createFacilitator(deps.database.db, deps.chain, {
     sharedDatabase: deps.database.kind === 'postgres',
+    logger: deps.logger === false ? undefined : deps.logger,
   });
   const x402 = {
     db: deps.database.db,

@@ -99,6 +99,24 @@ describe('paying with @x402/fetch', () => {
       reference: `eip155:31337:${settled.transaction}`,
       payer: payer.address,
     });
+    // Written with the booking's entry, in its one statement: the claim marked settled with the
+    // hash, and the money.in and payment_request.paid events naming that entry.
+    const claim = await w.h.db
+      .selectFrom('x402_settlements')
+      .select(['status', 'tx_hash', 'settled_at'])
+      .where('payment_request_id', '=', request.id)
+      .executeTakeFirstOrThrow();
+    expect(claim).toMatchObject({ status: 'settled', tx_hash: settled.transaction });
+    expect(claim.settled_at?.getTime()).toBe(row[0]!.settled_at.getTime());
+    const events = await w.h.db
+      .selectFrom('outbox_events')
+      .select(['event', 'payload'])
+      .where('space_id', '=', s.spaceId)
+      .where('event', 'in', ['money.in', 'payment_request.paid'])
+      .execute();
+    expect(events.map((event) => event.event).sort()).toEqual(['money.in', 'payment_request.paid']);
+    const moneyIn = events.find((event) => event.event === 'money.in')!;
+    expect(moneyIn.payload).toMatchObject({ transaction_id: row[0]!.entry_id });
     const again = await w.api('GET', `/integration/payment-requests/${request.token}`, s.key.key);
     expect(again.body).toMatchObject({ status: 'paid', resource_id: expect.any(String) });
   });

@@ -9,6 +9,7 @@ export {
   type PostResult,
 } from './domain.ts';
 export {
+  type ConditionalPostResult,
   checkLedger,
   type EntryFilter,
   ensureLedgerAccounts,
@@ -26,9 +27,10 @@ export {
   type PreparedEntries,
   postEntries,
   postEntry,
+  postEntryIf,
   prepareEntries,
   readAmount,
   reverseEntries,
   reverseEntry,
 } from './service.ts';
-export type { EntryRider, LedgerAccountSpec } from './store.ts';
+export type { EntryCondition, EntryRider, LedgerAccountSpec } from './store.ts';

@@ -6,7 +6,7 @@ import { AppError } from '../../core/errors.ts';
 import { decodeKeyCursor, pageByKey } from '../../core/key-cursor.ts';
 import { type AmountE8, formatAmount, parseDecimalText } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
-import type { Queryable } from '../../platform/db/database.ts';
+import { inTransaction, type Queryable } from '../../platform/db/database.ts';
 import {
   balanceUpdates,
   type EntryDraft,
@@ -37,30 +37,7 @@ export async function postEntry(
   at: Date,
   riders: store.EntryRider[] = [],
 ): Promise<PostResult> {
-  assert(
-    isWellFormed(draft.postings),
-    `Unbalanced ledger entry: ${JSON.stringify([...imbalance(draft.postings)].map(String))}`,
-  );
-  const updates = balanceUpdates(draft.postings);
-  const entryId = randomUUID();
-  const entry = {
-    id: entryId,
-    spaceId: draft.spaceId,
-    origin: draft.origin,
-    kind: draft.kind,
-    occurredOn: draft.occurredOn,
-    causeType: draft.causeType,
-    causeId: draft.causeId,
-    counterparty: draft.counterparty ?? '',
-    memo: draft.memo ?? '',
-    reversesEntryId: draft.reversesEntryId ?? null,
-    at,
-  };
-  const postings = draft.postings.map((posting) => ({
-    accountId: posting.account.id,
-    currency: posting.account.currency,
-    amount: formatAmount(posting.amount),
-  }));
+  const { updates, entry, postings } = spellEntry(draft, at);
   const [only] = updates;
   if (updates.length === 1 && only) {
     // The common case (a charge, a settlement into an untracked income account): one statement
@@ -79,7 +56,7 @@ export async function postEntry(
     const balances = new Map([
       [only.account.id, naturalBalance(only.account.normalSide, readAmount(balance))],
     ]);
-    return { ok: true, entryId, balances };
+    return { ok: true, entryId: entry.id, balances };
   }
   // Several statements from here on: only a transaction makes them one write.
   assert(tx.isTransaction, 'An entry that moves several balances must be posted in a transaction');
@@ -98,8 +75,76 @@ export async function postEntry(
   }
   if (guarded) await sql`RELEASE SAVEPOINT ledger_post`.execute(tx);
   await store.insertEntry(tx, entry, postings);
-  await store.insertRiders(tx, entryId, riders);
-  return { ok: true, entryId, balances };
+  await store.insertRiders(tx, entry.id, riders);
+  return { ok: true, entryId: entry.id, balances };
+}
+
+/** An entry checked and spelled for the store, with the balance moves it makes. */
+function spellEntry(draft: EntryDraft, at: Date) {
+  assert(
+    isWellFormed(draft.postings),
+    `Unbalanced ledger entry: ${JSON.stringify([...imbalance(draft.postings)].map(String))}`,
+  );
+  const entry: store.EntryInsert = {
+    id: draft.id ?? randomUUID(),
+    spaceId: draft.spaceId,
+    origin: draft.origin,
+    kind: draft.kind,
+    occurredOn: draft.occurredOn,
+    causeType: draft.causeType,
+    causeId: draft.causeId,
+    counterparty: draft.counterparty ?? '',
+    memo: draft.memo ?? '',
+    reversesEntryId: draft.reversesEntryId ?? null,
+    at,
+  };
+  const postings = draft.postings.map((posting) => ({
+    accountId: posting.account.id,
+    currency: posting.account.currency,
+    amount: formatAmount(posting.amount),
+  }));
+  return { updates: balanceUpdates(draft.postings), entry, postings };
+}
+
+export type ConditionalPostResult = { ok: true; entryId: string } | { ok: false; code: 'condition_unmet' };
+
+/**
+ * Posts an entry only if `condition` (a feature's guarded write, see EntryCondition) takes
+ * effect, in one statement when the entry moves one balance: the condition's write, the move,
+ * the entry with its postings and the riders then stand or fall together, with no transaction.
+ * The entry may lower no guarded balance, so the condition is the only thing that can refuse it.
+ * Moving several balances takes a transaction (the caller's, or one opened here).
+ */
+export async function postEntryIf(
+  tx: Queryable,
+  condition: store.EntryCondition,
+  draft: EntryDraft,
+  at: Date,
+  riders: store.EntryRider[] = [],
+): Promise<ConditionalPostResult> {
+  const { updates, entry, postings } = spellEntry(draft, at);
+  // A guarded balance may only rise (a top-up crediting a client): then no guard can refuse.
+  assert(
+    updates.every(
+      (update) =>
+        !update.account.noOverdraft || naturalBalance(update.account.normalSide, update.delta) >= 0n,
+    ),
+    'A conditional entry lowers no guarded balance',
+  );
+  const [only] = updates;
+  if (updates.length === 1 && only) {
+    const move = { account: only.account, delta: formatAmount(only.delta), guard: false };
+    const balance = await store.moveAndInsertEntry(tx, move, entry, postings, riders, condition);
+    return balance === undefined ? { ok: false, code: 'condition_unmet' } : { ok: true, entryId: entry.id };
+  }
+  // Several statements from here on: in the caller's transaction, or in one of its own, so the
+  // condition and the entry still stand or fall together.
+  if (!tx.isTransaction)
+    return inTransaction(tx, (inner) => postEntryIf(inner, condition, draft, at, riders));
+  if (!(await store.meetsCondition(tx, condition))) return { ok: false, code: 'condition_unmet' };
+  const posted = await postEntry(tx, draft.id ? draft : { ...draft, id: entry.id }, at, riders);
+  assert(posted.ok, 'An entry with no guarded balance is never refused');
+  return { ok: true, entryId: posted.entryId };
 }
 
 /** Undoes an entry with a new one of opposite postings (once: a second reversal is refused). */

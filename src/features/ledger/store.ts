@@ -228,6 +228,19 @@ function riderSteps(riders: EntryRider[]) {
   );
 }
 
+/**
+ * A feature's guarded write that an entry depends on (a payment request moving from the state
+ * its settlement read to the next one): a data-modifying statement with RETURNING, whose rows
+ * gate the entry. Like a rider, its text must not depend on values.
+ */
+export type EntryCondition = RawBuilder<unknown>;
+
+/** Runs a condition on its own (the several-balances path, in the caller's transaction). */
+export async function meetsCondition(db: Queryable, condition: EntryCondition): Promise<boolean> {
+  const result = await sql`WITH condition AS (${condition}) SELECT 1 AS met FROM condition`.execute(db);
+  return result.rows.length > 0;
+}
+
 /** Writes riders for an entry already in the table (the path that moved several balances). */
 export async function insertRiders(db: Queryable, entryId: string, riders: EntryRider[]) {
   for (const rider of riders) {
@@ -242,8 +255,9 @@ export async function insertRiders(db: Queryable, entryId: string, riders: Entry
  * under the row lock the UPDATE takes), and the entry and its postings are inserted only from
  * the row the UPDATE returned. A refused move therefore writes nothing at all, and the caller's
  * transaction needs no savepoint. The text never depends on the number of postings (they travel
- * as arrays), so the statement is prepared once per connection. Answers the account's new
- * balance, or undefined when the guard refused.
+ * as arrays), so the statement is prepared once per connection. With a `condition`, its write
+ * comes first and the move happens only if it returned a row. Answers the account's new
+ * balance, or undefined when the guard (or the condition) refused.
  */
 export async function moveAndInsertEntry(
   db: Queryable,
@@ -251,14 +265,17 @@ export async function moveAndInsertEntry(
   entry: EntryInsert,
   postings: PostingInsert[],
   riders: EntryRider[] = [],
+  condition?: EntryCondition,
 ): Promise<string | undefined> {
   const guard = move.guard
     ? sql`AND ${naturalSql(move.account.normalSide, sql`balance + ${move.delta}::numeric`)} >= 0`
     : sql``;
+  const first = condition ? sql`condition AS (${condition}), ` : sql``;
+  const gate = condition ? sql`AND EXISTS (SELECT 1 FROM condition)` : sql``;
   const result = await sql<{ balance: string }>`
-    WITH moved AS (
+    WITH ${first}moved AS (
       UPDATE ledger_accounts SET balance = balance + ${move.delta}::numeric
-      WHERE id = ${move.account.id} ${guard}
+      WHERE id = ${move.account.id} ${guard} ${gate}
       RETURNING balance
     ), entry AS (
       INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty,

@@ -7,20 +7,23 @@ import type { EntryKind } from '../../core/events.ts';
 import { hasSecretShape } from '../../core/ids.ts';
 import { type AmountE8, asAmount, formatAmount, parseAmountInput } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
-import type { Db, Queryable } from '../../platform/db/database.ts';
+import { type Db, inTransaction, type Queryable } from '../../platform/db/database.ts';
 import { moneyIn, moneyOut, paymentRequestPaid } from '../../platform/outbox/events.ts';
-import { enqueueEvents, type OutboxEvent } from '../../platform/outbox/outbox.ts';
+import { enqueueEvents, eventsRider, type OutboxEvent } from '../../platform/outbox/outbox.ts';
 import { type AccountFacts, requireAccountFacts } from '../accounts/index.ts';
 import { findClientCredit } from '../client-credits/index.ts';
 import { applyInvoiceDiscount, applyInvoiceSettlement, recordInvoiceShortfall } from '../invoices/index.ts';
 import {
   decrease,
+  type EntryDraft,
+  type EntryRider,
   ensureLedgerAccounts,
   increase,
   type LedgerAccountSpec,
   ledgerAccountSpecs,
   type Posting,
   postEntry,
+  postEntryIf,
   readAmount,
   reverseEntry,
 } from '../ledger/index.ts';
@@ -190,6 +193,14 @@ export type SettleInput = {
   committed?: boolean;
   /** For direct chain transfers: which rule matched the transfer to this request. */
   matchedBy?: 'exact' | 'oldest_first';
+  /**
+   * The request as the caller read it. Given with the database handle itself (no transaction),
+   * the settlement is one statement guarded on that state (see settleAsSeen); when the request
+   * changed meanwhile, or carries an invoice, it is settled under the request's lock as usual.
+   */
+  seen?: store.RequestRow | undefined;
+  /** The rail's own rows, written in the settlement's entry statement (not on a replay). */
+  riders?: EntryRider[] | undefined;
 };
 
 export type SettleOutcome =
@@ -241,17 +252,16 @@ async function postingsFor(
   return [postings[0]!, decrease(pegHeld!, amount), increase(pegOwed!, amount), postings[1]!];
 }
 
-async function emitEvents(
-  tx: Queryable,
+function eventsOf(
   request: store.RequestRow,
   account: AccountFacts,
-  settlement: store.SettlementRow,
+  entryId: string,
   input: SettleInput,
-) {
+): OutboxEvent[] {
   const scope = { spaceId: request.space_id, at: input.at };
   const events: OutboxEvent[] = [
     moneyIn(scope, {
-      transaction_id: settlement.entry_id,
+      transaction_id: entryId,
       account_id: account.id,
       amount: input.amount,
       currency: account.currency,
@@ -280,7 +290,7 @@ async function emitEvents(
       ),
     );
   }
-  await enqueueEvents(tx, events);
+  return events;
 }
 
 /** The settlement this reference already made (a retry, or a twin that committed first), answered as it was. */
@@ -302,35 +312,33 @@ async function earlierSettlement(
  * The one settlement function every rail calls. Idempotent per (rail, reference): a retry
  * returns the first settlement. Books the ledger entry (filed under the endpoint, or crediting
  * the client for a top-up), moves the request's received amount and status, and writes the
- * events, all inside the caller's transaction.
+ * events: inside the caller's transaction, or (given `seen` and no transaction) as one statement.
  */
-export async function settlePaymentRequest(tx: Queryable, input: SettleInput): Promise<SettleOutcome> {
-  // The request's row lock serializes settlements of one request; under it, a settlement with
-  // this reference (a retry, or a concurrent twin that committed first) is answered as it was.
-  const request = await store.lockRequest(tx, input.spaceId, input.requestId);
-  assert(request, `No payment request ${input.requestId}`);
-  const replayed = await earlierSettlement(tx, request, input);
-  if (replayed) return replayed;
-  const status = visibleStatus(request.status, request.expires_at, input.at);
-  if (status !== 'active' && !input.committed) return { ok: false, code: 'request_not_payable', status };
+export async function settlePaymentRequest(db: Queryable, input: SettleInput): Promise<SettleOutcome> {
+  if (input.seen && !db.isTransaction && input.seen.invoice_id === null) {
+    const settled = await settleAsSeen(db, input.seen, input);
+    if (settled) return settled;
+  }
+  return inTransaction(db, (tx) => settleLocked(tx, input));
+}
+
+/** What a settlement writes, computed from the request it applies to. */
+async function settlementPlan(tx: Queryable, request: store.RequestRow, input: SettleInput) {
   const settlementId = randomUUID();
+  const entryId = randomUUID();
   const account = await requireAccountFacts(tx, request.space_id, request.account_id);
-  const posted = await postEntry(
-    tx,
-    {
-      spaceId: request.space_id,
-      origin: 'rail',
-      kind: 'income',
-      occurredOn: input.at.toISOString().slice(0, 10),
-      causeType: 'settlement',
-      causeId: settlementId,
-      counterparty: input.payer,
-      memo: request.memo,
-      postings: await postingsFor(tx, request, account, input.amount, input.at),
-    },
-    input.at,
-  );
-  assert(posted.ok, 'A settlement only adds to balances, so no guard can refuse it.');
+  const draft: EntryDraft = {
+    id: entryId,
+    spaceId: request.space_id,
+    origin: 'rail',
+    kind: 'income',
+    occurredOn: input.at.toISOString().slice(0, 10),
+    causeType: 'settlement',
+    causeId: settlementId,
+    counterparty: input.payer,
+    memo: request.memo,
+    postings: await postingsFor(tx, request, account, input.amount, input.at),
+  };
   const settlement: store.SettlementRow = {
     id: settlementId,
     space_id: request.space_id,
@@ -340,7 +348,7 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
     amount: formatAmount(input.amount),
     currency: request.currency,
     payer: input.payer,
-    entry_id: posted.entryId,
+    entry_id: entryId,
     settled_at: input.at,
     matched_by: input.matchedBy ?? null,
   };
@@ -349,26 +357,81 @@ export async function settlePaymentRequest(tx: Queryable, input: SettleInput): P
     readAmount(request.amount_received),
     input.amount,
   );
-  const paidAt = request.paid_at ?? (next.status === 'paid' ? input.at : null);
-  await store.recordSettlement(tx, settlement, {
+  const receipt: store.Receipt = {
     received: formatAmount(next.received),
     status: next.status,
-    paidAt,
-  });
-  await emitEvents(tx, request, account, settlement, input);
-  const settled = { accountId: account.id, settlementId, entryId: posted.entryId, nextStatus: next.status };
-  if (request.invoice_id) await payInvoice(tx, request, { ...settled, invoiceId: request.invoice_id }, input);
-  return {
-    ok: true,
-    replayed: false,
-    settlement,
-    request: {
-      ...request,
-      amount_received: formatAmount(next.received),
-      status: next.status,
-      paid_at: paidAt,
-    },
+    paidAt: request.paid_at ?? (next.status === 'paid' ? input.at : null),
   };
+  const riders = [
+    store.settlementRider(settlement),
+    eventsRider(eventsOf(request, account, entryId, input)),
+    ...(input.riders ?? []),
+  ];
+  const after = {
+    ...request,
+    amount_received: receipt.received,
+    status: receipt.status,
+    paid_at: receipt.paidAt,
+  };
+  return { account, draft, settlement, receipt, riders, after, nextStatus: next.status };
+}
+
+/**
+ * A settlement in one statement, with no transaction: the request moves from the state the
+ * caller read (`seen`) to the next one, and only then the balance, the entry with its postings,
+ * the settlement row, the events and the rail's riders are written. Answers undefined, having
+ * written nothing, when the request is no longer in that state or this reference was settled
+ * already: the caller then settles under the request's lock, which answers a replay as it was.
+ */
+async function settleAsSeen(
+  db: Queryable,
+  seen: store.RequestRow,
+  input: SettleInput,
+): Promise<SettleOutcome | undefined> {
+  assert(
+    seen.id === input.requestId && seen.space_id === input.spaceId,
+    'The seen request is the one settled',
+  );
+  const status = visibleStatus(seen.status, seen.expires_at, input.at);
+  if (status !== 'active' && !input.committed) return undefined;
+  const plan = await settlementPlan(db, seen, input);
+  try {
+    const condition = store.receiptIfUnchanged(seen, plan.receipt);
+    const posted = await postEntryIf(db, condition, plan.draft, input.at, plan.riders);
+    if (!posted.ok) return undefined;
+  } catch (error) {
+    // A twin of this reference committed first, on a request in the state we saw: nothing of this
+    // statement was written, and the locked path answers the twin's settlement.
+    if (String((error as { code?: unknown }).code) === UNIQUE_VIOLATION) return undefined;
+    throw error;
+  }
+  return { ok: true, replayed: false, settlement: plan.settlement, request: plan.after };
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/** A settlement under the request's row lock, in the caller's transaction. */
+async function settleLocked(tx: Queryable, input: SettleInput): Promise<SettleOutcome> {
+  // The request's row lock serializes settlements of one request; under it, a settlement with
+  // this reference (a retry, or a concurrent twin that committed first) is answered as it was.
+  const request = await store.lockRequest(tx, input.spaceId, input.requestId);
+  assert(request, `No payment request ${input.requestId}`);
+  const replayed = await earlierSettlement(tx, request, input);
+  if (replayed) return replayed;
+  const status = visibleStatus(request.status, request.expires_at, input.at);
+  if (status !== 'active' && !input.committed) return { ok: false, code: 'request_not_payable', status };
+  const plan = await settlementPlan(tx, request, input);
+  const riders = [...plan.riders, store.receiptRider(request.id, plan.receipt)];
+  const posted = await postEntry(tx, plan.draft, input.at, riders);
+  assert(posted.ok, 'A settlement only adds to balances, so no guard can refuse it.');
+  const settled = {
+    accountId: plan.account.id,
+    settlementId: plan.settlement.id,
+    entryId: posted.entryId,
+    nextStatus: plan.nextStatus,
+  };
+  if (request.invoice_id) await payInvoice(tx, request, { ...settled, invoiceId: request.invoice_id }, input);
+  return { ok: true, replayed: false, settlement: plan.settlement, request: plan.after };
 }
 
 /**

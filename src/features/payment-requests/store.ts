@@ -1,5 +1,6 @@
-import { type Selectable, sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
+import type { Rider } from '../../platform/db/rider.ts';
 import type { PaymentRequestsTable, SettlementsTable } from '../../platform/db/schema.ts';
 
 export type RequestRow = Selectable<PaymentRequestsTable>;
@@ -87,18 +88,43 @@ export async function insertSettlement(db: Queryable, row: SettlementRow) {
   await db.insertInto('settlements').values(row).execute();
 }
 
-/** A settlement and the receipt it makes on its request, in one statement. */
-export async function recordSettlement(
-  db: Queryable,
-  row: SettlementRow,
-  receipt: { received: string; status: RequestRow['status']; paidAt: Date | null },
-) {
-  await db
-    .with('settlement', (q) => q.insertInto('settlements').values(row))
-    .updateTable('payment_requests')
-    .set({ amount_received: receipt.received, status: receipt.status, paid_at: receipt.paidAt })
-    .where('id', '=', row.payment_request_id)
-    .execute();
+export type Receipt = { received: string; status: RequestRow['status']; paidAt: Date | null };
+
+/** The settlement's row, written in its ledger entry's own statement (and only if the entry is). */
+export function settlementRider(row: SettlementRow): Rider {
+  return (entry) => sql`
+    INSERT INTO settlements (id, space_id, payment_request_id, rail, reference, amount, currency, payer,
+      entry_id, settled_at, matched_by)
+    SELECT ${row.id}::uuid, ${row.space_id}::uuid, ${row.payment_request_id}::uuid, ${row.rail}::text,
+      ${row.reference}::text, ${row.amount}::numeric, ${row.currency}::text, ${row.payer}::text,
+      ${entry}.id, ${row.settled_at}::timestamptz, ${row.matched_by}::text
+    FROM ${entry}`;
+}
+
+/** The receipt a settlement makes on its request (locked by the caller), in the entry's statement. */
+export function receiptRider(requestId: string, receipt: Receipt): Rider {
+  return (entry) => sql`
+    UPDATE payment_requests SET amount_received = ${receipt.received}::numeric, status = ${receipt.status}::text,
+      paid_at = ${receipt.paidAt}::timestamptz
+    FROM ${entry}
+    WHERE payment_requests.id = ${requestId}::uuid`;
+}
+
+/**
+ * The same receipt as the condition of the settlement's entry: the request moves only if it is
+ * still in the state the settlement was computed from (its received amount, status and paid
+ * time: every write to a request changes one of them). Decided under the row lock the UPDATE takes, so a
+ * concurrent settlement either committed first (the condition fails and the caller settles
+ * again under the lock) or waits for this one.
+ */
+export function receiptIfUnchanged(seen: RequestRow, receipt: Receipt): RawBuilder<unknown> {
+  return sql`
+    UPDATE payment_requests SET amount_received = ${receipt.received}::numeric, status = ${receipt.status}::text,
+      paid_at = ${receipt.paidAt}::timestamptz
+    WHERE space_id = ${seen.space_id}::uuid AND id = ${seen.id}::uuid
+      AND amount_received = ${seen.amount_received}::numeric AND status = ${seen.status}::text
+      AND paid_at IS NOT DISTINCT FROM ${seen.paid_at}::timestamptz
+    RETURNING id`;
 }
 
 /** Moves lapsed active requests to cancelled, a bounded batch at a time; safe in many processes. */

@@ -3,6 +3,7 @@ import { type PendingSettlementStore, x402Facilitator } from '@x402/core/facilit
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { sql } from 'kysely';
+import type { Logger } from 'pino';
 import type { Chain } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import { type ContractCall, createSendPlanner } from '../../platform/chain/send-plan.ts';
@@ -51,19 +52,33 @@ function pendingStore(db: Db, firstAttempts: Set<string>): PendingSettlementStor
  * Runs a gas-wallet send while holding a PostgreSQL advisory lock on (chain, wallet): every
  * process sharing the database sends one at a time, so the nonce each one reads (the node's
  * pending count) already includes the other processes' transactions. The lock is held only
- * until the node accepted the transaction, not until it is mined.
+ * until the node accepted the transaction, not until it is mined. The send's answer goes back
+ * as soon as the node gave it: the unlock (and the connection's release) follows on its own
+ * while the caller waits for the receipt, so it costs the payment no round trip.
  */
-function oneSenderAtATime(db: Db, chainId: number, wallet: string) {
+function oneSenderAtATime(db: Db, chainId: number, wallet: string, logger: Logger | undefined) {
   const digest = createHash('sha256').update(`gas-wallet:${chainId}:${wallet.toLowerCase()}`).digest();
   const [high, low] = [digest.readInt32BE(0), digest.readInt32BE(4)];
   return <T>(send: () => Promise<T>): Promise<T> =>
-    db.connection().execute(async (connection) => {
-      await sql`SELECT pg_advisory_lock(${high}, ${low})`.execute(connection);
-      try {
-        return await send();
-      } finally {
-        await sql`SELECT pg_advisory_unlock(${high}, ${low})`.execute(connection);
-      }
+    new Promise<T>((resolve, reject) => {
+      db.connection()
+        .execute(async (connection) => {
+          await sql`SELECT pg_advisory_lock(${high}, ${low})`.execute(connection);
+          try {
+            resolve(await send());
+          } catch (error) {
+            reject(error);
+          } finally {
+            await sql`SELECT pg_advisory_unlock(${high}, ${low})`.execute(connection);
+          }
+        })
+        .catch((error: unknown) => {
+          // Before the send: the lock was not taken, so the send fails. After it, the answer is
+          // already given and only the failed unlock is reported (as before this change, only a
+          // broken connection fails it, and the end of its session frees the lock).
+          reject(error);
+          logger?.error({ err: error }, 'the gas wallet lock failed');
+        });
     });
 }
 
@@ -105,6 +120,7 @@ function codeReader(
 export type FacilitatorOptions = {
   /** Processes share the database (PostgreSQL): serialize gas-wallet sends across them. */
   sharedDatabase: boolean;
+  logger?: Logger | undefined;
 };
 
 export function createFacilitator(
@@ -122,7 +138,7 @@ export function createFacilitator(
     const { publicClient } = clients;
     // Embedded PGlite is one process's: its in-process nonce manager is enough there.
     const serialize = options.sharedDatabase
-      ? oneSenderAtATime(db, network.chainId, wallet.account.address)
+      ? oneSenderAtATime(db, network.chainId, wallet.account.address, options.logger)
       : <T>(send: () => Promise<T>) => send();
     const codeOf = codeReader(publicClient, network.token.address);
     const planner = createSendPlanner(publicClient as never, network.chainId);

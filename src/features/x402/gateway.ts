@@ -9,6 +9,7 @@ import type { AmountE8 } from '../../core/money.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import { fromBaseUnits } from '../../platform/chain/units.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
+import type { Static } from '../../platform/http/schema-kit.ts';
 import { type AccountRow, findProvenAccounts } from '../accounts/index.ts';
 import { hasOnChainFloor, mintRequest, ON_CHAIN_FLOOR } from '../payment-requests/index.ts';
 import {
@@ -18,6 +19,7 @@ import {
   type Requirements,
   readPayload,
 } from './domain.ts';
+import type { EnvelopeIn } from './schemas.ts';
 import { bookSettlement, claimKey, newClaim, putOnChain, settledResponse, type X402Deps } from './service.ts';
 import * as store from './store.ts';
 
@@ -29,11 +31,8 @@ import * as store from './store.ts';
 /** The space an integration key pins the call to, when the middleware sent one. */
 export type GatewayCaller = { spaceId: string; keyId: string } | undefined;
 
-export type Envelope = {
-  x402Version: number;
-  paymentPayload: Record<string, unknown>;
-  paymentRequirements: PaymentRequirements;
-};
+/** A facilitator call's body, as its schema admitted it (the scheme checks the payload further). */
+export type Envelope = Static<typeof EnvelopeIn>;
 
 type Admitted = {
   ok: true;
@@ -175,18 +174,20 @@ export async function settle(
     claimed.firstAttempt,
   );
   if (!outcome.ok) return withMessage(outcome.response);
-  await bookSettlement(deps, claim, outcome.response, async (tx) => {
-    const minted = await mintRequest(tx, deps, {
-      spaceId: admitted.account.space_id,
-      keyId: caller?.keyId ?? null,
-      accountId: admitted.account.id,
-      amount: admitted.amount,
-      currency: null,
-      expiresAt: null,
-      memo: (resource.description ?? '').slice(0, 500),
-      resource: resource.url ?? '',
-    });
-    return minted.id;
+  await bookSettlement(deps, claim, outcome.response, {
+    requestIn: async (tx) => {
+      const minted = await mintRequest(tx, deps, {
+        spaceId: admitted.account.space_id,
+        keyId: caller?.keyId ?? null,
+        accountId: admitted.account.id,
+        amount: admitted.amount,
+        currency: null,
+        expiresAt: null,
+        memo: (resource.description ?? '').slice(0, 500),
+        resource: resource.url ?? '',
+      });
+      return minted.id;
+    },
   });
   return outcome.response;
 }

@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { routeDoc } from '../../platform/http/openapi.ts';
 import type { RateLimiter } from '../../platform/http/rate-limit.ts';
-import type { Static } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import type { KeyDoor } from '../keys/index.ts';
 import { listDiscoverable } from '../resources/index.ts';
-import { type Envelope, type GatewayCaller, payToBucket, settle, supported, verify } from './gateway.ts';
+import { type GatewayCaller, payToBucket, settle, supported, verify } from './gateway.ts';
 import { DiscoveryOut, DiscoveryQuery, EnvelopeIn, SettleOut, SupportedOut, VerifyOut } from './schemas.ts';
 import type { X402Deps } from './service.ts';
 
@@ -15,12 +15,15 @@ export type X402RouteDeps = X402Deps & { door: KeyDoor; limiter: RateLimiter };
  * The caller behind a facilitator call: an integration key with `payments` scope pins the space
  * (and is rate-limited like any key); without one the call is rate-limited per pay-to address.
  */
-async function callerOf(deps: X402RouteDeps, request: FastifyRequest): Promise<GatewayCaller> {
-  if (request.headers.authorization) {
-    const { caller } = await deps.door.admit(request.headers.authorization, 'payments');
+async function callerOf(
+  deps: X402RouteDeps,
+  authorization: string | undefined,
+  payTo: string,
+): Promise<GatewayCaller> {
+  if (authorization) {
+    const { caller } = await deps.door.admit(authorization, 'payments');
     return { spaceId: caller.spaceId, keyId: caller.keyId };
   }
-  const payTo = (request.body as Static<typeof EnvelopeIn>).paymentRequirements.payTo;
   const { decision } = await deps.limiter.hit({ keyId: payToBucket(payTo) });
   if (!decision.allowed) {
     throw new AppError(
@@ -70,7 +73,8 @@ const docs = {
   }),
 };
 
-export function registerX402Routes(app: FastifyInstance, deps: X402RouteDeps): void {
+export function registerX402Routes(server: FastifyInstance, deps: X402RouteDeps): void {
+  const app = typedRoutes(server);
   app.get(
     '/x402/supported',
     {
@@ -93,7 +97,7 @@ export function registerX402Routes(app: FastifyInstance, deps: X402RouteDeps): v
       },
     },
     async (request, reply) => {
-      const query = request.query as Static<typeof DiscoveryQuery>;
+      const { query } = request;
       const limit = Number(query.limit ?? 20);
       const offset = Number(query.offset ?? 0);
       const page =
@@ -124,7 +128,12 @@ export function registerX402Routes(app: FastifyInstance, deps: X402RouteDeps): v
         response: { 200: VerifyOut },
       },
     },
-    async (request) => verify(deps, request.body as Envelope, await callerOf(deps, request)),
+    async (request) =>
+      verify(
+        deps,
+        request.body,
+        await callerOf(deps, request.headers.authorization, request.body.paymentRequirements.payTo),
+      ),
   );
   app.post(
     '/x402/settle',
@@ -135,6 +144,11 @@ export function registerX402Routes(app: FastifyInstance, deps: X402RouteDeps): v
         response: { 200: SettleOut },
       },
     },
-    async (request) => settle(deps, request.body as Envelope, await callerOf(deps, request)),
+    async (request) =>
+      settle(
+        deps,
+        request.body,
+        await callerOf(deps, request.headers.authorization, request.body.paymentRequirements.payTo),
+      ),
   );
 }

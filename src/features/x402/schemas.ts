@@ -3,7 +3,9 @@ import { Text, Type } from '../../platform/http/schema-kit.ts';
 // The facilitator's wire shapes (x402 v2). Payloads are checked further by the exact scheme;
 // these only bound sizes and types so nothing malformed reaches it.
 
-const Loose = (description: string) => Type.Object({}, { additionalProperties: true, description });
+// Typed as a record so the handler reads its fields as unknowns; the JSON schema is a plain object.
+const Loose = (description: string) =>
+  Type.Unsafe<Record<string, unknown>>(Type.Object({}, { additionalProperties: true, description }));
 
 export const RequirementsIn = Type.Object(
   {

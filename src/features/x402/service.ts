@@ -9,9 +9,7 @@ import { type NetworkName, networkDefinition } from '../../platform/chain/networ
 import { fromBaseUnits, toBaseUnits } from '../../platform/chain/units.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
-import { requireAccount } from '../accounts/index.ts';
 import {
-  findRequestByToken,
   hasOnChainFloor,
   ON_CHAIN_FLOOR,
   openPrice,
@@ -61,17 +59,25 @@ export function encodeHeader(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64');
 }
 
-async function requestOr404(db: Queryable, token: string): Promise<RequestRow> {
-  const request = hasSecretShape(token, 'pr_') ? await findRequestByToken(db, token) : undefined;
-  if (!request) throw new AppError('not_found', 'No payment request at this address.');
-  return request;
+/** The request at a page address and the account it pays into, read in one statement. */
+async function requestOr404(
+  db: Queryable,
+  token: string,
+): Promise<{ request: RequestRow; payee: store.Payee }> {
+  const found = hasSecretShape(token, 'pr_') ? await store.findRequestAndPayee(db, token) : undefined;
+  if (!found) throw new AppError('not_found', 'No payment request at this address.');
+  return found;
 }
 
 /** The quote for a request's open amount, with no entries when it cannot be paid on chain. */
-async function quoteFor(deps: X402Deps, request: RequestRow, error: string): Promise<PaymentRequired> {
+async function quoteFor(
+  deps: X402Deps,
+  request: RequestRow,
+  account: store.Payee,
+  error: string,
+): Promise<PaymentRequired> {
   const now = deps.clock.now();
   const record = presentRequest(request, deps.publicUrl, now);
-  const account = await requireAccount(deps.db, request.space_id, request.account_id);
   const accepts: Requirements[] = [];
   const proven = account.address !== null && account.address_proven === account.address.toLowerCase();
   const network =
@@ -127,11 +133,11 @@ function paidAnswer(record: PaymentRequestRecord, settle: SettleResponse): Machi
 
 /** GET {pay_url} as a machine, without a payment: the quote, or the request's state. */
 export async function machineQuote(deps: X402Deps, token: string): Promise<MachineAnswer> {
-  const request = await requestOr404(deps.db, token);
+  const { request, payee } = await requestOr404(deps.db, token);
   const record = presentRequest(request, deps.publicUrl, deps.clock.now());
   if (record.status !== 'active')
     return { status: record.status === 'paid' ? 200 : 409, headers: {}, body: record };
-  return quoteAnswer(await quoteFor(deps, request, 'Payment required'));
+  return quoteAnswer(await quoteFor(deps, request, payee, 'Payment required'));
 }
 
 function decodePayment(header: string): unknown {
@@ -153,13 +159,13 @@ export function settledResponse(claim: store.SettlementClaim): SettleResponse {
 
 /** GET {pay_url} with PAYMENT-SIGNATURE: verify, claim, settle on chain, book. */
 export async function payOnPage(deps: X402Deps, token: string, header: string): Promise<MachineAnswer> {
-  const request = await requestOr404(deps.db, token);
+  const { request, payee } = await requestOr404(deps.db, token);
   const payload = decodePayment(header);
   const read = readPayload(payload);
   const record = presentRequest(request, deps.publicUrl, deps.clock.now());
   if (record.status !== 'active') return answerForClosed(deps, request, record, read);
-  if (!read.ok) return quoteAnswer(await quoteFor(deps, request, `invalid_payload: ${read.reason}`));
-  const quote = await quoteFor(deps, request, 'Payment required');
+  if (!read.ok) return quoteAnswer(await quoteFor(deps, request, payee, `invalid_payload: ${read.reason}`));
+  const quote = await quoteFor(deps, request, payee, 'Payment required');
   const requirement = quote.accepts.find(
     (entry) => entry.network === read.facts.network && entry.scheme === read.facts.scheme,
   );
@@ -283,7 +289,7 @@ async function settleClaim(
 ): Promise<MachineAnswer> {
   const outcome = await putOnChain(deps, claim, requirement, payload, firstAttempt);
   if (!outcome.ok) return outcome.answer ?? quoteAnswer({ ...quote, error: outcome.error }, outcome.response);
-  const booked = await bookSettlement(deps, claim, outcome.response, async () => request.id);
+  const booked = await bookSettlement(deps, claim, outcome.response, { seen: request });
   return paidAnswer(presentRequest(booked, deps.publicUrl, deps.clock.now()), outcome.response);
 }
 
@@ -338,44 +344,48 @@ export async function putOnChain(
 }
 
 /**
- * Books a confirmed transfer through the one settlement function, against the request that
- * `requestIn` names inside the booking transaction (the page's own, or one minted for a
- * facilitator call). Retried: the money has moved, so the books must follow.
+ * Books a confirmed transfer through the one settlement function, with the claim marked settled
+ * in the same write. A page payment passes the request it read (`seen`): the booking is then one
+ * statement, guarded on that state. A facilitator call passes `requestIn`, which names the
+ * request inside the booking transaction (one minted for it). Retried: the money has moved, so
+ * the books must follow.
  */
 export async function bookSettlement(
   deps: X402Deps,
   claim: store.SettlementClaim,
   response: SettleResponse,
-  requestIn: (tx: Queryable) => Promise<string>,
+  target: { seen: RequestRow } | { requestIn: (tx: Queryable) => Promise<string> },
 ): Promise<RequestRow> {
   const network = deps.facilitator.networks.get(claim.network)!;
   const converted = fromBaseUnits(BigInt(claim.amount_base), network.token.decimals);
   if (!converted.ok) throw new Error(`A claimed amount ${claim.amount_base} cannot be booked exactly.`);
   const amount = converted.value;
   const at = deps.clock.now();
+  const book = async (db: Queryable, requestId: string, seen?: RequestRow) => {
+    const settled = { txHash: response.transaction, at, paymentRequestId: requestId };
+    const outcome = await settlePaymentRequest(db, {
+      spaceId: claim.space_id,
+      requestId,
+      amount,
+      rail: 'x402',
+      reference: `${claim.network}:${response.transaction}`,
+      payer: response.payer ?? claim.payer,
+      at,
+      chain: { asset: network.token.address, network: claim.network, txHash: response.transaction },
+      committed: true,
+      seen,
+      riders: [store.claimSettledRider(claim.id, settled)],
+    });
+    if (!outcome.ok) throw new Error(`A committed settlement was refused (${outcome.status}).`);
+    // A replay wrote no riders: the claim is marked on its own (a no-op if it was marked then).
+    if (outcome.replayed) await store.markSettled(db, claim.id, settled);
+    return outcome.request;
+  };
   for (let attempt = 1; ; attempt++) {
     try {
-      return await deps.db.transaction().execute(async (tx) => {
-        const requestId = await requestIn(tx);
-        const outcome = await settlePaymentRequest(tx, {
-          spaceId: claim.space_id,
-          requestId,
-          amount,
-          rail: 'x402',
-          reference: `${claim.network}:${response.transaction}`,
-          payer: response.payer ?? claim.payer,
-          at,
-          chain: { asset: network.token.address, network: claim.network, txHash: response.transaction },
-          committed: true,
-        });
-        if (!outcome.ok) throw new Error(`A committed settlement was refused (${outcome.status}).`);
-        await store.markSettled(tx, claim.id, {
-          txHash: response.transaction,
-          at,
-          paymentRequestId: requestId,
-        });
-        return outcome.request;
-      });
+      if ('seen' in target) return await book(deps.db, target.seen.id, target.seen);
+      const { requestIn } = target;
+      return await deps.db.transaction().execute(async (tx) => book(tx, await requestIn(tx)));
     } catch (error) {
       deps.logger?.error(
         { err: error, claim: claim.id, tx: response.transaction, attempt },

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
-import type { X402SettlementsTable } from '../../platform/db/schema.ts';
+import type { Rider } from '../../platform/db/rider.ts';
+import type { AccountsTable, PaymentRequestsTable, X402SettlementsTable } from '../../platform/db/schema.ts';
 
 export type SettlementClaim = {
   id: string;
@@ -22,6 +23,48 @@ export type SettlementClaim = {
   created_at: Date;
   settled_at: Date | null;
 };
+
+/** The account a page payment pays into: what its quote needs. */
+export type Payee = Pick<
+  Selectable<AccountsTable>,
+  'id' | 'kind' | 'currency' | 'network' | 'address' | 'address_proven'
+>;
+
+/**
+ * A payment request by its page token, with the account it pays into (one statement: a page's
+ * quote and its payment each start here).
+ */
+export async function findRequestAndPayee(
+  db: Queryable,
+  token: string,
+): Promise<{ request: Selectable<PaymentRequestsTable>; payee: Payee } | undefined> {
+  const row = await db
+    .selectFrom('payment_requests as r')
+    .innerJoin('accounts as a', (join) =>
+      join.onRef('a.space_id', '=', 'r.space_id').onRef('a.id', '=', 'r.account_id'),
+    )
+    .selectAll('r')
+    .select([
+      'a.kind as payee_kind',
+      'a.currency as payee_currency',
+      'a.network as payee_network',
+      'a.address as payee_address',
+      'a.address_proven as payee_address_proven',
+    ])
+    .where('r.token', '=', token)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { payee_kind, payee_currency, payee_network, payee_address, payee_address_proven, ...request } = row;
+  const payee: Payee = {
+    id: request.account_id,
+    kind: payee_kind,
+    currency: payee_currency,
+    network: payee_network,
+    address: payee_address,
+    address_proven: payee_address_proven,
+  };
+  return { request, payee };
+}
 
 /**
  * Claims an authorization (and, for a page payment, its request) before anything goes on chain.
@@ -99,11 +142,18 @@ export async function markBroadcast(db: Queryable, id: string, txHash: string, l
     .execute();
 }
 
-export async function markSettled(
-  db: Queryable,
-  id: string,
-  update: { txHash: string; at: Date; paymentRequestId: string },
-) {
+type Settled = { txHash: string; at: Date; paymentRequestId: string };
+
+/** The claim marked settled in its booking's entry statement (see Rider): settled exactly when booked. */
+export function claimSettledRider(id: string, update: Settled): Rider {
+  return (entry) => sql`
+    UPDATE x402_settlements SET status = 'settled', tx_hash = ${update.txHash}::text,
+      settled_at = ${update.at}::timestamptz, payment_request_id = ${update.paymentRequestId}::uuid
+    FROM ${entry}
+    WHERE x402_settlements.id = ${id}::uuid`;
+}
+
+export async function markSettled(db: Queryable, id: string, update: Settled) {
   await db
     .updateTable('x402_settlements')
     .set({

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { assert } from '../../core/assert.ts';
 import { uuidv7 } from '../crypto.ts';
 import { documentRows, recordsJson, rowsDocument } from '../db/bulk.ts';
 import type { Queryable } from '../db/database.ts';
+import type { Rider } from '../db/rider.ts';
 import type { BookOutboxEvent, KeyOutboxEvent } from './events.ts';
 
 // Side effects happen after commit: a change that should tell the world writes an event row in
@@ -24,6 +25,19 @@ const EVENT_COLUMNS =
  */
 export async function enqueueEvents(tx: Queryable, events: OutboxEvent[]): Promise<void> {
   if (events.length === 0) return;
+  await sql`${eventsInsert(events, sql``)}`.execute(tx);
+}
+
+/**
+ * The same events as a rider of another statement (a settlement's ledger entry): written from
+ * the host's step, so they exist exactly when the host row does, in the host's round trip.
+ */
+export function eventsRider(events: OutboxEvent[]): Rider {
+  assert(events.length > 0, 'An events rider carries at least one event');
+  return (step) => eventsInsert(events, sql`, ${step}`);
+}
+
+function eventsInsert(events: OutboxEvent[], from: RawBuilder<unknown>) {
   const document = rowsDocument(
     events.map((e) => ({
       id: uuidv7(),
@@ -36,11 +50,10 @@ export async function enqueueEvents(tx: Queryable, events: OutboxEvent[]): Promi
     })),
     EVENT_COLUMNS,
   );
-  await sql`
+  return sql`
     INSERT INTO outbox_events (id, space_id, channel, key_id, event, payload, occurred_at, created_at)
-    SELECT id, space_id, channel, key_id, event, payload, at, at FROM ${documentRows(document, 't', EVENT_COLUMNS)}`.execute(
-    tx,
-  );
+    SELECT t.id, t.space_id, t.channel, t.key_id, t.event, t.payload, t.at, t.at
+    FROM ${documentRows(document, 't', EVENT_COLUMNS)}${from}`;
 }
 
 export async function enqueueEvent(tx: Queryable, event: OutboxEvent): Promise<string> {

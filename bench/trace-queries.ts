@@ -1,0 +1,49 @@
+// A preload for profiling the server a benchmark starts: every statement sent through `pg`
+// (BEGIN, COMMIT and advisory locks included) is written to BENCH_TRACE_FILE as one line of
+// JSON: when it was sent, how long until its answer, and the start of its text. Use it as
+//   BENCH_TRACE_FILE=/tmp/trace.jsonl BENCH_NODE_ARGS="--import tsx --import ./bench/trace-queries.ts" \
+//     npm run bench -- x402
+// and read the file with `bench/trace-report.ts`. Only for measuring: it slows every statement.
+
+import { appendFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+
+const file = process.env.BENCH_TRACE_FILE;
+type QueryFn = (...args: unknown[]) => unknown;
+
+function textOf(first: unknown): string {
+  if (typeof first === 'string') return first;
+  if (first && typeof first === 'object' && 'text' in first) return String((first as { text: unknown }).text);
+  return '?';
+}
+
+if (file) {
+  const lines: string[] = [];
+  const flush = () => {
+    if (lines.length > 0) appendFileSync(file, lines.splice(0).join(''));
+  };
+  setInterval(flush, 500).unref();
+  process.on('exit', flush);
+  const original = pg.Client.prototype.query as unknown as QueryFn;
+  (pg.Client.prototype as unknown as { query: QueryFn }).query = function traced(
+    this: pg.Client,
+    ...args: unknown[]
+  ) {
+    const sent = performance.now();
+    const text = textOf(args[0]).replace(/\s+/g, ' ').trim().slice(0, 160);
+    const record = () => {
+      const line = {
+        at: Number((performance.timeOrigin + sent).toFixed(3)),
+        ms: performance.now() - sent,
+        text,
+      };
+      lines.push(`${JSON.stringify(line)}\n`);
+    };
+    const result = original.apply(this, args);
+    if (result && typeof (result as Promise<unknown>).then === 'function') {
+      (result as Promise<unknown>).then(record, record);
+    }
+    return result;
+  };
+}

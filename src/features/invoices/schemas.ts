@@ -49,7 +49,10 @@ export const LineItem = Type.Object({
   unit: optionalText(16),
 });
 
-const sellerFields = (text: (maxLength: number) => TSchema, email: TSchema) => ({
+const sellerFields = <Field extends TSchema, Mail extends TSchema>(
+  text: (maxLength: number) => Field,
+  email: Mail,
+) => ({
   name: text(200),
   email,
   phone: text(40),
@@ -267,9 +270,7 @@ export const RemindOut = Type.Object({
 export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 export type InvoiceCreateBody = Static<typeof IntegrationInvoiceCreate>;
-export type SellerBody = Partial<
-  Record<'name' | 'email' | 'phone' | 'address' | 'country' | 'reg_number' | 'tax_id' | 'website', string>
->;
+export type SellerBody = Static<typeof SellerOverride>;
 export type ClientBody = Static<typeof ClientOverride>;
 export type SendBody = Static<typeof SendIn>;
 export type PaymentBody = Static<typeof InvoicePaymentCreate>;

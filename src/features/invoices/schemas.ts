@@ -159,6 +159,23 @@ export const RemindIn = Type.Object({
   via: Type.Optional(Enum(['email', 'chat'] as const)),
 });
 
+// The spec's InvoiceDocKind, and its InvoiceStatus: the status as shown (a sent quote past due_on
+// reads quote_expired).
+export const INVOICE_KINDS = ['invoice', 'quote', 'credit_note'] as const;
+export const VISIBLE_STATUSES = [
+  'draft',
+  'sent',
+  'partial',
+  'paid',
+  'issued',
+  'void',
+  'quote_draft',
+  'quote_sent',
+  'quote_accepted',
+  'quote_declined',
+  'quote_expired',
+] as const;
+
 const LineItemOut = Type.Object({
   description: Type.String(),
   unit_price: DecimalOut(),
@@ -204,7 +221,7 @@ export const InvoiceOut = Type.Object(
     due_on: Type.String({ format: 'date' }),
     notes: Type.String(),
     token: Type.String(),
-    status: Type.String(),
+    status: Enum(VISIBLE_STATUSES),
     account_id: NullableString(),
     contact_id: NullableString(),
     project_id: NullableString(),
@@ -244,7 +261,7 @@ export const InvoiceOut = Type.Object(
     contested_reason: Type.String(),
     last_paid_on: NullableDateOnly(),
     promised_on: NullableDateOnly(),
-    kind: Type.String(),
+    kind: Enum(INVOICE_KINDS),
     tax_exempt_reason: NullableString(),
     tax_zero_reason: NullableString(),
     void_reason: Type.String(),
@@ -276,21 +293,6 @@ export type SendBody = Static<typeof SendIn>;
 export type PaymentBody = Static<typeof InvoicePaymentCreate>;
 
 // The owner's app: the Invoices list and the ids of one invoice of a space.
-
-export const INVOICE_KINDS = ['invoice', 'quote', 'credit_note'] as const;
-export const VISIBLE_STATUSES = [
-  'draft',
-  'sent',
-  'partial',
-  'paid',
-  'issued',
-  'void',
-  'quote_draft',
-  'quote_sent',
-  'quote_accepted',
-  'quote_declined',
-  'quote_expired',
-] as const;
 
 export const InvoiceListQuery = Type.Object({
   kind: Type.Optional(Enum(INVOICE_KINDS)),

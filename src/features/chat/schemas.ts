@@ -1,4 +1,3 @@
-import type { Update } from 'grammy/types';
 import { DateTime, Enum, NullableDateTime, Type } from '../../platform/http/schema-kit.ts';
 import { MESSAGE_CHARS_MAX } from './domain.ts';
 
@@ -95,10 +94,7 @@ export const ChatListOut = Type.Object({
 });
 
 export const TelegramParams = Type.Object({ secret: Type.String({ maxLength: 64 }) });
-/**
- * A Bot API Update: the schema checks the part this server reads before grammY does (update_id);
- * the other fields pass through unchecked to grammY, which reads them as its `Update`.
- */
-export const TelegramUpdate = Type.Unsafe<Update>(Type.Object({ update_id: Type.Integer({ minimum: 0 }) }));
+/** The part of a Bot API Update this server reads before grammY does; other fields pass through. */
+export const TelegramUpdateChecked = Type.Object({ update_id: Type.Integer({ minimum: 0 }) });
 
 export const DECISIONS = ['confirm', 'reject', 'accept', 'decline'] as const;

@@ -6,7 +6,7 @@ import {
   routeDoc,
 } from '../../platform/http/openapi.ts';
 import type { TSchema } from '../../platform/http/schema-kit.ts';
-import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
+import { requireCaller, type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { runWrite } from '../../platform/http/write.ts';
 import {
   ClientOverride,
@@ -130,6 +130,11 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: service.Inv
     },
     (request) => service.getInvoice(deps, requireCaller(request, 'integration').spaceId, request.params.id),
   );
+  registerInvoiceActions(app, deps);
+}
+
+/** What the key may do to one invoice: POST /integration/invoices/{id}/<action>. */
+function registerInvoiceActions(app: TypedApp, deps: service.InvoicesDeps) {
   app.post(
     '/integration/invoices/:id/seller',
     actionOptions(docs.setInvoiceSeller, SellerOverride, InvoiceOut),

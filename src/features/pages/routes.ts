@@ -116,31 +116,7 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
         })
         .send(),
     );
-    scope.get(
-      '/pay/:token',
-      { schema: { hide: true, params: TokenParams, querystring: PayPageQuery } },
-      async (request, reply) => {
-        const { token } = request.params;
-        // A machine: it asks for JSON, or it sends an x402 payment (spec §4 rules 2–3).
-        const payment = request.headers['payment-signature'];
-        if (typeof payment === 'string' || wantsJson(request)) {
-          const answer =
-            typeof payment === 'string'
-              ? await payOnPage(deps, token, payment)
-              : await machineQuote(deps, token);
-          return reply.code(answer.status).headers(answer.headers).send(answer.body);
-        }
-        try {
-          const page = await service.payPage(deps, token);
-          framable.set(request, page.frameOrigins);
-          return html(reply, 200, payPage(withCardReturn(request.query.card, page.model)));
-        } catch (error) {
-          if (error instanceof AppError && error.code === 'not_found')
-            return html(reply, 404, notFoundPage());
-          throw error;
-        }
-      },
-    );
+    registerPayPage(scope, deps);
     scope.post(
       '/pay/:token/card',
       { schema: { hide: true, params: TokenParams, body: CardIn } },
@@ -158,6 +134,34 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
     registerInvoicePage(scope, deps);
     registerPayPageExtras(scope, deps);
   });
+}
+
+/** The payment page: a person's page, or for a machine the x402 quote or payment (spec §4). */
+function registerPayPage(scope: TypedApp, deps: service.PagesDeps) {
+  scope.get(
+    '/pay/:token',
+    { schema: { hide: true, params: TokenParams, querystring: PayPageQuery } },
+    async (request, reply) => {
+      const { token } = request.params;
+      // A machine: it asks for JSON, or it sends an x402 payment (spec §4 rules 2–3).
+      const payment = request.headers['payment-signature'];
+      if (typeof payment === 'string' || wantsJson(request)) {
+        const answer =
+          typeof payment === 'string'
+            ? await payOnPage(deps, token, payment)
+            : await machineQuote(deps, token);
+        return reply.code(answer.status).headers(answer.headers).send(answer.body);
+      }
+      try {
+        const page = await service.payPage(deps, token);
+        framable.set(request, page.frameOrigins);
+        return html(reply, 200, payPage(withCardReturn(request.query.card, page.model)));
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'not_found') return html(reply, 404, notFoundPage());
+        throw error;
+      }
+    },
+  );
 }
 
 /** "Pay by card" (a plain form): a Stripe Checkout Session for the open amount, then off to it. */

@@ -3330,7 +3330,8 @@ export interface components {
             invoice_id: string | null;
             /** Format: date */
             issued_on: string;
-            kind: string;
+            /** @enum {string} */
+            kind: "invoice" | "quote" | "credit_note";
             /** Format: date */
             last_paid_on: string | null;
             line_items: {
@@ -3380,7 +3381,8 @@ export interface components {
             seller_reg_number: string;
             seller_tax_id: string;
             seller_website: string;
-            status: string;
+            /** @enum {string} */
+            status: "draft" | "sent" | "partial" | "paid" | "issued" | "void" | "quote_draft" | "quote_sent" | "quote_accepted" | "quote_declined" | "quote_expired";
             subtotal: string;
             tax_authority_number: string;
             tax_breakdown: {

@@ -8,7 +8,8 @@ import {
   INTEGRATION_READ_ERRORS,
   routeDoc,
 } from '../../platform/http/openapi.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { InvoiceOut } from '../invoices/index.ts';
 import type { ChatBot } from './bot.ts';
 import {
@@ -23,9 +24,15 @@ import {
   SpaceContactParams,
   SpaceInvoiceParams,
   TelegramParams,
-  TelegramUpdate,
+  TelegramUpdateChecked,
 } from './schemas.ts';
 import * as service from './service.ts';
+
+/**
+ * Telegram's webhook body: the schema checks only update_id, and the rest passes through to
+ * grammY, which reads the whole body as its `Update`; the route's type says so.
+ */
+const TelegramUpdate = Type.Unsafe<Update>(TelegramUpdateChecked);
 
 const CHAT = ['Chat'];
 const UNAVAILABLE = [503] as const;
@@ -88,7 +95,8 @@ const docs = {
 };
 
 /** /integration: the link code and the connection state (scope chats). */
-export function registerChatRoutes(app: FastifyInstance, deps: service.ChatDeps) {
+export function registerChatRoutes(server: FastifyInstance, deps: service.ChatDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/integration/contacts/:id/telegram-link',
     {
@@ -96,8 +104,10 @@ export function registerChatRoutes(app: FastifyInstance, deps: service.ChatDeps)
       schema: { ...docs.createTelegramLink, params: ContactParams, response: { 201: ChatLinkOut } },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof ContactParams>;
-      return reply.code(201).send(await service.createLinkCode(deps, request.integration!, id));
+      const { id } = request.params;
+      return reply
+        .code(201)
+        .send(await service.createLinkCode(deps, requireCaller(request, 'integration'), id));
     },
   );
   app.get(
@@ -107,27 +117,28 @@ export function registerChatRoutes(app: FastifyInstance, deps: service.ChatDeps)
       schema: { ...docs.getContactChats, params: ContactParams, response: { 200: ChatStateOut } },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof ContactParams>;
-      return service.chatState(deps, request.integration!.spaceId, id);
+      const { id } = request.params;
+      return service.chatState(deps, requireCaller(request, 'integration').spaceId, id);
     },
   );
 }
 
 /** Telegram's webhook: registered only when the bot runs in webhook mode (PUBLIC_URL https). */
-export function registerTelegramWebhook(app: FastifyInstance, bot: ChatBot) {
+export function registerTelegramWebhook(server: FastifyInstance, bot: ChatBot) {
   const webhook = bot.webhook;
   if (!webhook) return;
   const secret = webhook.path.slice('/telegram/'.length);
+  const app = typedRoutes(server);
   app.post(
     '/telegram/:secret',
     { schema: { ...docs.telegramWebhook, params: TelegramParams, body: TelegramUpdate } },
     async (request, reply) => {
-      const given = (request.params as Static<typeof TelegramParams>).secret;
+      const given = request.params.secret;
       if (!constantTimeEqual(given, secret)) throw new AppError('not_found', 'No route here.');
       const header = request.headers['x-telegram-bot-api-secret-token'];
       if (typeof header !== 'string' || !constantTimeEqual(header, webhook.secretToken))
         throw new AppError('unauthorized', 'The secret token header does not match.');
-      await bot.handle(request.body as Update);
+      await bot.handle(request.body);
       return reply.code(200).send({ ok: true });
     },
   );
@@ -149,21 +160,22 @@ const DECISION_ROUTES = [
 ] as const;
 
 /** /app/api: the Chats screen's reads and writes, for scripts with a session. */
-export function registerChatAppRoutes(app: FastifyInstance, deps: service.ChatDeps) {
+export function registerChatAppRoutes(server: FastifyInstance, deps: service.ChatDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/chats',
     { schema: { ...docs.listChats, params: ContactParams, response: { 200: ChatListOut } } },
     async (request) => {
-      const { id } = request.params as Static<typeof ContactParams>;
-      return { items: await service.listChats(deps, request.session!.userId, id) };
+      const { id } = request.params;
+      return { items: await service.listChats(deps, requireCaller(request).userId, id) };
     },
   );
   app.get(
     '/app/api/spaces/:id/contacts/:contact_id/chat',
     { schema: { ...docs.getContactChat, params: SpaceContactParams, response: { 200: ContactChatOut } } },
     async (request) => {
-      const { id, contact_id } = request.params as Static<typeof SpaceContactParams>;
-      return service.contactChat(deps, request.session!.userId, id, contact_id);
+      const { id, contact_id } = request.params;
+      return service.contactChat(deps, requireCaller(request).userId, id, contact_id);
     },
   );
   app.post(
@@ -177,19 +189,19 @@ export function registerChatAppRoutes(app: FastifyInstance, deps: service.ChatDe
       },
     },
     async (request, reply) => {
-      const { id, contact_id } = request.params as Static<typeof SpaceContactParams>;
-      const { text } = request.body as Static<typeof AnswerIn>;
+      const { id, contact_id } = request.params;
+      const { text } = request.body;
       return reply
         .code(201)
-        .send(await service.answerClient(deps, request.session!.userId, id, contact_id, text));
+        .send(await service.answerClient(deps, requireCaller(request).userId, id, contact_id, text));
     },
   );
   app.get(
     '/app/api/spaces/:id/contacts/:contact_id/chat/files/:file_id',
     { schema: { ...docs.getChatFile, params: FileParams } },
     async (request, reply) => {
-      const { id, contact_id, file_id } = request.params as Static<typeof FileParams>;
-      const file = await service.readFile(deps, request.session!.userId, id, contact_id, file_id);
+      const { id, contact_id, file_id } = request.params;
+      const file = await service.readFile(deps, requireCaller(request).userId, id, contact_id, file_id);
       return sendFile(reply, file);
     },
   );
@@ -212,8 +224,8 @@ export function registerChatAppRoutes(app: FastifyInstance, deps: service.ChatDe
         },
       },
       async (request) => {
-        const { id, invoice_id } = request.params as Static<typeof SpaceInvoiceParams>;
-        return service.decideAnswer(deps, request.session!.userId, id, invoice_id, route.decision);
+        const { id, invoice_id } = request.params;
+        return service.decideAnswer(deps, requireCaller(request).userId, id, invoice_id, route.decision);
       },
     );
   }

@@ -95,6 +95,6 @@ export const ChatListOut = Type.Object({
 
 export const TelegramParams = Type.Object({ secret: Type.String({ maxLength: 64 }) });
 /** The part of a Bot API Update this server reads before grammY does; other fields pass through. */
-export const TelegramUpdate = Type.Object({ update_id: Type.Integer({ minimum: 0 }) });
+export const TelegramUpdateChecked = Type.Object({ update_id: Type.Integer({ minimum: 0 }) });
 
 export const DECISIONS = ['confirm', 'reject', 'accept', 'decline'] as const;

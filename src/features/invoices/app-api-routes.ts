@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import type { Static, TSchema } from '../../platform/http/schema-kit.ts';
+import type { TSchema } from '../../platform/http/schema-kit.ts';
+import { requireCaller, type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import * as writes from './app-writes.ts';
 import type { InvoicesDeps } from './index.ts';
 import * as reads from './reads.ts';
@@ -26,68 +27,61 @@ import {
 const tags = ['Invoices'];
 const WHO_WRITES = 'Owners, admins and members may; a viewer is refused (403).';
 
-type ActionSpec = {
-  operationId: string;
-  summary: string;
-  description: string;
-  body: TSchema;
-  response?: TSchema;
-  run: (deps: InvoicesDeps, userId: string, spaceId: string, id: string, body: never) => Promise<unknown>;
-};
-
-const ACTIONS: Record<string, ActionSpec> = {
+/** The OpenAPI description of each action below (see platform/http/openapi.ts). */
+const actionDocs = {
   send: {
     operationId: 'sendSpaceInvoice',
     summary: 'Send an invoice or a quote (via "none" marks it sent)',
     description: `Sends a draft invoice or quote by email (to client_email unless "to" is given, with the PDF attached and the public page linked), or with via "none" only marks it sent. Sending a sent one again delivers it again. Without a mail server the email road is refused (delivery_unavailable). ${WHO_WRITES}`,
-    body: SendIn,
-    run: (deps, userId, spaceId, id, body: Static<typeof SendIn>) =>
-      writes.sendInvoiceInApp(deps, userId, spaceId, id, body),
   },
   payments: {
     operationId: 'recordSpaceInvoicePayment',
     summary: 'Record a payment against a sent or partial invoice',
     description: `Books a payment received outside Tollbook, in the invoice's currency, into the invoice's account (or account_id): the invoice becomes partial or paid, and invoice.paid fires once. More than is open is refused (amount_not_accepted); other states are refused (invoice_state). ${WHO_WRITES}`,
-    body: InvoicePaymentCreate,
-    run: (deps, userId, spaceId, id, body: Static<typeof InvoicePaymentCreate>) =>
-      writes.recordPaymentInApp(deps, userId, spaceId, id, body),
   },
   void: {
     operationId: 'voidSpaceInvoice',
     summary: 'Void an invoice, quote or credit note (payments stay booked)',
     description: `Voids the document with an optional reason; payments already recorded stay booked, and a voided credit note gives its amount back to the invoice it corrected. Voiding a void one answers it as it is. ${WHO_WRITES}`,
-    body: VoidIn,
-    run: (deps, userId, spaceId, id, body: Static<typeof VoidIn>) =>
-      writes.voidInvoiceInApp(deps, userId, spaceId, id, body.reason ?? ''),
   },
   remind: {
     operationId: 'remindSpaceInvoice',
     summary: 'Remind the client of a sent or partial invoice',
     description: `Mails a reminder to the client when mail is configured and the invoice has a client email, and records it either way (via lists the roads taken). Other states are refused (invoice_state). ${WHO_WRITES}`,
-    body: RemindIn,
-    response: RemindOut,
-    run: (deps, userId, spaceId, id, body: Static<typeof RemindIn>) =>
-      writes.remindInvoiceInApp(deps, userId, spaceId, id, body.message ?? ''),
   },
   accept: {
     operationId: 'acceptSpaceQuote',
     summary: 'Accept a sent quote (it becomes a draft invoice)',
     description: `Accepts a quote that was sent and is not past its due date: the quote reads quote_accepted and names, in invoice_id, the draft invoice made from it (same client, lines and totals, due in 14 days). Anything else is refused (invoice_state). ${WHO_WRITES}`,
-    body: EmptyIn,
-    run: (deps, userId, spaceId, id) => writes.decideQuoteInApp(deps, userId, spaceId, id, 'accept'),
   },
   decline: {
     operationId: 'declineSpaceQuote',
     summary: 'Decline a sent quote',
     description: `Declines a quote that was sent and is not past its due date; anything else is refused (invoice_state). ${WHO_WRITES}`,
-    body: EmptyIn,
-    run: (deps, userId, spaceId, id) => writes.decideQuoteInApp(deps, userId, spaceId, id, 'decline'),
   },
 };
 
-const idsOf = (request: FastifyRequest) => request.params as Static<typeof SpaceInvoiceParams>;
+/**
+ * The options of one POST /app/api/spaces/{id}/invoices/{invoice_id}/<action> route. The handler
+ * is written where the route is registered, so the type provider reads its body from the
+ * concrete schema.
+ */
+function actionOptions<Body extends TSchema, Out extends TSchema>(
+  doc: (typeof actionDocs)[keyof typeof actionDocs],
+  body: Body,
+  response: Out,
+) {
+  return {
+    schema: {
+      ...routeDoc({ ...doc, tags, errors: APP_WRITE_ERRORS }),
+      params: SpaceInvoiceParams,
+      body,
+      response: { 200: response },
+    },
+  };
+}
 
-function registerReads(app: FastifyInstance, deps: InvoicesDeps) {
+function registerReads(app: TypedApp, deps: InvoicesDeps) {
   app.get(
     '/app/api/spaces/:id/invoices',
     {
@@ -106,12 +100,7 @@ function registerReads(app: FastifyInstance, deps: InvoicesDeps) {
       },
     },
     async (request) =>
-      reads.listInvoices(
-        deps,
-        request.session!.userId,
-        (request.params as Static<typeof SpaceOnlyParams>).id,
-        request.query as Static<typeof InvoiceListQuery>,
-      ),
+      reads.listInvoices(deps, requireCaller(request).userId, request.params.id, request.query),
   );
   app.get(
     '/app/api/spaces/:id/invoices/:invoice_id',
@@ -130,7 +119,7 @@ function registerReads(app: FastifyInstance, deps: InvoicesDeps) {
       },
     },
     async (request) =>
-      reads.readInvoice(deps, request.session!.userId, idsOf(request).id, idsOf(request).invoice_id),
+      reads.readInvoice(deps, requireCaller(request).userId, request.params.id, request.params.invoice_id),
   );
   app.get(
     '/app/api/spaces/:id/invoices/:invoice_id/pdf',
@@ -150,9 +139,9 @@ function registerReads(app: FastifyInstance, deps: InvoicesDeps) {
     async (request, reply) => {
       const file = await reads.invoicePdfFile(
         deps,
-        request.session!.userId,
-        idsOf(request).id,
-        idsOf(request).invoice_id,
+        requireCaller(request).userId,
+        request.params.id,
+        request.params.invoice_id,
       );
       return reply
         .type('application/pdf')
@@ -163,7 +152,8 @@ function registerReads(app: FastifyInstance, deps: InvoicesDeps) {
 }
 
 /** The app API of invoices: list, read, PDF, create, and each action a person may take. */
-export function registerInvoiceDocumentAppRoutes(app: FastifyInstance, deps: InvoicesDeps) {
+export function registerInvoiceDocumentAppRoutes(server: FastifyInstance, deps: InvoicesDeps) {
+  const app = typedRoutes(server);
   registerReads(app, deps);
   app.post(
     '/app/api/spaces/:id/invoices',
@@ -182,27 +172,46 @@ export function registerInvoiceDocumentAppRoutes(app: FastifyInstance, deps: Inv
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof SpaceOnlyParams>;
-      const body = request.body as Static<typeof IntegrationInvoiceCreate>;
-      const created = await writes.createInvoiceInApp(deps, request.session!.userId, id, body);
+      const created = await writes.createInvoiceInApp(
+        deps,
+        requireCaller(request).userId,
+        request.params.id,
+        request.body,
+      );
       return reply.code(201).send(created);
     },
   );
-  for (const [action, spec] of Object.entries(ACTIONS)) {
-    app.post(
-      `/app/api/spaces/:id/invoices/:invoice_id/${action}`,
-      {
-        schema: {
-          ...routeDoc({ ...spec, tags, errors: APP_WRITE_ERRORS }),
-          params: SpaceInvoiceParams,
-          body: spec.body,
-          response: { 200: spec.response ?? InvoiceOut },
-        },
-      },
-      async (request) => {
-        const { id, invoice_id } = idsOf(request);
-        return spec.run(deps, request.session!.userId, id, invoice_id, (request.body ?? {}) as never);
-      },
-    );
+  registerActions(app, deps);
+}
+
+function registerActions(app: TypedApp, deps: InvoicesDeps) {
+  const path = (action: string) => `/app/api/spaces/:id/invoices/:invoice_id/${action}`;
+  app.post(path('send'), actionOptions(actionDocs.send, SendIn, InvoiceOut), async (request) => {
+    const { id, invoice_id } = request.params;
+    return writes.sendInvoiceInApp(deps, requireCaller(request).userId, id, invoice_id, request.body);
+  });
+  app.post(
+    path('payments'),
+    actionOptions(actionDocs.payments, InvoicePaymentCreate, InvoiceOut),
+    async (request) => {
+      const { id, invoice_id } = request.params;
+      return writes.recordPaymentInApp(deps, requireCaller(request).userId, id, invoice_id, request.body);
+    },
+  );
+  app.post(path('void'), actionOptions(actionDocs.void, VoidIn, InvoiceOut), async (request) => {
+    const { id, invoice_id } = request.params;
+    const reason = request.body.reason ?? '';
+    return writes.voidInvoiceInApp(deps, requireCaller(request).userId, id, invoice_id, reason);
+  });
+  app.post(path('remind'), actionOptions(actionDocs.remind, RemindIn, RemindOut), async (request) => {
+    const { id, invoice_id } = request.params;
+    const message = request.body.message ?? '';
+    return writes.remindInvoiceInApp(deps, requireCaller(request).userId, id, invoice_id, message);
+  });
+  for (const decision of ['accept', 'decline'] as const) {
+    app.post(path(decision), actionOptions(actionDocs[decision], EmptyIn, InvoiceOut), async (request) => {
+      const { id, invoice_id } = request.params;
+      return writes.decideQuoteInApp(deps, requireCaller(request).userId, id, invoice_id, decision);
+    });
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
-import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
+import { Text, Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { InvoiceOut } from './schemas.ts';
 import { type InvoicesDeps, listDeliveries, writeOffInvoice } from './service.ts';
 
@@ -48,7 +49,8 @@ const docs = {
 };
 
 /** The owner's app: what only a person may do to an invoice, and what was sent for invoices. */
-export function registerInvoiceAppRoutes(app: FastifyInstance, deps: InvoicesDeps) {
+export function registerInvoiceAppRoutes(server: FastifyInstance, deps: InvoicesDeps) {
+  const app = typedRoutes(server);
   app.get(
     '/app/api/spaces/:id/invoice-deliveries',
     {
@@ -60,9 +62,9 @@ export function registerInvoiceAppRoutes(app: FastifyInstance, deps: InvoicesDep
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      const { invoice_id } = request.query as Static<typeof DeliveriesQuery>;
-      return listDeliveries(deps, request.session!.userId, id, invoice_id);
+      const { id } = request.params;
+      const { invoice_id } = request.query;
+      return listDeliveries(deps, requireCaller(request).userId, id, invoice_id);
     },
   );
   app.post(
@@ -76,9 +78,9 @@ export function registerInvoiceAppRoutes(app: FastifyInstance, deps: InvoicesDep
       },
     },
     async (request) => {
-      const { id, invoice_id } = request.params as Static<typeof Params>;
-      const { reason } = request.body as Static<typeof WriteOffIn>;
-      return writeOffInvoice(deps, request.session!.userId, id, invoice_id, reason ?? '');
+      const { id, invoice_id } = request.params;
+      const { reason } = request.body;
+      return writeOffInvoice(deps, requireCaller(request).userId, id, invoice_id, reason ?? '');
     },
   );
 }

@@ -7,19 +7,7 @@ import type { InvoiceRow } from './store.ts';
 // The invoice as a document: the mail's HTML and text parts, the PDF attached to it, and the
 // public page's body. Every value from the seller or the client is escaped in HTML.
 
-type Line = { description: string; quantity: string; unit: string; unit_price: string; amount: string };
-
 const money = (value: string, currency: string) => `${formatAmountTrimmed(readAmount(value))} ${currency}`;
-
-function linesOf(row: InvoiceRow): Line[] {
-  return (row.line_items as unknown as Line[]).map((line) => ({
-    description: String(line.description ?? ''),
-    quantity: String(line.quantity ?? '1'),
-    unit: String(line.unit ?? ''),
-    unit_price: String(line.unit_price ?? '0'),
-    amount: String(line.amount ?? '0'),
-  }));
-}
 
 export function openAmountOf(row: InvoiceRow): bigint {
   const open = readAmount(row.total) - readAmount(row.credited_amount) - readAmount(row.paid_amount);
@@ -28,7 +16,7 @@ export function openAmountOf(row: InvoiceRow): bigint {
 
 /** The invoice body in HTML: seller, client, lines, totals. */
 export function invoiceHtml(row: InvoiceRow): string {
-  const lines = linesOf(row)
+  const lines = row.line_items
     .map(
       (line) =>
         `<tr><td>${escapeHtml(line.description)}</td><td class="num">${escapeHtml(line.quantity)} ${escapeHtml(line.unit)}</td>` +
@@ -81,7 +69,7 @@ export function invoicePdf(row: InvoiceRow): Promise<Buffer> {
     doc.text(`To: ${row.client_name}${row.client_address ? `, ${row.client_address}` : ''}`);
     doc.text(`Issued ${row.issued_on}, due ${row.due_on}`);
     doc.moveDown();
-    for (const line of linesOf(row)) {
+    for (const line of row.line_items) {
       doc.text(
         `${line.description}  ${line.quantity} ${line.unit} x ${line.unit_price} = ${money(line.amount, row.currency)}`,
       );

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
-import { Enum, type Static, Text, type TSchema, Type } from '../../platform/http/schema-kit.ts';
+import { Enum, Text, type TSchema, Type } from '../../platform/http/schema-kit.ts';
+import { type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import type { FormState } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { canWrite } from '../../platform/web/shell.ts';
@@ -14,7 +15,6 @@ import {
   EmptyIn,
   INVOICE_KINDS,
   IntegrationInvoiceCreate,
-  type InvoiceCreateBody,
   InvoiceListQuery,
   InvoicePaymentCreate,
   RemindIn,
@@ -59,7 +59,6 @@ const InvoiceForm = Type.Object({
   ...IntegrationInvoiceCreate.properties,
   client_name: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
 });
-type InvoiceFormBody = Static<typeof InvoiceForm> & { _more?: string };
 
 const CONTACT_FIELDS = [
   ['client_name', 'name'],
@@ -71,24 +70,37 @@ const CONTACT_FIELDS = [
   ['client_tax_id', 'tax_id'],
 ] as const;
 
-/** Client fields left blank take the picked contact's values. */
-function fillFromContact(body: Record<string, unknown>, choices: FormChoices) {
+type ClientField = (typeof CONTACT_FIELDS)[number][0];
+
+/** The client fields left blank that the picked contact fills, with the contact's values. */
+function contactDefaults(
+  body: { contact_id?: string | null | undefined } & Partial<Record<ClientField, unknown>>,
+  choices: FormChoices,
+): Partial<Record<ClientField, string>> {
   const contact = choices.contacts.find((candidate) => candidate.id === body.contact_id);
-  if (!contact) return body;
-  const filled = { ...body };
+  const filled: Partial<Record<ClientField, string>> = {};
+  if (!contact) return filled;
   for (const [field, from] of CONTACT_FIELDS) {
     const value = contact[from];
     // The schema's defaults have already turned absent fields into empty text.
-    const blank = filled[field] === undefined || filled[field] === '';
+    const blank = body[field] === undefined || body[field] === '';
     if (blank && typeof value === 'string' && value !== '') filled[field] = value;
   }
   return filled;
 }
 
-/** Blank line rows send nothing, so the lines the person filled arrive with holes between them. */
-function compactLines(request: FastifyRequest, _reply: FastifyReply, done: () => void) {
-  const body = request.body as { line_items?: unknown } | undefined;
-  if (body && Array.isArray(body.line_items)) {
+/** The form as it was sent, checked or not: a refused form is shown again as it was typed. */
+function sentValues(body: unknown): Record<string, unknown> {
+  return typeof body === 'object' && body !== null ? { ...body } : {};
+}
+
+/**
+ * Blank line rows send nothing, so the lines the person filled arrive with holes between them.
+ * This runs before validation, so it reads the body as the form parser left it.
+ */
+function compactLines(request: { body: unknown }, _reply: unknown, done: () => void) {
+  const { body } = request;
+  if (typeof body === 'object' && body !== null && 'line_items' in body && Array.isArray(body.line_items)) {
     body.line_items = body.line_items.filter((line) => line !== undefined && line !== null);
   }
   done();
@@ -116,15 +128,15 @@ async function renderNew(
   return NewInvoicePage({ shell, kind, choices, form, lines: linesShown(form, options.more ?? false) });
 }
 
-function registerNewForm(scope: FastifyInstance, deps: InvoicesDeps) {
+function registerNewForm(scope: TypedApp, deps: InvoicesDeps) {
   scope.get(
     '/app/books/:book_id/invoices/new',
     { schema: { hide: true, params: BookParams, querystring: NewQuery } },
     async (request, reply) => {
-      const query = request.query as Static<typeof NewQuery>;
+      const { query } = request;
       const shell = shellOf(request);
       const choices = await reads.invoiceFormChoices(deps, shell.user.id, shell.book.id);
-      const form = { values: fillFromContact({ ...query }, choices), errors: {} };
+      const form = { values: { ...query, ...contactDefaults(query, choices) }, errors: {} };
       return sendPage(reply, await renderNew(deps, request, query.kind ?? 'invoice', form, { choices }));
     },
   );
@@ -138,7 +150,7 @@ function registerNewForm(scope: FastifyInstance, deps: InvoicesDeps) {
     },
     async (request, reply) => {
       const shell = shellOf(request);
-      const sent = (request.body ?? {}) as InvoiceFormBody;
+      const sent = sentValues(request.body);
       // A kind the schema refused is still re-rendered as a form of a kind that exists.
       const kind = INVOICE_KINDS.find((known) => known === sent.kind) ?? 'invoice';
       if (sent._more !== undefined) {
@@ -148,13 +160,17 @@ function registerNewForm(scope: FastifyInstance, deps: InvoicesDeps) {
         );
       }
       const choices = await reads.invoiceFormChoices(deps, shell.user.id, shell.book.id);
-      const body = fillFromContact(sent, choices) as InvoiceCreateBody;
       const outcome = await runForm(request, () => {
-        if (!body.client_name)
+        const body = { ...request.body, ...contactDefaults(request.body, choices) };
+        const clientName = body.client_name;
+        if (!clientName)
           throw new AppError('invalid_request', 'Name the client, or pick a contact.', {
             field: 'client_name',
           });
-        return writes.createInvoiceInApp(deps, shell.user.id, shell.book.id, body);
+        return writes.createInvoiceInApp(deps, shell.user.id, shell.book.id, {
+          ...body,
+          client_name: clientName,
+        });
       });
       if (outcome.ok) return seeOther(reply, `${invoicePath(shell, outcome.value.id)}?done=created`);
       const page = await renderNew(deps, request, kind, outcome.form, { choices });
@@ -180,115 +196,127 @@ async function renderDetail(
   });
 }
 
-type PageAction = {
-  body: TSchema;
-  /** Runs the write for the signed-in person and answers which sentence the page shows after it. */
-  run: (deps: InvoicesDeps, shell: BookShell, id: string, body: never) => Promise<Done>;
-};
+/** An action's options: its form body is checked by its schema, refusals shown in place. */
+const actionOptions = <Body extends TSchema>(body: Body) => ({
+  schema: { hide: true, params: InvoiceParams, body },
+  attachValidation: true,
+});
 
-const ACTIONS: Record<InvoiceAction, PageAction> = {
-  send: {
-    body: SendIn,
-    run: async (deps, shell, id, body: Static<typeof SendIn>) => {
-      await writes.sendInvoiceInApp(deps, shell.user.id, shell.book.id, id, body);
+/**
+ * What an action of the detail page answers: the write (run only once the schemas' checks held,
+ * answering the sentence the page shows after it), then back to the document, or the document
+ * with the refusal in place.
+ */
+async function answerAction(
+  deps: InvoicesDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  action: { name: InvoiceAction; invoiceId: string },
+  run: (shell: BookShell) => Promise<Done>,
+) {
+  const shell = shellOf(request);
+  const { name, invoiceId } = action;
+  const outcome = await runForm(request, () => run(shell));
+  if (outcome.ok) return seeOther(reply, `${invoicePath(shell, invoiceId)}?done=${outcome.value}`);
+  const page = await renderDetail(deps, shell, invoiceId, { refused: { action: name, form: outcome.form } });
+  return sendPage(reply, page, outcome.status);
+}
+
+function registerActions(scope: TypedApp, deps: InvoicesDeps, path: string) {
+  const on = (name: InvoiceAction, invoiceId: string) => ({ name, invoiceId });
+  scope.post(`${path}/send`, actionOptions(SendIn), (request, reply) =>
+    answerAction(deps, request, reply, on('send', request.params.invoice_id), async (shell) => {
+      const { body } = request;
+      await writes.sendInvoiceInApp(deps, shell.user.id, shell.book.id, request.params.invoice_id, body);
       return body.via === 'none' ? 'marked_sent' : 'sent';
-    },
-  },
-  payments: {
-    body: InvoicePaymentCreate,
-    run: async (deps, shell, id, body: Static<typeof InvoicePaymentCreate>) => {
-      await writes.recordPaymentInApp(deps, shell.user.id, shell.book.id, id, body);
+    }),
+  );
+  scope.post(`${path}/payments`, actionOptions(InvoicePaymentCreate), (request, reply) =>
+    answerAction(deps, request, reply, on('payments', request.params.invoice_id), async (shell) => {
+      const { invoice_id } = request.params;
+      await writes.recordPaymentInApp(deps, shell.user.id, shell.book.id, invoice_id, request.body);
       return 'paid';
-    },
-  },
-  remind: {
-    body: RemindIn,
-    run: async (deps, shell, id, body: Static<typeof RemindIn>) => {
-      const result = await writes.remindInvoiceInApp(
+    }),
+  );
+  scope.post(`${path}/remind`, actionOptions(RemindIn), (request, reply) =>
+    answerAction(deps, request, reply, on('remind', request.params.invoice_id), async (shell) => {
+      const { invoice_id } = request.params;
+      const message = request.body.message ?? '';
+      const result = await writes.remindInvoiceInApp(deps, shell.user.id, shell.book.id, invoice_id, message);
+      return result.via.includes('email') ? 'reminded_email' : 'reminded_recorded';
+    }),
+  );
+  scope.post(`${path}/write-off`, actionOptions(VoidIn), (request, reply) =>
+    answerAction(deps, request, reply, on('write-off', request.params.invoice_id), async (shell) => {
+      const { invoice_id } = request.params;
+      await writeOffInvoice(deps, shell.user.id, shell.book.id, invoice_id, request.body.reason ?? '');
+      return 'written_off';
+    }),
+  );
+  scope.post(`${path}/void`, actionOptions(VoidIn), (request, reply) =>
+    answerAction(deps, request, reply, on('void', request.params.invoice_id), async (shell) => {
+      const { invoice_id } = request.params;
+      await writes.voidInvoiceInApp(
         deps,
         shell.user.id,
         shell.book.id,
-        id,
-        body.message ?? '',
+        invoice_id,
+        request.body.reason ?? '',
       );
-      return result.via.includes('email') ? 'reminded_email' : 'reminded_recorded';
-    },
-  },
-  'write-off': {
-    body: VoidIn,
-    run: async (deps, shell, id, body: Static<typeof VoidIn>) => {
-      await writeOffInvoice(deps, shell.user.id, shell.book.id, id, body.reason ?? '');
-      return 'written_off';
-    },
-  },
-  void: {
-    body: VoidIn,
-    run: async (deps, shell, id, body: Static<typeof VoidIn>) => {
-      await writes.voidInvoiceInApp(deps, shell.user.id, shell.book.id, id, body.reason ?? '');
       return 'voided';
-    },
-  },
-  accept: {
-    body: EmptyIn,
-    run: async (deps, shell, id) => {
-      await writes.decideQuoteInApp(deps, shell.user.id, shell.book.id, id, 'accept');
-      return 'accepted';
-    },
-  },
-  decline: {
-    body: EmptyIn,
-    run: async (deps, shell, id) => {
-      await writes.decideQuoteInApp(deps, shell.user.id, shell.book.id, id, 'decline');
-      return 'declined';
-    },
-  },
-};
+    }),
+  );
+  for (const [decision, done] of [
+    ['accept', 'accepted'],
+    ['decline', 'declined'],
+  ] as const) {
+    scope.post(`${path}/${decision}`, actionOptions(EmptyIn), (request, reply) =>
+      answerAction(deps, request, reply, on(decision, request.params.invoice_id), async (shell) => {
+        await writes.decideQuoteInApp(
+          deps,
+          shell.user.id,
+          shell.book.id,
+          request.params.invoice_id,
+          decision,
+        );
+        return done;
+      }),
+    );
+  }
+}
 
-function registerDocument(scope: FastifyInstance, deps: InvoicesDeps) {
+function registerDocument(scope: TypedApp, deps: InvoicesDeps) {
   const path = '/app/books/:book_id/invoices/:invoice_id';
   scope.get(
     path,
     { schema: { hide: true, params: InvoiceParams, querystring: DetailQuery } },
     async (request, reply) => {
-      const { invoice_id } = request.params as Static<typeof InvoiceParams>;
-      const { done } = request.query as Static<typeof DetailQuery>;
-      return sendPage(reply, await renderDetail(deps, shellOf(request), invoice_id, { done }));
+      const page = await renderDetail(deps, shellOf(request), request.params.invoice_id, {
+        done: request.query.done,
+      });
+      return sendPage(reply, page);
     },
   );
   scope.get(`${path}/pdf`, { schema: { hide: true, params: InvoiceParams } }, async (request, reply) => {
     const shell = shellOf(request);
-    const { invoice_id } = request.params as Static<typeof InvoiceParams>;
-    const file = await reads.invoicePdfFile(deps, shell.user.id, shell.book.id, invoice_id);
+    const file = await reads.invoicePdfFile(deps, shell.user.id, shell.book.id, request.params.invoice_id);
     return reply
       .type('application/pdf')
       .header('content-disposition', `attachment; filename="${file.filename}"`)
       .send(file.body);
   });
-  for (const [action, spec] of Object.entries(ACTIONS) as [InvoiceAction, PageAction][]) {
-    scope.post(
-      `${path}/${action}`,
-      { schema: { hide: true, params: InvoiceParams, body: spec.body }, attachValidation: true },
-      async (request, reply) => {
-        const shell = shellOf(request);
-        const { invoice_id } = request.params as Static<typeof InvoiceParams>;
-        const body = (request.body ?? {}) as never;
-        const outcome = await runForm(request, () => spec.run(deps, shell, invoice_id, body));
-        if (outcome.ok) return seeOther(reply, `${invoicePath(shell, invoice_id)}?done=${outcome.value}`);
-        const page = await renderDetail(deps, shell, invoice_id, { refused: { action, form: outcome.form } });
-        return sendPage(reply, page, outcome.status);
-      },
-    );
-  }
+  registerActions(scope, deps, path);
 }
 
 /** The Invoices screens of a book (see platform/web/README.md). */
-export function registerInvoicePages(scope: FastifyInstance, deps: InvoicesDeps) {
+export function registerInvoicePages(server: FastifyInstance, deps: InvoicesDeps) {
+  const scope = typedRoutes(server);
   scope.get(
     '/app/books/:book_id/invoices',
     { schema: { hide: true, params: BookParams, querystring: InvoiceListQuery } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const query = request.query as Static<typeof InvoiceListQuery>;
+      const { query } = request;
       const page = await reads.listInvoices(deps, shell.user.id, shell.book.id, query);
       return sendPage(
         reply,

@@ -31,15 +31,7 @@ import {
 type Delivery = Awaited<ReturnType<typeof listDeliveries>>['items'][number];
 type Payment = InvoiceRecord['payments'][number];
 /** A line as createInvoice stored it (jsonb written from the computed totals). */
-type Line = {
-  description: string;
-  unit_price: string;
-  quantity: string;
-  tax_kind: string | null;
-  tax_rate: string;
-  unit: string;
-  amount: string;
-};
+type Line = InvoiceRecord['line_items'][number];
 
 export type InvoiceAction = 'send' | 'payments' | 'remind' | 'write-off' | 'void' | 'accept' | 'decline';
 
@@ -464,7 +456,7 @@ export function InvoiceDetailPage(props: {
       <Table
         caption="Lines"
         columns={LINE_COLUMNS(invoice.currency)}
-        rows={invoice.line_items as unknown as Line[]}
+        rows={invoice.line_items}
         empty={null}
       />
       <Totals invoice={invoice} />

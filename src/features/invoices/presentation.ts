@@ -1,5 +1,6 @@
 import { formatAmount, formatAmountTrimmed } from '../../core/money.ts';
 import type { Queryable } from '../../platform/db/database.ts';
+import type { StoredLineItem, StoredTaxGroup } from '../../platform/db/schema.ts';
 import { readAmount } from '../ledger/index.ts';
 import { formatRate, type InvoiceStatus, type Totals, visibleStatus } from './domain.ts';
 import type { InvoiceCreateBody } from './schemas.ts';
@@ -60,7 +61,7 @@ export async function presentWithPayments(
   return present(row, await store.listPayments(db, row.id), publicUrl, todayText);
 }
 
-export function lineItemsOut(totals: Totals, body: InvoiceCreateBody) {
+export function lineItemsOut(totals: Totals, body: InvoiceCreateBody): StoredLineItem[] {
   return totals.lines.map((line, index) => ({
     description: line.description,
     unit_price: formatAmountTrimmed(line.unitPrice),
@@ -72,7 +73,7 @@ export function lineItemsOut(totals: Totals, body: InvoiceCreateBody) {
   }));
 }
 
-export function breakdownOut(totals: Totals) {
+export function breakdownOut(totals: Totals): StoredTaxGroup[] {
   return totals.breakdown.map((group) => ({
     tax_kind: group.taxKind,
     tax_rate: formatRate(group.taxRate),

@@ -1,12 +1,12 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Queryable } from '../../platform/db/database.ts';
+import type { FastifyInstance } from 'fastify';
 import {
   INTEGRATION_READ_ERRORS,
   INTEGRATION_WRITE_ERRORS,
   type RouteDoc,
   routeDoc,
 } from '../../platform/http/openapi.ts';
-import type { Static, TSchema } from '../../platform/http/schema-kit.ts';
+import type { TSchema } from '../../platform/http/schema-kit.ts';
+import { requireCaller, type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { runWrite } from '../../platform/http/write.ts';
 import {
   ClientOverride,
@@ -17,7 +17,6 @@ import {
   InvoicePaymentCreate,
   RemindIn,
   RemindOut,
-  type SellerBody,
   SellerOverride,
   SendIn,
   VoidIn,
@@ -82,47 +81,28 @@ const docs = {
   },
 };
 
-type Action = (tx: Queryable, spaceId: string, id: string, body: never) => Promise<unknown>;
-
-/** One POST /integration/invoices/{id}/<action> route: schema → service in runWrite → reply. */
-function invoiceAction(
-  app: FastifyInstance,
-  deps: service.InvoicesDeps,
-  action: string,
-  spec: Pick<RouteDoc, 'operationId' | 'summary' | 'description'> & {
-    body: TSchema;
-    response?: TSchema;
-    run: Action;
-  },
+/**
+ * The options of one POST /integration/invoices/{id}/<action> route. The handler is written where
+ * the route is registered, so the type provider reads its body from the concrete schema.
+ */
+function actionOptions<Body extends TSchema, Out extends TSchema>(
+  doc: Pick<RouteDoc, 'operationId' | 'summary' | 'description'>,
+  body: Body,
+  response: Out,
 ) {
-  app.post(
-    `/integration/invoices/:id/${action}`,
-    {
-      config,
-      schema: {
-        ...routeDoc({
-          operationId: spec.operationId,
-          summary: spec.summary,
-          description: spec.description,
-          tags,
-          errors: INTEGRATION_WRITE_ERRORS,
-        }),
-        params: IdParams,
-        body: spec.body,
-        response: { 200: spec.response ?? InvoiceOut },
-      },
+  return {
+    config,
+    schema: {
+      ...routeDoc({ ...doc, tags, errors: INTEGRATION_WRITE_ERRORS }),
+      params: IdParams,
+      body,
+      response: { 200: response },
     },
-    (request: FastifyRequest, reply: FastifyReply) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      const spaceId = request.integration!.spaceId;
-      return runWrite(deps, request, reply, 200, (tx) =>
-        spec.run(tx, spaceId, id, (request.body ?? {}) as never),
-      );
-    },
-  );
+  };
 }
 
-export function registerInvoiceRoutes(app: FastifyInstance, deps: service.InvoicesDeps) {
+export function registerInvoiceRoutes(server: FastifyInstance, deps: service.InvoicesDeps) {
+  const app = typedRoutes(server);
   app.post(
     '/integration/invoices',
     {
@@ -135,12 +115,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: service.Invoic
     },
     (request, reply) =>
       runWrite(deps, request, reply, 201, (tx) =>
-        service.createInvoice(
-          tx,
-          deps,
-          request.integration!,
-          request.body as Static<typeof IntegrationInvoiceCreate>,
-        ),
+        service.createInvoice(tx, deps, requireCaller(request, 'integration'), request.body),
       ),
   );
   app.get(
@@ -153,51 +128,89 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: service.Invoic
         response: { 200: InvoiceOut },
       },
     },
-    (request) =>
-      service.getInvoice(deps, request.integration!.spaceId, (request.params as Static<typeof IdParams>).id),
+    (request) => service.getInvoice(deps, requireCaller(request, 'integration').spaceId, request.params.id),
   );
-  invoiceAction(app, deps, 'seller', {
-    ...docs.setInvoiceSeller,
-    body: SellerOverride,
-    run: (tx, spaceId, id, body: SellerBody) => service.setParty(tx, deps, spaceId, id, { seller: body }),
-  });
-  invoiceAction(app, deps, 'client', {
-    ...docs.setInvoiceClient,
-    body: ClientOverride,
-    run: (tx, spaceId, id, body: Static<typeof ClientOverride>) =>
-      service.setParty(tx, deps, spaceId, id, { client: body }),
-  });
-  invoiceAction(app, deps, 'send', {
-    ...docs.sendInvoice,
-    body: SendIn,
-    run: (tx, spaceId, id, body: Static<typeof SendIn>) => service.sendInvoice(tx, deps, spaceId, id, body),
-  });
-  invoiceAction(app, deps, 'payments', {
-    ...docs.recordInvoicePayment,
-    body: InvoicePaymentCreate,
-    run: (tx, spaceId, id, body: Static<typeof InvoicePaymentCreate>) =>
-      service.recordPayment(tx, deps, spaceId, id, body),
-  });
-  invoiceAction(app, deps, 'void', {
-    ...docs.voidInvoice,
-    body: VoidIn,
-    run: (tx, spaceId, id, body: Static<typeof VoidIn>) =>
-      service.voidInvoice(tx, deps, spaceId, id, body.reason ?? ''),
-  });
+  registerInvoiceActions(app, deps);
+}
+
+/** What the key may do to one invoice: POST /integration/invoices/{id}/<action>. */
+function registerInvoiceActions(app: TypedApp, deps: service.InvoicesDeps) {
+  app.post(
+    '/integration/invoices/:id/seller',
+    actionOptions(docs.setInvoiceSeller, SellerOverride, InvoiceOut),
+    (request, reply) => {
+      const { spaceId } = requireCaller(request, 'integration');
+      return runWrite(deps, request, reply, 200, (tx) =>
+        service.setParty(tx, deps, spaceId, request.params.id, { seller: request.body }),
+      );
+    },
+  );
+  app.post(
+    '/integration/invoices/:id/client',
+    actionOptions(docs.setInvoiceClient, ClientOverride, InvoiceOut),
+    (request, reply) => {
+      const { spaceId } = requireCaller(request, 'integration');
+      return runWrite(deps, request, reply, 200, (tx) =>
+        service.setParty(tx, deps, spaceId, request.params.id, { client: request.body }),
+      );
+    },
+  );
+  app.post(
+    '/integration/invoices/:id/send',
+    actionOptions(docs.sendInvoice, SendIn, InvoiceOut),
+    (request, reply) => {
+      const { spaceId } = requireCaller(request, 'integration');
+      return runWrite(deps, request, reply, 200, (tx) =>
+        service.sendInvoice(tx, deps, spaceId, request.params.id, request.body),
+      );
+    },
+  );
+  app.post(
+    '/integration/invoices/:id/payments',
+    actionOptions(docs.recordInvoicePayment, InvoicePaymentCreate, InvoiceOut),
+    (request, reply) => {
+      const { spaceId } = requireCaller(request, 'integration');
+      return runWrite(deps, request, reply, 200, (tx) =>
+        service.recordPayment(tx, deps, spaceId, request.params.id, request.body),
+      );
+    },
+  );
+  app.post(
+    '/integration/invoices/:id/void',
+    actionOptions(docs.voidInvoice, VoidIn, InvoiceOut),
+    (request, reply) => {
+      const { spaceId } = requireCaller(request, 'integration');
+      return runWrite(deps, request, reply, 200, (tx) =>
+        service.voidInvoice(tx, deps, spaceId, request.params.id, request.body.reason ?? ''),
+      );
+    },
+  );
   for (const decision of ['accept', 'decline'] as const) {
-    invoiceAction(app, deps, decision, {
+    const doc = {
       operationId: decision === 'accept' ? 'acceptQuote' : 'declineQuote',
       summary: `${decision === 'accept' ? 'Accept' : 'Decline'} a sent quote`,
       description: `${decision === 'accept' ? 'Accepts' : 'Declines'} a quote that was sent and not yet decided; any other document or state is refused (invoice_state).`,
-      body: EmptyIn,
-      run: (tx, spaceId, id) => service.decideQuote(tx, deps, spaceId, id, decision),
-    });
+    };
+    app.post(
+      `/integration/invoices/:id/${decision}`,
+      actionOptions(doc, EmptyIn, InvoiceOut),
+      (request, reply) => {
+        const { spaceId } = requireCaller(request, 'integration');
+        return runWrite(deps, request, reply, 200, (tx) =>
+          service.decideQuote(tx, deps, spaceId, request.params.id, decision),
+        );
+      },
+    );
   }
-  invoiceAction(app, deps, 'remind', {
-    ...docs.remindInvoice,
-    body: RemindIn,
-    response: RemindOut,
-    run: (tx, spaceId, id, body: Static<typeof RemindIn>) =>
-      service.remindInvoice(tx, deps, spaceId, id, body.message ?? '', body.via),
-  });
+  app.post(
+    '/integration/invoices/:id/remind',
+    actionOptions(docs.remindInvoice, RemindIn, RemindOut),
+    (request, reply) => {
+      const { spaceId } = requireCaller(request, 'integration');
+      const { message, via } = request.body;
+      return runWrite(deps, request, reply, 200, (tx) =>
+        service.remindInvoice(tx, deps, spaceId, request.params.id, message ?? '', via),
+      );
+    },
+  );
 }

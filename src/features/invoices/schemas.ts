@@ -49,7 +49,10 @@ export const LineItem = Type.Object({
   unit: optionalText(16),
 });
 
-const sellerFields = (text: (maxLength: number) => TSchema, email: TSchema) => ({
+const sellerFields = <Field extends TSchema, Mail extends TSchema>(
+  text: (maxLength: number) => Field,
+  email: Mail,
+) => ({
   name: text(200),
   email,
   phone: text(40),
@@ -156,6 +159,23 @@ export const RemindIn = Type.Object({
   via: Type.Optional(Enum(['email', 'chat'] as const)),
 });
 
+// The spec's InvoiceDocKind, and its InvoiceStatus: the status as shown (a sent quote past due_on
+// reads quote_expired).
+export const INVOICE_KINDS = ['invoice', 'quote', 'credit_note'] as const;
+export const VISIBLE_STATUSES = [
+  'draft',
+  'sent',
+  'partial',
+  'paid',
+  'issued',
+  'void',
+  'quote_draft',
+  'quote_sent',
+  'quote_accepted',
+  'quote_declined',
+  'quote_expired',
+] as const;
+
 const LineItemOut = Type.Object({
   description: Type.String(),
   unit_price: DecimalOut(),
@@ -201,7 +221,7 @@ export const InvoiceOut = Type.Object(
     due_on: Type.String({ format: 'date' }),
     notes: Type.String(),
     token: Type.String(),
-    status: Type.String(),
+    status: Enum(VISIBLE_STATUSES),
     account_id: NullableString(),
     contact_id: NullableString(),
     project_id: NullableString(),
@@ -241,7 +261,7 @@ export const InvoiceOut = Type.Object(
     contested_reason: Type.String(),
     last_paid_on: NullableDateOnly(),
     promised_on: NullableDateOnly(),
-    kind: Type.String(),
+    kind: Enum(INVOICE_KINDS),
     tax_exempt_reason: NullableString(),
     tax_zero_reason: NullableString(),
     void_reason: Type.String(),
@@ -267,29 +287,12 @@ export const RemindOut = Type.Object({
 export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 export type InvoiceCreateBody = Static<typeof IntegrationInvoiceCreate>;
-export type SellerBody = Partial<
-  Record<'name' | 'email' | 'phone' | 'address' | 'country' | 'reg_number' | 'tax_id' | 'website', string>
->;
+export type SellerBody = Static<typeof SellerOverride>;
 export type ClientBody = Static<typeof ClientOverride>;
 export type SendBody = Static<typeof SendIn>;
 export type PaymentBody = Static<typeof InvoicePaymentCreate>;
 
 // The owner's app: the Invoices list and the ids of one invoice of a space.
-
-export const INVOICE_KINDS = ['invoice', 'quote', 'credit_note'] as const;
-export const VISIBLE_STATUSES = [
-  'draft',
-  'sent',
-  'partial',
-  'paid',
-  'issued',
-  'void',
-  'quote_draft',
-  'quote_sent',
-  'quote_accepted',
-  'quote_declined',
-  'quote_expired',
-] as const;
 
 export const InvoiceListQuery = Type.Object({
   kind: Type.Optional(Enum(INVOICE_KINDS)),

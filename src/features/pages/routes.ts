@@ -2,13 +2,21 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { type Static, Text, Type } from '../../platform/http/schema-kit.ts';
+import { Text, Type } from '../../platform/http/schema-kit.ts';
+import { type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { frameAncestors } from '../sites/index.ts';
 import { machineQuote, payOnPage } from '../x402/index.ts';
 import * as service from './service.ts';
 import { cardProblemPage, creditPage, invoicePage, notFoundPage, PAY_SCRIPT, payPage } from './views.ts';
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
+/**
+ * What the pages read from their query: `?card=returned` back from Checkout, `?by=card` on the
+ * invoice's Pay button. Any other value (or a repeated one) only means "not that", so the schema
+ * takes anything rather than answer a person's page with a validation error.
+ */
+const PayPageQuery = Type.Object({ card: Type.Optional(Type.Unknown()) });
+const InvoicePayQuery = Type.Object({ by: Type.Optional(Type.Unknown()) });
 const CardIn = Type.Object({
   number: Text({ minLength: 1, maxLength: 30 }),
   exp: Text({ minLength: 1, maxLength: 7 }),
@@ -55,10 +63,7 @@ const ASSETS: Record<string, string> = Object.fromEntries(
 const framable = new WeakMap<FastifyRequest, string[]>();
 
 /** Back from Checkout (`?card=returned`): the page says the card payment may still be confirming. */
-const withCardReturn = <T>(request: FastifyRequest, model: T) => ({
-  ...model,
-  cardReturned: (request.query as { card?: unknown }).card === 'returned',
-});
+const withCardReturn = <T>(card: unknown, model: T) => ({ ...model, cardReturned: card === 'returned' });
 
 function wantsJson(request: FastifyRequest): boolean {
   const accept = request.headers.accept ?? '';
@@ -70,7 +75,8 @@ function html(reply: FastifyReply, status: number, body: string) {
 }
 
 export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps) {
-  app.register(async (scope) => {
+  app.register(async (plain) => {
+    const scope = typedRoutes(plain);
     // The invoice page's pay button is a plain HTML form with no fields: its body is accepted here
     // (and ignored) rather than answered 415 like any non-JSON body elsewhere.
     scope.addContentTypeParser(
@@ -80,8 +86,9 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
     );
     // A garbled token (a cut link, a NUL byte) is an unknown page: answered before validation,
     // so a person sees the not-found page rather than a validation error.
-    scope.addHook('onRequest', async (request, reply) => {
-      const token = (request.params as { token?: string }).token;
+    // Before validation the params are the router's strings, as this hook's type says.
+    scope.addHook<{ Params: { token?: string } }>('onRequest', async (request, reply) => {
+      const { token } = request.params;
       if (token === undefined || ['pr_', 'cr_', 'inv_'].some((prefix) => hasSecretShape(token, prefix)))
         return;
       if (request.method === 'GET') return html(reply, 404, notFoundPage());
@@ -109,8 +116,33 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
         })
         .send(),
     );
-    scope.get('/pay/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-      const { token } = request.params as Static<typeof TokenParams>;
+    registerPayPage(scope, deps);
+    scope.post(
+      '/pay/:token/card',
+      { schema: { hide: true, params: TokenParams, body: CardIn } },
+      async (request) => {
+        const { token } = request.params;
+        return service.payByCard(deps, token, request.body);
+      },
+    );
+    registerCardCheckout(scope, deps);
+    scope.get('/credit/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+      const { token } = request.params;
+      const model = await service.creditPageModel(deps, token);
+      return model ? html(reply, 200, creditPage(model)) : html(reply, 404, notFoundPage());
+    });
+    registerInvoicePage(scope, deps);
+    registerPayPageExtras(scope, deps);
+  });
+}
+
+/** The payment page: a person's page, or for a machine the x402 quote or payment (spec §4). */
+function registerPayPage(scope: TypedApp, deps: service.PagesDeps) {
+  scope.get(
+    '/pay/:token',
+    { schema: { hide: true, params: TokenParams, querystring: PayPageQuery } },
+    async (request, reply) => {
+      const { token } = request.params;
       // A machine: it asks for JSON, or it sends an x402 payment (spec §4 rules 2–3).
       const payment = request.headers['payment-signature'];
       if (typeof payment === 'string' || wantsJson(request)) {
@@ -123,38 +155,22 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
       try {
         const page = await service.payPage(deps, token);
         framable.set(request, page.frameOrigins);
-        return html(reply, 200, payPage(withCardReturn(request, page.model)));
+        return html(reply, 200, payPage(withCardReturn(request.query.card, page.model)));
       } catch (error) {
-        if ((error as { code?: string }).code === 'not_found') return html(reply, 404, notFoundPage());
+        if (error instanceof AppError && error.code === 'not_found') return html(reply, 404, notFoundPage());
         throw error;
       }
-    });
-    scope.post(
-      '/pay/:token/card',
-      { schema: { hide: true, params: TokenParams, body: CardIn } },
-      async (request) => {
-        const { token } = request.params as Static<typeof TokenParams>;
-        return service.payByCard(deps, token, request.body as Static<typeof CardIn>);
-      },
-    );
-    registerCardCheckout(scope, deps);
-    scope.get('/credit/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-      const { token } = request.params as Static<typeof TokenParams>;
-      const model = await service.creditPageModel(deps, token);
-      return model ? html(reply, 200, creditPage(model)) : html(reply, 404, notFoundPage());
-    });
-    registerInvoicePage(scope, deps);
-    registerPayPageExtras(scope, deps);
-  });
+    },
+  );
 }
 
 /** "Pay by card" (a plain form): a Stripe Checkout Session for the open amount, then off to it. */
-function registerCardCheckout(scope: FastifyInstance, deps: service.PagesDeps) {
+function registerCardCheckout(scope: TypedApp, deps: service.PagesDeps) {
   scope.post(
     '/pay/:token/checkout',
     { schema: { hide: true, params: TokenParams } },
     async (request, reply) => {
-      const { token } = request.params as Static<typeof TokenParams>;
+      const { token } = request.params;
       try {
         const session = await service.payByCheckout(deps, token);
         return reply.code(303).header('location', session.url).send();
@@ -167,10 +183,10 @@ function registerCardCheckout(scope: FastifyInstance, deps: service.PagesDeps) {
 }
 
 /** The pay page's status poll and its scripts (the wallet button, the status poller). */
-function registerPayPageExtras(scope: FastifyInstance, deps: service.PagesDeps) {
+function registerPayPageExtras(scope: TypedApp, deps: service.PagesDeps) {
   // What the pay page polls to turn to Paid by itself, whichever rail settled the request.
   scope.get('/pay/:token/status', { schema: { hide: true, params: TokenParams } }, async (request) => {
-    const { token } = request.params as Static<typeof TokenParams>;
+    const { token } = request.params;
     return service.payStatus(deps, token);
   });
   scope.get('/assets/pay.js', { schema: { hide: true } }, async (_request, reply) =>
@@ -184,17 +200,18 @@ function registerPayPageExtras(scope: FastifyInstance, deps: service.PagesDeps) 
 }
 
 /** The public invoice page (/i/{token}) and its Pay button, which opens the payment page. */
-function registerInvoicePage(scope: FastifyInstance, deps: service.PagesDeps) {
+function registerInvoicePage(scope: TypedApp, deps: service.PagesDeps) {
   scope.get('/i/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    const { token } = request.params as Static<typeof TokenParams>;
+    const { token } = request.params;
     const model = await service.invoicePageModel(deps, token);
     return model ? html(reply, 200, invoicePage(model)) : html(reply, 404, notFoundPage());
   });
-  scope.post('/i/:token/pay', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    const { token } = request.params as Static<typeof TokenParams>;
+  const payOptions = { schema: { hide: true, params: TokenParams, querystring: InvoicePayQuery } };
+  scope.post('/i/:token/pay', payOptions, async (request, reply) => {
+    const { token } = request.params;
     const outcome = await service.payInvoice(deps, token);
     // "Pay by card" on the invoice goes straight to Stripe for the invoice's payment request.
-    if (outcome.ok && (request.query as { by?: unknown }).by === 'card') {
+    if (outcome.ok && request.query.by === 'card') {
       try {
         const session = await service.payByCheckout(deps, outcome.payUrl.slice('/pay/'.length));
         return reply.code(303).header('location', session.url).send();
@@ -205,7 +222,7 @@ function registerInvoicePage(scope: FastifyInstance, deps: service.PagesDeps) {
     }
     if (outcome.ok) return reply.code(303).header('location', outcome.payUrl).send();
     const model = await service.invoicePageModel(deps, token, outcome.problem);
-    return html(reply, 409, invoicePage(model!));
+    return model ? html(reply, 409, invoicePage(model)) : html(reply, 404, notFoundPage());
   });
   // Browsers ask for it on every page; an empty answer keeps their consoles clean.
   scope.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>

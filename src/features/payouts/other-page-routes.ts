@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assert } from '../../core/assert.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, parseAmountInput } from '../../core/money.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import { type FormState, hrefWith } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
-import type { PolicyKind } from './domain.ts';
 import { RulesPage, type RulesPageProps, ScreeningPage, TransfersPage } from './pages.tsx';
 import {
   createApprovalRule,
@@ -85,7 +85,8 @@ function currencyList(text: string | undefined): string[] | undefined {
   return codes;
 }
 
-export function registerRulePages(scope: FastifyInstance, deps: PayoutsDeps) {
+export function registerRulePages(server: FastifyInstance, deps: PayoutsDeps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/payments-out/rules';
   const back = (bookId: string) => bookPath(bookId, 'payments-out/rules');
   scope.get(path, { schema: { hide: true, params: BookParams } }, async (request, reply) =>
@@ -100,11 +101,10 @@ export function registerRulePages(scope: FastifyInstance, deps: PayoutsDeps) {
     },
     async (request, reply) => {
       const shell = shellOf(request);
-      const body = request.body as Static<typeof ApprovalRuleCreate>;
       const outcome = await runForm(request, () =>
         createApprovalRule(deps, shell.user.id, shell.book.id, {
-          ...body,
-          min_amount: amountOf(body.min_amount),
+          ...request.body,
+          min_amount: amountOf(request.body.min_amount),
         }),
       );
       if (outcome.ok) return seeOther(reply, back(shell.book.id));
@@ -120,15 +120,14 @@ export function registerRulePages(scope: FastifyInstance, deps: PayoutsDeps) {
     { schema: { hide: true, params: BookParams, body: PolicyRuleForm }, attachValidation: true },
     async (request, reply) => {
       const shell = shellOf(request);
-      const body = request.body as Static<typeof PolicyRuleForm>;
-      const outcome = await runForm(request, async () =>
-        createPolicyRule(deps, shell.user.id, shell.book.id, {
+      const outcome = await runForm(request, async () => {
+        const { body } = request;
+        return createPolicyRule(deps, shell.user.id, shell.book.id, {
           ...body,
-          kind: body.kind as PolicyKind,
           amount: body.amount === undefined ? undefined : amountOf(body.amount),
           currencies: currencyList(body.currencies),
-        }),
-      );
+        });
+      });
       if (outcome.ok) return seeOther(reply, back(shell.book.id));
       return sendPage(reply, await renderRules(deps, request, { policyForm: outcome.form }), outcome.status);
     },
@@ -138,11 +137,11 @@ export function registerRulePages(scope: FastifyInstance, deps: PayoutsDeps) {
     { schema: { hide: true, params: RuleParams }, attachValidation: true },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { kind, rule_id } = request.params as Static<typeof RuleParams>;
-      const table = kind === 'approval' ? 'approval_rules' : 'policy_rules';
-      const outcome = await runForm(request, () =>
-        removeRule(deps, shell.user.id, shell.book.id, table, rule_id),
-      );
+      const outcome = await runForm(request, () => {
+        const { kind, rule_id } = request.params;
+        const table = kind === 'approval' ? 'approval_rules' : 'policy_rules';
+        return removeRule(deps, shell.user.id, shell.book.id, table, rule_id);
+      });
       if (outcome.ok) return seeOther(reply, back(shell.book.id));
       if (outcome.status === 404) throw new AppError('not_found', 'No such rule in this book.');
       return sendPage(
@@ -177,14 +176,14 @@ async function renderTransfers(
   return TransfersPage({ shell, choices, form, doneEntry });
 }
 
-export function registerTransferPages(scope: FastifyInstance, deps: PayoutsDeps) {
+export function registerTransferPages(server: FastifyInstance, deps: PayoutsDeps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/payments-out/transfers';
   scope.get(
     path,
     { schema: { hide: true, params: BookParams, querystring: TransferQuery } },
     async (request, reply) => {
-      const { entry } = request.query as Static<typeof TransferQuery>;
-      return sendPage(reply, await renderTransfers(deps, request, undefined, entry));
+      return sendPage(reply, await renderTransfers(deps, request, undefined, request.query.entry));
     },
   );
   scope.post(
@@ -192,14 +191,14 @@ export function registerTransferPages(scope: FastifyInstance, deps: PayoutsDeps)
     { schema: { hide: true, params: BookParams, body: TransferCreate }, attachValidation: true },
     async (request, reply) => {
       const shell = shellOf(request);
-      const body = request.body as Static<typeof TransferCreate>;
-      const outcome = await runForm(request, () =>
-        createTransfer(deps, shell.user.id, shell.book.id, {
+      const outcome = await runForm(request, () => {
+        const { body } = request;
+        return createTransfer(deps, shell.user.id, shell.book.id, {
           ...body,
           amount: amountOf(body.amount),
           to_amount: body.to_amount === undefined ? undefined : amountOf(body.to_amount),
-        }),
-      );
+        });
+      });
       if (!outcome.ok)
         return sendPage(reply, await renderTransfers(deps, request, outcome.form), outcome.status);
       const done = hrefWith(bookPath(shell.book.id, 'payments-out/transfers'), {

@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
-import type { PayoutStatus } from '../../platform/db/schema.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { type Static, type TSchema, Type } from '../../platform/http/schema-kit.ts';
+import { type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { type FormState, hrefWith } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { type ChainRailDeps, reportChainTx } from './chain-rail.ts';
-import type { Rail } from './domain.ts';
 import {
   amountOf,
   BookParams,
@@ -51,12 +50,17 @@ const DONE: Record<string, string> = {
   'chain-tx': 'Transaction recorded; the payment is executed once the network confirms it.',
 };
 
-async function renderList(deps: ChainRailDeps, request: FastifyRequest, form?: FormState) {
+/** The list with its filter (a re-rendered form shows the first page, unfiltered). */
+async function renderList(
+  deps: ChainRailDeps,
+  request: FastifyRequest,
+  query: Static<typeof PaymentQuery>,
+  form?: FormState,
+) {
   const shell = shellOf(request);
-  const query = (form ? {} : request.query) as Static<typeof PaymentQuery>;
   const [page, choices] = await Promise.all([
     listPayouts(deps, shell.user.id, shell.book.id, {
-      status: query.status as PayoutStatus | undefined,
+      status: query.status,
       starting_after: query.starting_after,
     }),
     payoutChoices(deps, shell.user.id, shell.book.id),
@@ -74,112 +78,119 @@ async function renderList(deps: ChainRailDeps, request: FastifyRequest, form?: F
 async function renderDetail(
   deps: ChainRailDeps,
   request: FastifyRequest,
+  pid: string,
   extra: { refused?: { action: string; form: FormState }; done?: string | undefined } = {},
 ) {
   const shell = shellOf(request);
-  const { pid } = request.params as Static<typeof PaymentParams>;
   const detail = await payoutDetail(deps, shell.user.id, shell.book.id, pid);
   return PaymentDetailPage({ shell, detail, ...extra });
 }
 
-function registerList(scope: FastifyInstance, deps: ChainRailDeps, path: string) {
+function registerList(scope: TypedApp, deps: ChainRailDeps, path: string) {
   scope.get(
     path,
     { schema: { hide: true, params: BookParams, querystring: PaymentQuery } },
-    async (request, reply) => sendPage(reply, await renderList(deps, request)),
+    async (request, reply) => sendPage(reply, await renderList(deps, request, request.query)),
   );
   scope.post(
     path,
     { schema: { hide: true, params: BookParams, body: PaymentCreate }, attachValidation: true },
     async (request, reply) => {
       const shell = shellOf(request);
-      const body = request.body as Static<typeof PaymentCreate>;
       const outcome = await runForm(request, () =>
         createPayout(deps, shell.user.id, shell.book.id, {
-          ...body,
-          rail: body.rail as Rail,
-          amount: amountOf(body.amount),
+          ...request.body,
+          amount: amountOf(request.body.amount),
         }),
       );
-      if (!outcome.ok) return sendPage(reply, await renderList(deps, request, outcome.form), outcome.status);
+      if (!outcome.ok) {
+        return sendPage(reply, await renderList(deps, request, {}, outcome.form), outcome.status);
+      }
       const created = bookPath(shell.book.id, `payments-out/${outcome.value.id}`);
       return seeOther(reply, hrefWith(created, { done: 'created' }));
     },
   );
 }
 
-type Action = (
-  request: FastifyRequest,
-  ids: { userId: string; spaceId: string; pid: string },
-) => Promise<unknown>;
+const actionPath = (name: string) => `/app/books/:book_id/payments-out/:pid/${name}`;
+/** An action's options: its form body is checked by its schema, refusals shown in place. */
+const actionOptions = <Body extends TSchema>(body: Body) => ({
+  schema: { hide: true, params: PaymentParams, body },
+  attachValidation: true,
+});
+const bareOptions = { schema: { hide: true, params: PaymentParams }, attachValidation: true };
 
-/** One action of the detail page: the service call, then back to the detail (or its refusal in place). */
-function registerAction(
-  scope: FastifyInstance,
+/**
+ * What an action of the detail page answers: the service call (run only once the schemas'
+ * checks held), then back to the detail, or the detail with the refusal in place.
+ */
+async function answerAction(
   deps: ChainRailDeps,
-  name: string,
-  body: object | undefined,
-  run: Action,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  action: { name: string; pid: string },
+  run: (ids: { userId: string; spaceId: string; pid: string }) => Promise<unknown>,
 ) {
-  scope.post(
-    `/app/books/:book_id/payments-out/:pid/${name}`,
-    { schema: { hide: true, params: PaymentParams, ...(body ? { body } : {}) }, attachValidation: true },
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const shell = shellOf(request);
-      const { pid } = request.params as Static<typeof PaymentParams>;
-      const outcome = await runForm(request, () =>
-        run(request, { userId: shell.user.id, spaceId: shell.book.id, pid }),
-      );
-      if (!outcome.ok) {
-        if (outcome.status === 404) throw new AppError('not_found', 'No payment with this id in this book.');
-        const page = await renderDetail(deps, request, { refused: { action: name, form: outcome.form } });
-        return sendPage(reply, page, outcome.status);
-      }
-      return seeOther(reply, hrefWith(bookPath(shell.book.id, `payments-out/${pid}`), { done: name }));
-    },
-  );
+  const shell = shellOf(request);
+  const { name, pid } = action;
+  const outcome = await runForm(request, () => run({ userId: shell.user.id, spaceId: shell.book.id, pid }));
+  if (!outcome.ok) {
+    if (outcome.status === 404) throw new AppError('not_found', 'No payment with this id in this book.');
+    const page = await renderDetail(deps, request, pid, { refused: { action: name, form: outcome.form } });
+    return sendPage(reply, page, outcome.status);
+  }
+  return seeOther(reply, hrefWith(bookPath(shell.book.id, `payments-out/${pid}`), { done: name }));
 }
 
-function registerActions(scope: FastifyInstance, deps: ChainRailDeps) {
-  const reasonOf = (request: FastifyRequest) => (request.body as { reason?: string } | undefined)?.reason;
-  registerAction(scope, deps, 'approve', undefined, (_request, ids) =>
-    approvePayout(deps, ids.userId, ids.spaceId, ids.pid),
-  );
-  registerAction(scope, deps, 'reject', OptionalReasonIn, (request, ids) =>
-    rejectPayout(deps, ids.userId, ids.spaceId, ids.pid, reasonOf(request) ?? ''),
-  );
-  registerAction(scope, deps, 'release', ReasonIn, (request, ids) =>
-    releasePayout(deps, ids.userId, ids.spaceId, ids.pid, reasonOf(request) ?? ''),
-  );
-  registerAction(scope, deps, 'cancel', undefined, (_request, ids) =>
-    cancelPayout(deps, ids.userId, ids.spaceId, ids.pid),
-  );
-  registerAction(scope, deps, 'executed', ReferenceIn, (request, ids) =>
-    markBankExecuted(
-      deps,
-      ids.userId,
-      ids.spaceId,
-      ids.pid,
-      (request.body as { reference: string }).reference,
+function registerActions(scope: TypedApp, deps: ChainRailDeps) {
+  scope.post(actionPath('approve'), bareOptions, (request, reply) =>
+    answerAction(deps, request, reply, { name: 'approve', pid: request.params.pid }, (ids) =>
+      approvePayout(deps, ids.userId, ids.spaceId, ids.pid),
     ),
   );
-  registerAction(scope, deps, 'chain-tx', ChainTxForm, (request, ids) =>
-    reportChainTx(deps, ids.userId, ids.spaceId, ids.pid, (request.body as { tx_hash: string }).tx_hash),
+  scope.post(actionPath('reject'), actionOptions(OptionalReasonIn), (request, reply) =>
+    answerAction(deps, request, reply, { name: 'reject', pid: request.params.pid }, (ids) =>
+      rejectPayout(deps, ids.userId, ids.spaceId, ids.pid, request.body.reason ?? ''),
+    ),
+  );
+  scope.post(actionPath('release'), actionOptions(ReasonIn), (request, reply) =>
+    answerAction(deps, request, reply, { name: 'release', pid: request.params.pid }, (ids) =>
+      releasePayout(deps, ids.userId, ids.spaceId, ids.pid, request.body.reason),
+    ),
+  );
+  scope.post(actionPath('cancel'), bareOptions, (request, reply) =>
+    answerAction(deps, request, reply, { name: 'cancel', pid: request.params.pid }, (ids) =>
+      cancelPayout(deps, ids.userId, ids.spaceId, ids.pid),
+    ),
+  );
+  scope.post(actionPath('executed'), actionOptions(ReferenceIn), (request, reply) =>
+    answerAction(deps, request, reply, { name: 'executed', pid: request.params.pid }, (ids) =>
+      markBankExecuted(deps, ids.userId, ids.spaceId, ids.pid, request.body.reference),
+    ),
+  );
+  scope.post(actionPath('chain-tx'), actionOptions(ChainTxForm), (request, reply) =>
+    answerAction(deps, request, reply, { name: 'chain-tx', pid: request.params.pid }, (ids) =>
+      reportChainTx(deps, ids.userId, ids.spaceId, ids.pid, request.body.tx_hash),
+    ),
   );
 }
 
-export function registerPayoutPages(scope: FastifyInstance, deps: ChainRailDeps) {
+export function registerPayoutPages(server: FastifyInstance, deps: ChainRailDeps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/payments-out';
   registerList(scope, deps, path);
-  registerRulePages(scope, deps);
-  registerScreeningPage(scope, deps);
-  registerTransferPages(scope, deps);
+  registerRulePages(server, deps);
+  registerScreeningPage(server, deps);
+  registerTransferPages(server, deps);
   scope.get(
     `${path}/:pid`,
     { schema: { hide: true, params: PaymentParams, querystring: DetailQuery } },
     async (request, reply) => {
-      const { done } = request.query as Static<typeof DetailQuery>;
-      return sendPage(reply, await renderDetail(deps, request, { done: done ? DONE[done] : undefined }));
+      const { done } = request.query;
+      const page = await renderDetail(deps, request, request.params.pid, {
+        done: done ? DONE[done] : undefined,
+      });
+      return sendPage(reply, page);
     },
   );
   scope.get(
@@ -187,8 +198,7 @@ export function registerPayoutPages(scope: FastifyInstance, deps: ChainRailDeps)
     { schema: { hide: true, params: PaymentParams } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { pid } = request.params as Static<typeof PaymentParams>;
-      const file = await bankFile(deps, shell.user.id, shell.book.id, pid);
+      const file = await bankFile(deps, shell.user.id, shell.book.id, request.params.pid);
       return reply
         .type(file.contentType)
         .header('content-disposition', `attachment; filename="${file.filename}"`)

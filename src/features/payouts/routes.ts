@@ -1,10 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { assert } from '../../core/assert.ts';
 import { type AmountE8, parseAmountInput } from '../../core/money.ts';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { type ChainRailDeps, chainTransaction, reportChainTx } from './chain-rail.ts';
-import type { PolicyKind, Rail } from './domain.ts';
 import {
   createApprovalRule,
   createPolicyRule,
@@ -225,11 +225,7 @@ function optionalAmount(value: number | string | undefined): AmountE8 | undefine
   return value === undefined ? undefined : amountOf(value);
 }
 
-const userOf = (request: FastifyRequest) => request.session!.userId;
-const spaceOf = (request: FastifyRequest) => (request.params as Static<typeof SpaceParams>).id;
-const paymentOf = (request: FastifyRequest) => request.params as Static<typeof PaymentParams>;
-
-function registerPaymentReads(app: FastifyInstance, deps: PayoutsDeps) {
+function registerPaymentReads(app: TypedApp, deps: PayoutsDeps) {
   app.get(
     '/app/api/spaces/:id/payments',
     {
@@ -241,11 +237,11 @@ function registerPaymentReads(app: FastifyInstance, deps: PayoutsDeps) {
       },
     },
     async (request) => {
-      const query = request.query as Static<typeof PaymentQuery>;
-      return listPayouts(deps, userOf(request), spaceOf(request), {
-        status: query.status,
-        starting_after: query.starting_after,
-        limit: query.limit === undefined ? undefined : Number(query.limit),
+      const { status, starting_after, limit } = request.query;
+      return listPayouts(deps, requireCaller(request).userId, request.params.id, {
+        status,
+        starting_after,
+        limit: limit === undefined ? undefined : Number(limit),
       });
     },
   );
@@ -255,8 +251,8 @@ function registerPaymentReads(app: FastifyInstance, deps: PayoutsDeps) {
       schema: { ...docs.getPaymentFile, params: PaymentParams },
     },
     async (request, reply) => {
-      const ids = paymentOf(request);
-      const file = await bankFile(deps, userOf(request), ids.id, ids.pid);
+      const { id, pid } = request.params;
+      const file = await bankFile(deps, requireCaller(request).userId, id, pid);
       return reply
         .type(file.contentType)
         .header('content-disposition', `attachment; filename="${file.filename}"`)
@@ -266,11 +262,28 @@ function registerPaymentReads(app: FastifyInstance, deps: PayoutsDeps) {
   app.get(
     '/app/api/spaces/:id/payments/:pid',
     { schema: { ...docs.getPayment, params: PaymentParams, response: { 200: PaymentOut } } },
-    async (request) => getPayout(deps, userOf(request), paymentOf(request).id, paymentOf(request).pid),
+    async (request) => getPayout(deps, requireCaller(request).userId, request.params.id, request.params.pid),
   );
 }
 
-function registerPaymentWrites(app: FastifyInstance, deps: PayoutsDeps) {
+type PaymentIds = Static<typeof PaymentParams>;
+type PaymentView = Static<typeof PaymentOut>;
+
+/** A state change that takes no body. */
+function bareAction(
+  app: TypedApp,
+  path: string,
+  doc: ReturnType<typeof routeDoc>,
+  run: (userId: string, ids: PaymentIds) => Promise<PaymentView>,
+) {
+  app.post(
+    `/app/api/spaces/:id/payments/:pid/${path}`,
+    { schema: { ...doc, params: PaymentParams, response: { 200: PaymentOut } } },
+    async (request) => run(requireCaller(request).userId, request.params),
+  );
+}
+
+function registerPaymentWrites(app: TypedApp, deps: PayoutsDeps) {
   app.post(
     '/app/api/spaces/:id/payments',
     {
@@ -282,57 +295,65 @@ function registerPaymentWrites(app: FastifyInstance, deps: PayoutsDeps) {
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof PaymentCreate>;
-      const created = await createPayout(deps, userOf(request), spaceOf(request), {
-        ...body,
-        rail: body.rail as Rail,
-        amount: amountOf(body.amount),
+      const created = await createPayout(deps, requireCaller(request).userId, request.params.id, {
+        ...request.body,
+        amount: amountOf(request.body.amount),
       });
       return reply.code(201).send(created);
     },
   );
-  const action = (
-    path: string,
-    doc: ReturnType<typeof routeDoc>,
-    body: typeof ReasonIn | typeof OptionalReasonIn | typeof ReferenceIn | undefined,
-    run: (request: FastifyRequest, ids: { id: string; pid: string }) => Promise<unknown>,
-  ) =>
-    app.post(
-      `/app/api/spaces/:id/payments/:pid/${path}`,
-      {
-        schema: {
-          ...doc,
-          params: PaymentParams,
-          ...(body ? { body } : {}),
-          response: { 200: PaymentOut },
-        },
+  bareAction(app, 'approve', docs.approvePayment, (userId, ids) =>
+    approvePayout(deps, userId, ids.id, ids.pid),
+  );
+  app.post(
+    '/app/api/spaces/:id/payments/:pid/reject',
+    {
+      schema: {
+        ...docs.rejectPayment,
+        params: PaymentParams,
+        body: OptionalReasonIn,
+        response: { 200: PaymentOut },
       },
-      async (request) => run(request, paymentOf(request)),
-    );
-  action('approve', docs.approvePayment, undefined, (request, ids) =>
-    approvePayout(deps, userOf(request), ids.id, ids.pid),
+    },
+    async (request) => {
+      const { id, pid } = request.params;
+      return rejectPayout(deps, requireCaller(request).userId, id, pid, request.body.reason ?? '');
+    },
   );
-  action('reject', docs.rejectPayment, OptionalReasonIn, (request, ids) =>
-    rejectPayout(deps, userOf(request), ids.id, ids.pid, (request.body as { reason?: string }).reason ?? ''),
+  app.post(
+    '/app/api/spaces/:id/payments/:pid/release',
+    {
+      schema: {
+        ...docs.releasePayment,
+        params: PaymentParams,
+        body: ReasonIn,
+        response: { 200: PaymentOut },
+      },
+    },
+    async (request) => {
+      const { id, pid } = request.params;
+      return releasePayout(deps, requireCaller(request).userId, id, pid, request.body.reason);
+    },
   );
-  action('release', docs.releasePayment, ReasonIn, (request, ids) =>
-    releasePayout(deps, userOf(request), ids.id, ids.pid, (request.body as { reason: string }).reason),
-  );
-  action('cancel', docs.cancelPayment, undefined, (request, ids) =>
-    cancelPayout(deps, userOf(request), ids.id, ids.pid),
-  );
-  action('executed', docs.markPaymentExecuted, ReferenceIn, (request, ids) =>
-    markBankExecuted(
-      deps,
-      userOf(request),
-      ids.id,
-      ids.pid,
-      (request.body as { reference: string }).reference,
-    ),
+  bareAction(app, 'cancel', docs.cancelPayment, (userId, ids) => cancelPayout(deps, userId, ids.id, ids.pid));
+  app.post(
+    '/app/api/spaces/:id/payments/:pid/executed',
+    {
+      schema: {
+        ...docs.markPaymentExecuted,
+        params: PaymentParams,
+        body: ReferenceIn,
+        response: { 200: PaymentOut },
+      },
+    },
+    async (request) => {
+      const { id, pid } = request.params;
+      return markBankExecuted(deps, requireCaller(request).userId, id, pid, request.body.reference);
+    },
   );
 }
 
-function registerRuleRoutes(app: FastifyInstance, deps: PayoutsDeps) {
+function registerRuleRoutes(app: TypedApp, deps: PayoutsDeps) {
   app.post(
     '/app/api/spaces/:id/approval-rules',
     {
@@ -344,10 +365,9 @@ function registerRuleRoutes(app: FastifyInstance, deps: PayoutsDeps) {
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof ApprovalRuleCreate>;
-      const rule = await createApprovalRule(deps, userOf(request), spaceOf(request), {
-        ...body,
-        min_amount: amountOf(body.min_amount),
+      const rule = await createApprovalRule(deps, requireCaller(request).userId, request.params.id, {
+        ...request.body,
+        min_amount: amountOf(request.body.min_amount),
       });
       return reply.code(201).send(rule);
     },
@@ -363,39 +383,45 @@ function registerRuleRoutes(app: FastifyInstance, deps: PayoutsDeps) {
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof PolicyRuleCreate>;
-      const rule = await createPolicyRule(deps, userOf(request), spaceOf(request), {
-        ...body,
-        kind: body.kind as PolicyKind,
-        amount: optionalAmount(body.amount),
+      const rule = await createPolicyRule(deps, requireCaller(request).userId, request.params.id, {
+        ...request.body,
+        amount: optionalAmount(request.body.amount),
       });
       return reply.code(201).send(rule);
     },
   );
-  for (const [path, table, Out, listDoc, deleteDoc] of [
-    ['approval-rules', 'approval_rules', ApprovalRuleOut, docs.listApprovalRules, docs.deleteApprovalRule],
-    ['policy-rules', 'policy_rules', PolicyRuleOut, docs.listPolicyRules, docs.deletePolicyRule],
-  ] as const) {
-    app.get(
-      `/app/api/spaces/:id/${path}`,
-      {
-        schema: {
-          ...listDoc,
-          params: SpaceParams,
-          response: { 200: Type.Object({ items: Type.Array(Out) }) },
-        },
+  app.get(
+    '/app/api/spaces/:id/approval-rules',
+    {
+      schema: {
+        ...docs.listApprovalRules,
+        params: SpaceParams,
+        response: { 200: Type.Object({ items: Type.Array(ApprovalRuleOut) }) },
       },
-      async (request) =>
-        table === 'approval_rules'
-          ? listApprovalRules(deps, userOf(request), spaceOf(request))
-          : listPolicyRules(deps, userOf(request), spaceOf(request)),
-    );
+    },
+    async (request) => listApprovalRules(deps, requireCaller(request).userId, request.params.id),
+  );
+  app.get(
+    '/app/api/spaces/:id/policy-rules',
+    {
+      schema: {
+        ...docs.listPolicyRules,
+        params: SpaceParams,
+        response: { 200: Type.Object({ items: Type.Array(PolicyRuleOut) }) },
+      },
+    },
+    async (request) => listPolicyRules(deps, requireCaller(request).userId, request.params.id),
+  );
+  for (const [path, table, deleteDoc] of [
+    ['approval-rules', 'approval_rules', docs.deleteApprovalRule],
+    ['policy-rules', 'policy_rules', docs.deletePolicyRule],
+  ] as const) {
     app.delete(
       `/app/api/spaces/:id/${path}/:rule_id`,
       { schema: { ...deleteDoc, params: RuleParams, response: { 200: RemovedOut } } },
       async (request) => {
-        const { id, rule_id } = request.params as Static<typeof RuleParams>;
-        return removeRule(deps, userOf(request), id, table, rule_id);
+        const { id, rule_id } = request.params;
+        return removeRule(deps, requireCaller(request).userId, id, table, rule_id);
       },
     );
   }
@@ -411,11 +437,12 @@ const UnsignedOut = Type.Object({
   data: Type.String(),
 });
 
-function registerChainRail(app: FastifyInstance, deps: ChainRailDeps) {
+function registerChainRail(app: TypedApp, deps: ChainRailDeps) {
   app.get(
     '/app/api/spaces/:id/payments/:pid/transaction',
     { schema: { ...docs.getPaymentTransaction, params: PaymentParams, response: { 200: UnsignedOut } } },
-    async (request) => chainTransaction(deps, userOf(request), paymentOf(request).id, paymentOf(request).pid),
+    async (request) =>
+      chainTransaction(deps, requireCaller(request).userId, request.params.id, request.params.pid),
   );
   app.post(
     '/app/api/spaces/:id/payments/:pid/chain-tx',
@@ -428,20 +455,16 @@ function registerChainRail(app: FastifyInstance, deps: ChainRailDeps) {
       },
     },
     async (request) => {
-      const ids = paymentOf(request);
-      await reportChainTx(
-        deps,
-        userOf(request),
-        ids.id,
-        ids.pid,
-        (request.body as { tx_hash: string }).tx_hash,
-      );
-      return getPayout(deps, userOf(request), ids.id, ids.pid);
+      const { userId } = requireCaller(request);
+      const { id, pid } = request.params;
+      await reportChainTx(deps, userId, id, pid, request.body.tx_hash);
+      return getPayout(deps, userId, id, pid);
     },
   );
 }
 
-export function registerPayoutRoutes(app: FastifyInstance, deps: ChainRailDeps) {
+export function registerPayoutRoutes(server: FastifyInstance, deps: ChainRailDeps) {
+  const app = typedRoutes(server);
   registerChainRail(app, deps);
   registerPaymentReads(app, deps);
   registerPaymentWrites(app, deps);
@@ -457,11 +480,10 @@ export function registerPayoutRoutes(app: FastifyInstance, deps: ChainRailDeps) 
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof TransferCreate>;
-      const moved = await createTransfer(deps, userOf(request), spaceOf(request), {
-        ...body,
-        amount: amountOf(body.amount),
-        to_amount: optionalAmount(body.to_amount),
+      const moved = await createTransfer(deps, requireCaller(request).userId, request.params.id, {
+        ...request.body,
+        amount: amountOf(request.body.amount),
+        to_amount: optionalAmount(request.body.to_amount),
       });
       return reply.code(201).send(moved);
     },
@@ -469,9 +491,6 @@ export function registerPayoutRoutes(app: FastifyInstance, deps: ChainRailDeps) 
   app.get(
     '/app/api/spaces/:id/screening',
     { schema: { ...docs.getScreeningStatus, params: SpaceParams, response: { 200: ScreeningOut } } },
-    async (request) => {
-      const { id } = request.params as Static<typeof SpaceParams>;
-      return screeningFor(deps, request.session!.userId, id);
-    },
+    async (request) => screeningFor(deps, requireCaller(request).userId, request.params.id),
   );
 }

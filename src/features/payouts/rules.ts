@@ -122,7 +122,7 @@ export async function createPolicyRule(
 
 function presentPolicyRule(row: {
   id: string;
-  kind: string;
+  kind: PolicyKind;
   amount: string | null;
   currency: string | null;
   destination: string | null;

@@ -170,12 +170,7 @@ function registerPeriodRoute(server: FastifyInstance, deps: service.SpacesDeps) 
     },
     async (request) => {
       const { id } = request.params;
-      return service.closePeriod(
-        deps,
-        requireCaller(request).userId,
-        id,
-        (request.body as { through: string }).through,
-      );
+      return service.closePeriod(deps, requireCaller(request).userId, id, request.body.through);
     },
   );
 }

@@ -141,8 +141,7 @@ export function registerUserRoutes(server: FastifyInstance, deps: UserRouteDeps)
       },
     },
     async (request, reply) => {
-      const body = request.body as { email: string; password: string; name: string };
-      const { user, session } = await service.signup(deps, body, { clientAddress: request.ip });
+      const { user, session } = await service.signup(deps, request.body, { clientAddress: request.ip });
       setSessionCookie(reply, deps, session);
       return reply
         .code(201)
@@ -159,7 +158,7 @@ export function registerUserRoutes(server: FastifyInstance, deps: UserRouteDeps)
       },
     },
     async (request, reply) => {
-      const session = await service.login(deps, request.body as { email: string; password: string }, {
+      const session = await service.login(deps, request.body, {
         clientAddress: request.ip,
       });
       setSessionCookie(reply, deps, session);
@@ -183,7 +182,7 @@ export function registerPasswordResetRoutes(server: FastifyInstance, deps: UserR
       },
     },
     async (request, reply) => {
-      const { email } = request.body as { email: string };
+      const { email } = request.body;
       // The mail goes out after the answer: the answer and its timing are the same for everyone.
       await requestPasswordReset(deps, email, { clientAddress: request.ip });
       return reply.code(202).send({
@@ -202,7 +201,7 @@ export function registerPasswordResetRoutes(server: FastifyInstance, deps: UserR
       },
     },
     async (request) => {
-      const { token, password } = request.body as { token: string; password: string };
+      const { token, password } = request.body;
       await confirmPasswordReset(deps, token, password);
       return { reset: true };
     },

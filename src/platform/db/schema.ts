@@ -411,6 +411,20 @@ export interface Database {
 // join the Database above without editing it.
 type Json<T> = ColumnType<T, string, string>;
 
+/** One line of an invoice as `invoices.line_items` keeps it: amounts as decimal strings. */
+export type StoredLineItem = {
+  description: string;
+  unit_price: string;
+  quantity: string;
+  tax_kind: string | null;
+  tax_rate: string;
+  unit: string;
+  amount: string;
+};
+
+/** One tax group of an invoice as `invoices.tax_breakdown` keeps it. */
+export type StoredTaxGroup = { tax_kind: string | null; tax_rate: string; net: string; tax: string };
+
 export type InvoiceKind = 'invoice' | 'credit_note' | 'quote';
 export type InvoiceStatus =
   | 'draft'
@@ -462,8 +476,8 @@ export interface InvoicesTable {
   tax_exempt_reason: string | null;
   tax_zero_reason: string | null;
   prices_include_tax: boolean;
-  line_items: Json<Record<string, unknown>[]>;
-  tax_breakdown: Json<Record<string, unknown>[]>;
+  line_items: Json<StoredLineItem[]>;
+  tax_breakdown: Json<StoredTaxGroup[]>;
   subtotal: Numeric;
   tax_total: Numeric;
   total: Numeric;

@@ -3,7 +3,8 @@ import { AppError } from '../../core/errors.ts';
 import { Enum, Text, type TSchema, Type } from '../../platform/http/schema-kit.ts';
 import { type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import type { FormState } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, type Opened, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { canWrite } from '../../platform/web/shell.ts';
 import * as writes from './app-writes.ts';
 import { type InvoicesDeps, listDeliveries, writeOffInvoice } from './index.ts';
@@ -143,10 +144,11 @@ function registerNewForm(scope: TypedApp, deps: InvoicesDeps) {
   scope.post(
     '/app/books/:book_id/invoices',
     {
-      schema: { hide: true, params: BookParams, body: InvoiceForm },
-      attachValidation: true,
+      ...formRoute(
+        { params: BookParams, body: InvoiceForm },
+        { form: { booleans: ['prices_include_tax', 'save_contact'] } },
+      ),
       preValidation: compactLines,
-      config: { form: { booleans: ['prices_include_tax', 'save_contact'] } },
     },
     async (request, reply) => {
       const shell = shellOf(request);
@@ -160,8 +162,8 @@ function registerNewForm(scope: TypedApp, deps: InvoicesDeps) {
         );
       }
       const choices = await reads.invoiceFormChoices(deps, shell.user.id, shell.book.id);
-      const outcome = await runForm(request, () => {
-        const body = { ...request.body, ...contactDefaults(request.body, choices) };
+      const outcome = await runForm(request, ({ body: form }) => {
+        const body = { ...form, ...contactDefaults(form, choices) };
         const clientName = body.client_name;
         if (!clientName)
           throw new AppError('invalid_request', 'Name the client, or pick a contact.', {
@@ -197,26 +199,23 @@ async function renderDetail(
 }
 
 /** An action's options: its form body is checked by its schema, refusals shown in place. */
-const actionOptions = <Body extends TSchema>(body: Body) => ({
-  schema: { hide: true, params: InvoiceParams, body },
-  attachValidation: true,
-});
+const actionOptions = <Body extends TSchema>(body: Body) => formRoute({ params: InvoiceParams, body });
 
 /**
  * What an action of the detail page answers: the write (run only once the schemas' checks held,
  * answering the sentence the page shows after it), then back to the document, or the document
  * with the refusal in place.
  */
-async function answerAction(
+async function answerAction<R extends FastifyRequest>(
   deps: InvoicesDeps,
-  request: FastifyRequest,
+  request: R,
   reply: FastifyReply,
   action: { name: InvoiceAction; invoiceId: string },
-  run: (shell: BookShell) => Promise<Done>,
+  run: (shell: BookShell, body: Opened<R>['body']) => Promise<Done>,
 ) {
   const shell = shellOf(request);
   const { name, invoiceId } = action;
-  const outcome = await runForm(request, () => run(shell));
+  const outcome = await runForm(request, ({ body }) => run(shell, body));
   if (outcome.ok) return seeOther(reply, `${invoicePath(shell, invoiceId)}?done=${outcome.value}`);
   const page = await renderDetail(deps, shell, invoiceId, { refused: { action: name, form: outcome.form } });
   return sendPage(reply, page, outcome.status);
@@ -225,44 +224,37 @@ async function answerAction(
 function registerActions(scope: TypedApp, deps: InvoicesDeps, path: string) {
   const on = (name: InvoiceAction, invoiceId: string) => ({ name, invoiceId });
   scope.post(`${path}/send`, actionOptions(SendIn), (request, reply) =>
-    answerAction(deps, request, reply, on('send', request.params.invoice_id), async (shell) => {
-      const { body } = request;
+    answerAction(deps, request, reply, on('send', request.params.invoice_id), async (shell, body) => {
       await writes.sendInvoiceInApp(deps, shell.user.id, shell.book.id, request.params.invoice_id, body);
       return body.via === 'none' ? 'marked_sent' : 'sent';
     }),
   );
   scope.post(`${path}/payments`, actionOptions(InvoicePaymentCreate), (request, reply) =>
-    answerAction(deps, request, reply, on('payments', request.params.invoice_id), async (shell) => {
+    answerAction(deps, request, reply, on('payments', request.params.invoice_id), async (shell, body) => {
       const { invoice_id } = request.params;
-      await writes.recordPaymentInApp(deps, shell.user.id, shell.book.id, invoice_id, request.body);
+      await writes.recordPaymentInApp(deps, shell.user.id, shell.book.id, invoice_id, body);
       return 'paid';
     }),
   );
   scope.post(`${path}/remind`, actionOptions(RemindIn), (request, reply) =>
-    answerAction(deps, request, reply, on('remind', request.params.invoice_id), async (shell) => {
+    answerAction(deps, request, reply, on('remind', request.params.invoice_id), async (shell, body) => {
       const { invoice_id } = request.params;
-      const message = request.body.message ?? '';
+      const message = body.message ?? '';
       const result = await writes.remindInvoiceInApp(deps, shell.user.id, shell.book.id, invoice_id, message);
       return result.via.includes('email') ? 'reminded_email' : 'reminded_recorded';
     }),
   );
   scope.post(`${path}/write-off`, actionOptions(VoidIn), (request, reply) =>
-    answerAction(deps, request, reply, on('write-off', request.params.invoice_id), async (shell) => {
+    answerAction(deps, request, reply, on('write-off', request.params.invoice_id), async (shell, body) => {
       const { invoice_id } = request.params;
-      await writeOffInvoice(deps, shell.user.id, shell.book.id, invoice_id, request.body.reason ?? '');
+      await writeOffInvoice(deps, shell.user.id, shell.book.id, invoice_id, body.reason ?? '');
       return 'written_off';
     }),
   );
   scope.post(`${path}/void`, actionOptions(VoidIn), (request, reply) =>
-    answerAction(deps, request, reply, on('void', request.params.invoice_id), async (shell) => {
+    answerAction(deps, request, reply, on('void', request.params.invoice_id), async (shell, body) => {
       const { invoice_id } = request.params;
-      await writes.voidInvoiceInApp(
-        deps,
-        shell.user.id,
-        shell.book.id,
-        invoice_id,
-        request.body.reason ?? '',
-      );
+      await writes.voidInvoiceInApp(deps, shell.user.id, shell.book.id, invoice_id, body.reason ?? '');
       return 'voided';
     }),
   );

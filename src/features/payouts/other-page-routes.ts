@@ -5,7 +5,8 @@ import { type AmountE8, parseAmountInput } from '../../core/money.ts';
 import { Type } from '../../platform/http/schema-kit.ts';
 import { typedRoutes } from '../../platform/http/typed.ts';
 import { type FormState, hrefWith } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { RulesPage, type RulesPageProps, ScreeningPage, TransfersPage } from './pages.tsx';
 import {
@@ -94,17 +95,16 @@ export function registerRulePages(server: FastifyInstance, deps: PayoutsDeps) {
   );
   scope.post(
     `${path}/approval`,
-    {
-      schema: { hide: true, params: BookParams, body: ApprovalRuleCreate },
-      attachValidation: true,
-      config: { form: { integers: ['required_approvals'] } },
-    },
+    formRoute(
+      { params: BookParams, body: ApprovalRuleCreate },
+      { form: { integers: ['required_approvals'] } },
+    ),
     async (request, reply) => {
       const shell = shellOf(request);
-      const outcome = await runForm(request, () =>
+      const outcome = await runForm(request, ({ body }) =>
         createApprovalRule(deps, shell.user.id, shell.book.id, {
-          ...request.body,
-          min_amount: amountOf(request.body.min_amount),
+          ...body,
+          min_amount: amountOf(body.min_amount),
         }),
       );
       if (outcome.ok) return seeOther(reply, back(shell.book.id));
@@ -117,11 +117,10 @@ export function registerRulePages(server: FastifyInstance, deps: PayoutsDeps) {
   );
   scope.post(
     `${path}/policy`,
-    { schema: { hide: true, params: BookParams, body: PolicyRuleForm }, attachValidation: true },
+    formRoute({ params: BookParams, body: PolicyRuleForm }),
     async (request, reply) => {
       const shell = shellOf(request);
-      const outcome = await runForm(request, async () => {
-        const { body } = request;
+      const outcome = await runForm(request, async ({ body }) => {
         return createPolicyRule(deps, shell.user.id, shell.book.id, {
           ...body,
           amount: body.amount === undefined ? undefined : amountOf(body.amount),
@@ -134,7 +133,7 @@ export function registerRulePages(server: FastifyInstance, deps: PayoutsDeps) {
   );
   scope.post(
     `${path}/:kind/:rule_id/remove`,
-    { schema: { hide: true, params: RuleParams }, attachValidation: true },
+    { schema: { hide: true, params: RuleParams } },
     async (request, reply) => {
       const shell = shellOf(request);
       const outcome = await runForm(request, () => {
@@ -186,25 +185,20 @@ export function registerTransferPages(server: FastifyInstance, deps: PayoutsDeps
       return sendPage(reply, await renderTransfers(deps, request, undefined, request.query.entry));
     },
   );
-  scope.post(
-    path,
-    { schema: { hide: true, params: BookParams, body: TransferCreate }, attachValidation: true },
-    async (request, reply) => {
-      const shell = shellOf(request);
-      const outcome = await runForm(request, () => {
-        const { body } = request;
-        return createTransfer(deps, shell.user.id, shell.book.id, {
-          ...body,
-          amount: amountOf(body.amount),
-          to_amount: body.to_amount === undefined ? undefined : amountOf(body.to_amount),
-        });
+  scope.post(path, formRoute({ params: BookParams, body: TransferCreate }), async (request, reply) => {
+    const shell = shellOf(request);
+    const outcome = await runForm(request, ({ body }) => {
+      return createTransfer(deps, shell.user.id, shell.book.id, {
+        ...body,
+        amount: amountOf(body.amount),
+        to_amount: body.to_amount === undefined ? undefined : amountOf(body.to_amount),
       });
-      if (!outcome.ok)
-        return sendPage(reply, await renderTransfers(deps, request, outcome.form), outcome.status);
-      const done = hrefWith(bookPath(shell.book.id, 'payments-out/transfers'), {
-        entry: outcome.value.transaction_id,
-      });
-      return seeOther(reply, done);
-    },
-  );
+    });
+    if (!outcome.ok)
+      return sendPage(reply, await renderTransfers(deps, request, outcome.form), outcome.status);
+    const done = hrefWith(bookPath(shell.book.id, 'payments-out/transfers'), {
+      entry: outcome.value.transaction_id,
+    });
+    return seeOther(reply, done);
+  });
 }

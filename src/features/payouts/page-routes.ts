@@ -3,7 +3,8 @@ import { AppError } from '../../core/errors.ts';
 import { type Static, type TSchema, Type } from '../../platform/http/schema-kit.ts';
 import { type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { type FormState, hrefWith } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, type Opened, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { type ChainRailDeps, reportChainTx } from './chain-rail.ts';
 import {
@@ -92,48 +93,41 @@ function registerList(scope: TypedApp, deps: ChainRailDeps, path: string) {
     { schema: { hide: true, params: BookParams, querystring: PaymentQuery } },
     async (request, reply) => sendPage(reply, await renderList(deps, request, request.query)),
   );
-  scope.post(
-    path,
-    { schema: { hide: true, params: BookParams, body: PaymentCreate }, attachValidation: true },
-    async (request, reply) => {
-      const shell = shellOf(request);
-      const outcome = await runForm(request, () =>
-        createPayout(deps, shell.user.id, shell.book.id, {
-          ...request.body,
-          amount: amountOf(request.body.amount),
-        }),
-      );
-      if (!outcome.ok) {
-        return sendPage(reply, await renderList(deps, request, {}, outcome.form), outcome.status);
-      }
-      const created = bookPath(shell.book.id, `payments-out/${outcome.value.id}`);
-      return seeOther(reply, hrefWith(created, { done: 'created' }));
-    },
-  );
+  scope.post(path, formRoute({ params: BookParams, body: PaymentCreate }), async (request, reply) => {
+    const shell = shellOf(request);
+    const outcome = await runForm(request, ({ body }) =>
+      createPayout(deps, shell.user.id, shell.book.id, { ...body, amount: amountOf(body.amount) }),
+    );
+    if (!outcome.ok) {
+      return sendPage(reply, await renderList(deps, request, {}, outcome.form), outcome.status);
+    }
+    const created = bookPath(shell.book.id, `payments-out/${outcome.value.id}`);
+    return seeOther(reply, hrefWith(created, { done: 'created' }));
+  });
 }
 
 const actionPath = (name: string) => `/app/books/:book_id/payments-out/:pid/${name}`;
 /** An action's options: its form body is checked by its schema, refusals shown in place. */
-const actionOptions = <Body extends TSchema>(body: Body) => ({
-  schema: { hide: true, params: PaymentParams, body },
-  attachValidation: true,
-});
-const bareOptions = { schema: { hide: true, params: PaymentParams }, attachValidation: true };
+const actionOptions = <Body extends TSchema>(body: Body) => formRoute({ params: PaymentParams, body });
+/** An action without a form: a bad address is the 400 page, as on every page route. */
+const bareOptions = { schema: { hide: true, params: PaymentParams } } as const;
 
 /**
  * What an action of the detail page answers: the service call (run only once the schemas'
  * checks held), then back to the detail, or the detail with the refusal in place.
  */
-async function answerAction(
+async function answerAction<R extends FastifyRequest>(
   deps: ChainRailDeps,
-  request: FastifyRequest,
+  request: R,
   reply: FastifyReply,
   action: { name: string; pid: string },
-  run: (ids: { userId: string; spaceId: string; pid: string }) => Promise<unknown>,
+  run: (ids: { userId: string; spaceId: string; pid: string }, body: Opened<R>['body']) => Promise<unknown>,
 ) {
   const shell = shellOf(request);
   const { name, pid } = action;
-  const outcome = await runForm(request, () => run({ userId: shell.user.id, spaceId: shell.book.id, pid }));
+  const outcome = await runForm(request, ({ body }) =>
+    run({ userId: shell.user.id, spaceId: shell.book.id, pid }, body),
+  );
   if (!outcome.ok) {
     if (outcome.status === 404) throw new AppError('not_found', 'No payment with this id in this book.');
     const page = await renderDetail(deps, request, pid, { refused: { action: name, form: outcome.form } });
@@ -149,13 +143,13 @@ function registerActions(scope: TypedApp, deps: ChainRailDeps) {
     ),
   );
   scope.post(actionPath('reject'), actionOptions(OptionalReasonIn), (request, reply) =>
-    answerAction(deps, request, reply, { name: 'reject', pid: request.params.pid }, (ids) =>
-      rejectPayout(deps, ids.userId, ids.spaceId, ids.pid, request.body.reason ?? ''),
+    answerAction(deps, request, reply, { name: 'reject', pid: request.params.pid }, (ids, body) =>
+      rejectPayout(deps, ids.userId, ids.spaceId, ids.pid, body.reason ?? ''),
     ),
   );
   scope.post(actionPath('release'), actionOptions(ReasonIn), (request, reply) =>
-    answerAction(deps, request, reply, { name: 'release', pid: request.params.pid }, (ids) =>
-      releasePayout(deps, ids.userId, ids.spaceId, ids.pid, request.body.reason),
+    answerAction(deps, request, reply, { name: 'release', pid: request.params.pid }, (ids, body) =>
+      releasePayout(deps, ids.userId, ids.spaceId, ids.pid, body.reason),
     ),
   );
   scope.post(actionPath('cancel'), bareOptions, (request, reply) =>
@@ -164,13 +158,13 @@ function registerActions(scope: TypedApp, deps: ChainRailDeps) {
     ),
   );
   scope.post(actionPath('executed'), actionOptions(ReferenceIn), (request, reply) =>
-    answerAction(deps, request, reply, { name: 'executed', pid: request.params.pid }, (ids) =>
-      markBankExecuted(deps, ids.userId, ids.spaceId, ids.pid, request.body.reference),
+    answerAction(deps, request, reply, { name: 'executed', pid: request.params.pid }, (ids, body) =>
+      markBankExecuted(deps, ids.userId, ids.spaceId, ids.pid, body.reference),
     ),
   );
   scope.post(actionPath('chain-tx'), actionOptions(ChainTxForm), (request, reply) =>
-    answerAction(deps, request, reply, { name: 'chain-tx', pid: request.params.pid }, (ids) =>
-      reportChainTx(deps, ids.userId, ids.spaceId, ids.pid, request.body.tx_hash),
+    answerAction(deps, request, reply, { name: 'chain-tx', pid: request.params.pid }, (ids, body) =>
+      reportChainTx(deps, ids.userId, ids.spaceId, ids.pid, body.tx_hash),
     ),
   );
 }

@@ -166,7 +166,8 @@ function registerProposalRoutes(app: FastifyInstance, deps: service.AgentsDeps) 
         ...doc(
           'approveProposal',
           'Approve a proposal',
-          'An owner or admin applies a pending proposal with themselves as the actor (the agent stays named on it); the answer carries the result. A payment still passes approval rules, policy rules and screening. A decided or lapsed proposal answers 422 proposal_state.',
+          'An owner or admin applies a pending proposal with themselves as the actor (the agent stays named on it); the answer carries the result. A payment still passes approval rules, policy rules and screening. A hot-wallet transfer or an x402 fetch is claimed first (status approving), then sent or fetched from the agent’s wallet (an x402 fetch pays at most the quote the proposal recorded, else the agent’s per_request_usd); it does not count against the agent’s daily cap. If the chain refuses it or the fetch fails, the proposal goes back to pending with the failure in result and the answer is 502 transfer_failed. A decided, lapsed or approving proposal answers 422 proposal_state; a revoked agent’s proposal 409 conflict.',
+          APP_WRITE_ERRORS,
         ),
         params: ProposalParams,
         response: { 200: ProposalOut },

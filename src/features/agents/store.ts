@@ -222,6 +222,47 @@ export async function lockWrite(db: Queryable, spaceId: string, writeId: string)
     .executeTakeFirst();
 }
 
+export async function findWrite(db: Queryable, spaceId: string, writeId: string) {
+  return db
+    .selectFrom('agent_writes')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('id', '=', writeId)
+    .executeTakeFirst();
+}
+
+/** A person claims a pending proposal to apply it: approving, with who and since when. */
+export async function claimWrite(db: Queryable, writeId: string, by: string, at: Date) {
+  await db
+    .updateTable('agent_writes')
+    .set({ status: 'approving', decided_by: by, decided_at: at })
+    .where('id', '=', writeId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Ends a claimed approval: approved with its result, or back to pending with the failure in
+ * `result` (the owner reads it, and may approve again or reject).
+ */
+export async function endApproval(
+  db: Queryable,
+  writeId: string,
+  outcome: { status: 'approved' | 'pending'; result: Record<string, unknown> },
+) {
+  const back = outcome.status === 'pending';
+  await db
+    .updateTable('agent_writes')
+    .set({
+      status: outcome.status,
+      result: JSON.stringify(outcome.result),
+      ...(back ? { decided_by: null, decided_at: null } : {}),
+    })
+    .where('id', '=', writeId)
+    .where('status', '=', 'approving')
+    .execute();
+}
+
 export async function decideWrite(
   db: Queryable,
   writeId: string,

@@ -135,13 +135,16 @@ function networkOf(deps: X402FetchDeps, caip2: string, asset: string) {
   return network;
 }
 
-/** The official client, signing with the agent's key, with the fence checked just before it signs. */
-function payingFetch(
+export type Quote = { amount: AmountE8; network: ConfiguredNetwork };
+
+/**
+ * The official client, signing with the agent's key. `onQuote` is asked just before it signs and
+ * answers why not (the fence, or the amount a person approved), or undefined to pay.
+ */
+export function payingFetch(
   deps: X402FetchDeps,
-  caller: AgentCaller,
-  url: string,
   sealedKey: string,
-  outcome: { reserved?: Reserved; proposal?: { message: string; writeId: string } },
+  onQuote: (quote: Quote) => Promise<string | undefined>,
 ) {
   const account = privateKeyToAccount(deps.secrets.open(sealedKey) as Hex);
   const client = new x402Client();
@@ -157,18 +160,27 @@ function payingFetch(
     const amount = network && fromBaseUnits(BigInt(selectedRequirements.amount), network.token.decimals);
     if (!network || !amount?.ok)
       return { abort: true, reason: 'The quote asks for a token this server does not pay.' };
-    const reserved = await reserveQuote(deps, caller, url, { amount: amount.value, network });
-    if (!reserved.ok) {
-      outcome.proposal = { message: reserved.message, writeId: reserved.writeId };
-      return { abort: true, reason: reserved.message };
-    }
-    outcome.reserved = reserved.reserved;
+    const refusal = await onQuote({ amount: amount.value, network });
+    if (refusal !== undefined) return { abort: true, reason: refusal };
   });
   const safeFetch = createSafeFetch({ policy: { allowPrivate: deps.allowPrivate }, resolver: deps.resolver });
   return wrapFetchWithPayment(safeFetch, client);
 }
 
-async function readAnswer(response: Response) {
+/** What an agent asks for: a pay page answers machines with its x402 quote as JSON. */
+export const MACHINE_ACCEPT = { accept: 'application/json, text/plain;q=0.9, */*;q=0.8' };
+
+/** What was paid, as the answer's `paid` says it. */
+export function paidOf(quote: Quote, txHash: string) {
+  return {
+    amount: formatAmount(quote.amount),
+    asset: quote.network.token.symbol,
+    network: quote.network.name,
+    tx_hash: txHash,
+  };
+}
+
+export async function readAnswer(response: Response) {
   const bytes = Buffer.from(await response.arrayBuffer()).subarray(0, BODY_BYTES_MAX);
   return {
     status: response.status,
@@ -177,7 +189,7 @@ async function readAnswer(response: Response) {
   };
 }
 
-function settlementOf(response: Response) {
+export function settlementOf(response: Response) {
   const header = response.headers.get('payment-response') ?? response.headers.get('x-payment-response');
   if (!header) return undefined;
   try {
@@ -195,14 +207,7 @@ async function finish(
   answer: Record<string, unknown>,
   txHash: string | undefined,
 ) {
-  const paid = txHash
-    ? {
-        amount: formatAmount(reserved.amount),
-        asset: reserved.network.token.symbol,
-        network: reserved.network.name,
-        tx_hash: txHash,
-      }
-    : null;
+  const paid = txHash ? paidOf(reserved, txHash) : null;
   const result = { ...answer, paid };
   await deps.db.transaction().execute(async (tx) => {
     await store.finishSending(tx, reserved.writeId, { status: paid ? 'applied' : 'failed', result });
@@ -220,11 +225,18 @@ export async function fetchWithX402(
   const gated = await gate(deps, caller, rawUrl);
   if (gated.decision.outcome === 'propose') return propose(deps, caller, gated.url, gated.decision.message);
   const outcome: { reserved?: Reserved; proposal?: { message: string; writeId: string } } = {};
-  const pay = payingFetch(deps, caller, gated.url, gated.agent.wallet_key_sealed, outcome);
+  const pay = payingFetch(deps, gated.agent.wallet_key_sealed, async (quote) => {
+    const reserved = await reserveQuote(deps, caller, gated.url, quote);
+    if (reserved.ok) {
+      outcome.reserved = reserved.reserved;
+      return undefined;
+    }
+    outcome.proposal = { message: reserved.message, writeId: reserved.writeId };
+    return reserved.message;
+  });
   let response: Response;
   try {
-    // An agent is a machine: it asks for JSON (a pay page answers machines with its x402 quote).
-    response = await pay(gated.url, { headers: { accept: 'application/json, text/plain;q=0.9, */*;q=0.8' } });
+    response = await pay(gated.url, { headers: MACHINE_ACCEPT });
   } catch (error) {
     if (outcome.proposal) {
       return {

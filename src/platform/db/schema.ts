@@ -858,7 +858,8 @@ export type AgentWriteStatus =
   | 'rejected'
   | 'lapsed'
   | 'sending'
-  | 'failed';
+  | 'failed'
+  | 'approving';
 
 export interface AgentsTable {
   id: string;

@@ -481,7 +481,7 @@ function registerX402Fetch(app: TypedApp, deps: AgentRouteDeps) {
         response: { 200: AgentWriteOut },
       },
     },
-    async (request) => fetchWithX402(deps, admissionOf(request).caller, request.body.url),
+    async (request) => fetchWithX402(deps, admissionOf(request), request.body.url),
   );
 }
 

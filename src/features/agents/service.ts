@@ -101,6 +101,8 @@ export async function issueAgent(deps: AgentsDeps, actorId: string, spaceId: str
     created_at: now,
     updated_at: now,
     revoked_at: null,
+    spent_day: null,
+    spent_usd: '0',
   };
   await deps.db.transaction().execute((tx) => store.insertAgent(tx, row, accountIds));
   return { ...presentAgent(row, [...accountIds].sort()), agent_id: row.id, token };

@@ -18,9 +18,16 @@ import { createAccount } from '../accounts/index.ts';
 import { decrease, increase, ledgerAccounts, postEntry, readAmount } from '../ledger/index.ts';
 import { screen } from '../screening/index.ts';
 import type { Facilitator } from '../x402/index.ts';
-import { dayStart, decide, PERM_OF, spendingFence } from './domain.ts';
+import { dayNumber, decide, PERM_OF, spendingFence } from './domain.ts';
 import * as store from './store.ts';
-import { type AgentCaller, type AgentWriteOut, amountOf, fenceOf, type WritesDeps } from './writes.ts';
+import {
+  type AgentCaller,
+  type AgentWriteOut,
+  agentSpentToday,
+  amountOf,
+  fenceOf,
+  type WritesDeps,
+} from './writes.ts';
 
 // The agent's hot wallet: balances read from the chain, and transfers out of it. A transfer is
 // an EIP-3009 authorization signed with the agent's own key (opened from its seal only here,
@@ -170,7 +177,7 @@ async function reserve(
     const needs = PERM_OF.wallet_transfer;
     const gate = decide({ status: agent.status, perms: agent.perms, needs, fence: { inside: true } });
     if (gate.outcome === 'refuse') throw new AppError(gate.code, gate.message);
-    const spentToday = readAmount(await store.spentSince(tx, agent.id, dayStart(now)));
+    const spentToday = agentSpentToday(agent, now);
     const merchant = input.payee ? input.payee : resolved.to.toLowerCase();
     let fence = spendingFence(fenceOf(agent), now, {
       amount: resolved.amount,
@@ -201,13 +208,14 @@ async function reserve(
       return { kind: 'proposal', answer: { applied: false, message, proposal_id: writeId, result: null } };
     }
     const amountUsd = formatAmount(resolved.amount);
-    await store.insertSpend(tx, {
+    await store.addSpend(tx, {
       id: randomUUID(),
       spaceId: agent.space_id,
       agentId: agent.id,
       writeId,
       amountUsd,
       at: now,
+      day: dayNumber(now),
     });
     return { kind: 'send', writeId };
   });

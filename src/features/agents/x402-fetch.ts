@@ -12,11 +12,11 @@ import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import { fromBaseUnits } from '../../platform/chain/units.ts';
 import { checkPublicUrl, type Resolver } from '../../platform/net/public-address.ts';
 import { AddressRefused, createSafeFetch } from '../../platform/net/safe-fetch.ts';
-import { readAmount } from '../ledger/index.ts';
-import { dayStart, decide, type FenceVerdict, PERM_OF } from './domain.ts';
+import { dayNumber, decide, type FenceVerdict, PERM_OF } from './domain.ts';
+import type { AgentAdmission } from './door.ts';
 import * as store from './store.ts';
 import type { WalletDeps } from './wallet.ts';
-import { type AgentCaller, type AgentWriteOut, fenceOf } from './writes.ts';
+import { type AgentCaller, type AgentWriteOut, agentSpentToday, fenceOf } from './writes.ts';
 
 // POST /agent/x402 {url}: the agent fetches a URL and, when it answers 402, pays from its hot
 // wallet with the official x402 client (@x402/fetch over @x402/evm's exact scheme). The host
@@ -58,18 +58,50 @@ async function propose(
   return { applied: false, message, proposal_id: id, result: null };
 }
 
-/** Under the agent's lock: the quote against the caps; reserves it, or answers the fence it met. */
+type Reservation = { ok: true; reserved: Reserved } | { ok: false; message: string; writeId: string };
+
+/**
+ * The quote against the caps. The usual case (active, inside both caps) is one statement; a
+ * quote it refused is decided again under the agent's row lock, which names the fence it met
+ * (or reserves it after all, when a release made room meanwhile).
+ */
 async function reserveQuote(
   deps: X402FetchDeps,
   caller: AgentCaller,
   url: string,
-  quote: { amount: AmountE8; network: ConfiguredNetwork },
-): Promise<{ ok: true; reserved: Reserved } | { ok: false; message: string; writeId: string }> {
+  quote: Quote,
+): Promise<Reservation> {
+  const now = deps.clock.now();
+  const writeId = randomUUID();
+  const input = { url, quoted: formatAmount(quote.amount), asset: quote.network.token.symbol };
+  const spend = {
+    id: randomUUID(),
+    spaceId: caller.spaceId,
+    agentId: caller.agentId,
+    writeId,
+    amountUsd: formatAmount(quote.amount),
+    at: now,
+    day: dayNumber(now),
+  };
+  if (await store.reserveX402Quote(deps.db, spend, input)) {
+    return { ok: true, reserved: { writeId, amount: quote.amount, network: quote.network } };
+  }
+  return reserveQuoteLocked(deps, caller, url, quote);
+}
+
+/** Under the agent's lock: the quote against the caps; reserves it, or answers the fence it met. */
+async function reserveQuoteLocked(
+  deps: X402FetchDeps,
+  caller: AgentCaller,
+  url: string,
+  quote: Quote,
+): Promise<Reservation> {
   return deps.db.transaction().execute(async (tx) => {
     const agent = await store.lockAgent(tx, caller.agentId);
+    if (agent.revoked_at !== null) throw new AppError('unauthorized', 'This agent token was revoked.');
     const now = deps.clock.now();
     const fence = fenceOf(agent);
-    const spent = readAmount(await store.spentSince(tx, agent.id, dayStart(now)));
+    const spent = agentSpentToday(agent, now);
     let verdict: FenceVerdict = { inside: true };
     if (fence.expiresAt !== null && fence.expiresAt.getTime() <= now.getTime()) {
       verdict = { inside: false, message: 'fence: expired; a person must approve this.' };
@@ -94,24 +126,25 @@ async function reserveQuote(
       return { ok: false as const, message: decision.message, writeId };
     }
     await store.insertWrite(tx, { ...base, input, message: '', status: 'sending', result: null });
-    const amountUsd = formatAmount(quote.amount);
-    await store.insertSpend(tx, {
+    await store.addSpend(tx, {
       id: randomUUID(),
       spaceId: agent.space_id,
       agentId: agent.id,
       writeId,
-      amountUsd,
+      amountUsd: formatAmount(quote.amount),
       at: now,
+      day: dayNumber(now),
     });
     return { ok: true as const, reserved: { writeId, amount: quote.amount, network: quote.network } };
   });
 }
 
-/** The gates before anything is fetched: frozen, perm, observing, the host in the fence. */
-async function gate(deps: X402FetchDeps, caller: AgentCaller, rawUrl: string) {
-  const agent = await store.findAgent(deps.db, caller.spaceId, caller.agentId);
-  if (!agent || agent.revoked_at !== null)
-    throw new AppError('unauthorized', 'This agent token was revoked.');
+/**
+ * The gates before anything is fetched: frozen, perm, observing, the host in the fence. They read
+ * the agent as the door read it for this very call (no second read); the reservation checks its
+ * status and perm again in the statement that reserves.
+ */
+async function gate(deps: X402FetchDeps, agent: store.AgentRow, rawUrl: string) {
   const verdict = await checkPublicUrl(rawUrl, { allowPrivate: deps.allowPrivate }, deps.resolver);
   if (!verdict.ok) {
     throw new AppError('webhook_address_not_public', `The URL is refused: ${verdict.reason}`, {
@@ -209,9 +242,13 @@ async function finish(
 ) {
   const paid = txHash ? paidOf(reserved, txHash) : null;
   const result = { ...answer, paid };
+  if (paid) {
+    await store.finishSending(deps.db, reserved.writeId, { status: 'applied', result });
+    return result;
+  }
   await deps.db.transaction().execute(async (tx) => {
-    await store.finishSending(tx, reserved.writeId, { status: paid ? 'applied' : 'failed', result });
-    if (!paid) await store.releaseSpend(tx, reserved.writeId);
+    await store.finishSending(tx, reserved.writeId, { status: 'failed', result });
+    await store.releaseSpend(tx, reserved.writeId);
   });
   return result;
 }
@@ -219,10 +256,11 @@ async function finish(
 /** POST /agent/x402: answers AgentWriteOut with {status, content_type, body, paid} in `result`. */
 export async function fetchWithX402(
   deps: X402FetchDeps,
-  caller: AgentCaller,
+  admission: Pick<AgentAdmission, 'caller' | 'principal'>,
   rawUrl: string,
 ): Promise<AgentWriteOut> {
-  const gated = await gate(deps, caller, rawUrl);
+  const { caller } = admission;
+  const gated = await gate(deps, admission.principal, rawUrl);
   if (gated.decision.outcome === 'propose') return propose(deps, caller, gated.url, gated.decision.message);
   const outcome: { reserved?: Reserved; proposal?: { message: string; writeId: string } } = {};
   const pay = payingFetch(deps, gated.agent.wallet_key_sealed, async (quote) => {

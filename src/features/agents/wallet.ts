@@ -15,7 +15,7 @@ import type { Queryable } from '../../platform/db/database.ts';
 import { moneyOut } from '../../platform/outbox/events.ts';
 import { enqueueEvents } from '../../platform/outbox/outbox.ts';
 import { createAccount } from '../accounts/index.ts';
-import { decrease, increase, ledgerAccounts, postEntry, readAmount } from '../ledger/index.ts';
+import { decrease, increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
 import { screen } from '../screening/index.ts';
 import type { Facilitator } from '../x402/index.ts';
 import { dayNumber, decide, PERM_OF, spendingFence } from './domain.ts';

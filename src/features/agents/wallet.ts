@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { toClientEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { type Address, getAddress, type Hex, isAddress } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { type Address, getAddress, isAddress } from 'viem';
 import { canonicalJson } from '../../core/canonical-json.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
@@ -19,6 +18,7 @@ import { decrease, increase, ledgerAccounts, postEntry } from '../ledger/index.t
 import { screen } from '../screening/index.ts';
 import type { Facilitator } from '../x402/index.ts';
 import { dayNumber, decide, PERM_OF, spendingFence } from './domain.ts';
+import { agentAccount } from './signer.ts';
 import * as store from './store.ts';
 import {
   type AgentCaller,
@@ -223,7 +223,7 @@ async function reserve(
 
 /** Signs the authorization with the agent's key and has the gas wallet put it on chain. */
 async function send(deps: WalletDeps, sealedKey: string, resolved: Resolved) {
-  const account = privateKeyToAccount(deps.secrets.open(sealedKey) as Hex);
+  const account = agentAccount(deps.secrets, sealedKey);
   const client = deps.chain!.clients(resolved.network.name)!.publicClient;
   const scheme = new ExactEvmScheme(toClientEvmSigner(account, client as never));
   const requirements = {

@@ -4,8 +4,6 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import { toClientEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import type { Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
@@ -14,6 +12,7 @@ import { checkPublicUrl, type Resolver } from '../../platform/net/public-address
 import { AddressRefused, createSafeFetch } from '../../platform/net/safe-fetch.ts';
 import { dayNumber, decide, type FenceVerdict, PERM_OF } from './domain.ts';
 import type { AgentAdmission } from './door.ts';
+import { agentAccount } from './signer.ts';
 import * as store from './store.ts';
 import type { WalletDeps } from './wallet.ts';
 import { type AgentCaller, type AgentWriteOut, agentSpentToday, fenceOf } from './writes.ts';
@@ -179,7 +178,7 @@ export function payingFetch(
   sealedKey: string,
   onQuote: (quote: Quote) => Promise<string | undefined>,
 ) {
-  const account = privateKeyToAccount(deps.secrets.open(sealedKey) as Hex);
+  const account = agentAccount(deps.secrets, sealedKey);
   const client = new x402Client();
   for (const network of deps.chain?.networks.list() ?? []) {
     const publicClient = deps.chain!.clients(network.name)?.publicClient;

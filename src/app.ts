@@ -15,7 +15,12 @@ import {
   registerLedgerAppRoutes,
   registerLedgerPages,
 } from './features/accounts/index.ts';
-import { registerAgentAppRoutes, registerAgentPages, registerAgentRoutes } from './features/agents/index.ts';
+import {
+  type AgentsDeps,
+  registerAgentAppRoutes,
+  registerAgentPages,
+  registerAgentRoutes,
+} from './features/agents/index.ts';
 import { loadShell, registerShellPages } from './features/app-shell/index.ts';
 import { registerStripeWebhookRoute, stripeGateway } from './features/card-payments/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
@@ -319,7 +324,13 @@ function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer
   });
 }
 
-function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer, chat: ChatSetup) {
+function registerAppApi(
+  app: FastifyInstance,
+  deps: AppDeps,
+  appMailer: Mailer,
+  chat: ChatSetup,
+  agents: AgentsDeps,
+) {
   const db = deps.database.db;
   const base = { db, clock: deps.clock };
   const userDeps = {
@@ -368,7 +379,7 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer, 
     registerChatAppRoutes(scope, chat.deps);
     registerSiteAppRoutes(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
     registerPayoutRoutes(scope, { ...base, chain: deps.chain, confirmations: deps.config.confirmations });
-    registerAgentAppRoutes(scope, { ...base, secrets: deps.secrets });
+    registerAgentAppRoutes(scope, agents);
     registerWebhookRoutes(scope, {
       ...base,
       secrets: deps.secrets,
@@ -379,7 +390,13 @@ function registerAppApi(app: FastifyInstance, deps: AppDeps, appMailer: Mailer, 
 }
 
 /** The owner's web app under /app: pages that call the same services as /app/api. */
-function registerWebPages(app: FastifyInstance, deps: AppDeps, appMailer: Mailer, chat: ChatSetup) {
+function registerWebPages(
+  app: FastifyInstance,
+  deps: AppDeps,
+  appMailer: Mailer,
+  chat: ChatSetup,
+  agents: AgentsDeps,
+) {
   const db = deps.database.db;
   const base = { db, clock: deps.clock };
   const userDeps = { ...base, secureCookies: deps.config.publicUrl.startsWith('https://') };
@@ -436,7 +453,7 @@ function registerWebPages(app: FastifyInstance, deps: AppDeps, appMailer: Mailer
     registerSitePages(scope, { ...base, sender: siteSender, allowHttp: deps.config.webhookAllowPrivate });
     registerPayoutPages(scope, { ...base, chain: deps.chain, confirmations: deps.config.confirmations });
     registerChatPages(scope, chat.deps);
-    registerAgentPages(scope, { ...base, secrets: deps.secrets });
+    registerAgentPages(scope, agents);
   });
 }
 
@@ -499,18 +516,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   if (chat.bot) registerTelegramWebhook(app, chat.bot);
   await registerIntegration(app, deps, mailer, chat);
-  await registerAppApi(app, deps, mailer, chat);
-  await registerAgentRoutes(app, {
+  // The agents' deps hold the chain: approving a wallet transfer or an x402 fetch asks it.
+  const agents: AgentsDeps = {
     db: deps.database.db,
     clock: deps.clock,
     secrets: deps.secrets,
-    limiter: deps.limiter,
     chain: deps.chain,
     facilitator,
     resolver: deps.resolver,
     allowPrivate: deps.config.webhookAllowPrivate,
-  });
-  await registerWebPages(app, deps, mailer, chat);
+  };
+  await registerAppApi(app, deps, mailer, chat, agents);
+  await registerAgentRoutes(app, { ...agents, limiter: deps.limiter });
+  await registerWebPages(app, deps, mailer, chat, agents);
   // Development rail: only with a local chain, which production never has.
   if (deps.chain?.local && !deps.config.production) {
     registerDevFaucetRoutes(app, { local: deps.chain.local, production: deps.config.production });

@@ -277,6 +277,36 @@ describe('the fence', () => {
     expect(await b.balance()).toBe('993.00000000');
   });
 
+  it('starts a new day from nothing: yesterday’s spending no longer counts against daily_usd', async () => {
+    const clock = new ManualClock(new Date('2026-05-01T23:00:00Z'));
+    const timed = await createHarness({ clock, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    try {
+      const b = await makeAgentBook(timed);
+      const agent = await b.active({
+        perms: ['payments'],
+        fence: { per_request_usd: '50', daily_usd: '60' },
+      });
+      expect((await b.agentPay(agent, { amount: '50' })).json().applied).toBe(true);
+      const over = (await b.agentPay(agent, { amount: '20' })).json();
+      expect(over).toMatchObject({ applied: false });
+      expect(over.message).toContain('daily_usd');
+      const row = await timed.db
+        .selectFrom('agents')
+        .select(['spent_day', 'spent_usd'])
+        .where('id', '=', agent.id)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({
+        spent_day: Math.floor(clock.now().getTime() / DAY_MS),
+        spent_usd: '50.00000000',
+      });
+      clock.advance(2 * 60 * 60 * 1000);
+      expect((await b.agentPay(agent, { amount: '20' })).json().applied).toBe(true);
+      expect((await b.agentPay(agent, { amount: '45' })).json().applied).toBe(false);
+    } finally {
+      await timed.close();
+    }
+  });
+
   it('a restricted agent cannot use another account of its space', async () => {
     const b = await book();
     const other = await h.makeAccount(b.spaceId, { kind: 'cash', name: 'Till', currency: 'USD' });

@@ -187,6 +187,30 @@ describe('the agent hot wallet', () => {
     expect(tiny.body).toMatchObject({ error: 'amount_not_accepted' });
   });
 
+  it('gives a refused transfer’s reservation back to the day’s total', async () => {
+    const world = await agentWorld();
+    const to = destination();
+    for (const key of ['day-1', 'day-2']) {
+      expect((await transfer(world.token, { amount: '5', destination: to }, key)).body.applied).toBe(true);
+    }
+    // The wallet is empty now: the chain refuses the third, and the day counts only the two.
+    const refused = await transfer(world.token, { amount: '5', destination: to }, 'day-3');
+    expect(refused.status).toBe(502);
+    expect(refused.body.error).toBe('transfer_failed');
+    const row = await h.db
+      .selectFrom('agents')
+      .select('spent_usd')
+      .where('id', '=', world.agentId)
+      .executeTakeFirstOrThrow();
+    expect(row.spent_usd).toBe('10.00000000');
+    const spends = await h.db
+      .selectFrom('agent_spend')
+      .select('amount_usd')
+      .where('agent_id', '=', world.agentId)
+      .execute();
+    expect(spends).toHaveLength(2);
+  });
+
   it('never shows, logs or emits the wallet key', async () => {
     const world = await agentWorld();
     await transfer(world.token, { amount: '1', destination: destination() });

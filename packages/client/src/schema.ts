@@ -1668,7 +1668,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a proposal
-         * @description An owner or admin applies a pending proposal with themselves as the actor (the agent stays named on it); the answer carries the result. A payment still passes approval rules, policy rules and screening. A decided or lapsed proposal answers 422 proposal_state.
+         * @description An owner or admin applies a pending proposal with themselves as the actor (the agent stays named on it); the answer carries the result. A payment still passes approval rules, policy rules and screening. A hot-wallet transfer or an x402 fetch is claimed first (status approving), then sent or fetched from the agent’s wallet (an x402 fetch pays at most the quote the proposal recorded, else the agent’s per_request_usd); it does not count against the agent’s daily cap. If the chain refuses it or the fetch fails, the proposal goes back to pending with the failure in result and the answer is 502 transfer_failed. A decided, lapsed or approving proposal answers 422 proposal_state; a revoked agent’s proposal 409 conflict.
          */
         post: operations["approveProposal"];
         delete?: never;
@@ -8152,7 +8152,7 @@ export interface operations {
     listProposals: {
         parameters: {
             query?: {
-                status?: "applied" | "pending" | "approved" | "rejected" | "lapsed";
+                status?: "applied" | "pending" | "approving" | "approved" | "rejected" | "lapsed";
             };
             header?: never;
             path: {

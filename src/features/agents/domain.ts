@@ -1,5 +1,5 @@
 import { DAY_MS } from '../../core/clock.ts';
-import { type AmountE8, asAmount } from '../../core/money.ts';
+import { type AmountE8, asAmount, ZERO } from '../../core/money.ts';
 import type { AgentPerm, AgentStatus, AgentWriteKind } from '../../platform/db/schema.ts';
 
 // The agent's rules, without I/O: its status machine, the one rule table every write passes
@@ -139,9 +139,14 @@ export function spendingFence(
   return { inside: true };
 }
 
-/** The UTC day holding `now`: the window the daily cap counts. */
-export function dayStart(now: Date): Date {
-  return new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
+/** The UTC day holding `now`, in days since 1970-01-01: the window the daily cap counts. */
+export function dayNumber(now: Date): number {
+  return Math.floor(now.getTime() / DAY_MS);
+}
+
+/** What the agent spent today, from its row's day total (another day's total counts nothing). */
+export function spentToday(row: { spent_day: number | null; spent_usd: AmountE8 }, now: Date): AmountE8 {
+  return row.spent_day === dayNumber(now) ? row.spent_usd : ZERO;
 }
 
 /** Hides all but the last four characters (account numbers, addresses) from an agent's reads. */

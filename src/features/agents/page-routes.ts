@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { Type } from '../../platform/http/schema-kit.ts';
+import { type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
@@ -44,16 +45,19 @@ function renderer(deps: service.AgentsDeps): Render {
   };
 }
 
-function registerProposalPages(scope: FastifyInstance, deps: service.AgentsDeps, render: Render) {
+// With attachValidation a post's handler runs even when its body failed the schema (the page
+// shows the error in place), so the typed body is read only inside runForm's write, which runs
+// once no validation error is attached.
+
+function registerProposalPages(scope: TypedApp, deps: service.AgentsDeps, render: Render) {
   const path = '/app/books/:book_id/agents/proposals/:pid';
   scope.post(
     `${path}/approve`,
     { schema: { hide: true, params: ProposalPageParams } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { pid } = request.params as Static<typeof ProposalPageParams>;
       const outcome = await runForm(request, () =>
-        service.approveProposal(deps, shell.user.id, shell.book.id, pid),
+        service.approveProposal(deps, shell.user.id, shell.book.id, request.params.pid),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'agents'));
       return sendPage(reply, await render(request, { decision: outcome.form }), outcome.status);
@@ -64,15 +68,9 @@ function registerProposalPages(scope: FastifyInstance, deps: service.AgentsDeps,
     { schema: { hide: true, params: ProposalPageParams, body: RejectForm }, attachValidation: true },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { pid } = request.params as Static<typeof ProposalPageParams>;
+      const { pid } = request.params;
       const outcome = await runForm(request, () =>
-        service.rejectProposal(
-          deps,
-          shell.user.id,
-          shell.book.id,
-          pid,
-          (request.body as { reason: string }).reason,
-        ),
+        service.rejectProposal(deps, shell.user.id, shell.book.id, pid, request.body.reason),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'agents'));
       const form = { ...outcome.form, values: { ...outcome.form.values, proposal_id: pid } };
@@ -81,7 +79,8 @@ function registerProposalPages(scope: FastifyInstance, deps: service.AgentsDeps,
   );
 }
 
-export function registerAgentPages(scope: FastifyInstance, deps: service.AgentsDeps) {
+export function registerAgentPages(server: FastifyInstance, deps: service.AgentsDeps) {
+  const scope = typedRoutes(server);
   const path = '/app/books/:book_id/agents';
   const render = renderer(deps);
   scope.get(path, { schema: { hide: true, params: BookParams } }, async (request, reply) =>
@@ -97,7 +96,7 @@ export function registerAgentPages(scope: FastifyInstance, deps: service.AgentsD
     async (request, reply) => {
       const shell = shellOf(request);
       const outcome = await runForm(request, () =>
-        service.issueAgent(deps, shell.user.id, shell.book.id, request.body as service.AgentIssueInput),
+        service.issueAgent(deps, shell.user.id, shell.book.id, request.body),
       );
       if (!outcome.ok) return sendPage(reply, await render(request, { issue: outcome.form }), outcome.status);
       // The token exists only in this answer: rendered here, never kept for a GET.
@@ -114,10 +113,8 @@ export function registerAgentPages(scope: FastifyInstance, deps: service.AgentsD
     { schema: { hide: true, params: AgentPageParams, body: AgentStatusIn }, attachValidation: true },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { aid } = request.params as Static<typeof AgentPageParams>;
-      const { status } = (request.body ?? {}) as Static<typeof AgentStatusIn>;
       const outcome = await runForm(request, () =>
-        service.setAgentStatus(deps, shell.user.id, shell.book.id, aid, status),
+        service.setAgentStatus(deps, shell.user.id, shell.book.id, request.params.aid, request.body.status),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'agents'));
       return sendPage(reply, await render(request, { decision: outcome.form }), outcome.status);
@@ -128,9 +125,8 @@ export function registerAgentPages(scope: FastifyInstance, deps: service.AgentsD
     { schema: { hide: true, params: AgentPageParams } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { aid } = request.params as Static<typeof AgentPageParams>;
       const outcome = await runForm(request, () =>
-        service.revokeAgent(deps, shell.user.id, shell.book.id, aid),
+        service.revokeAgent(deps, shell.user.id, shell.book.id, request.params.aid),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'agents'));
       return sendPage(reply, await render(request, { decision: outcome.form }), outcome.status);

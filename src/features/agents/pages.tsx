@@ -209,8 +209,10 @@ function describe(proposal: ProposalView) {
   const input = proposal.input as Record<string, unknown>;
   const amount =
     typeof input.amount === 'string' || typeof input.amount === 'number' ? String(input.amount) : null;
-  const currency = typeof input.currency === 'string' ? input.currency : '';
-  const payee = typeof input.payee === 'string' ? input.payee : '';
+  const currency =
+    typeof input.currency === 'string' ? input.currency : typeof input.asset === 'string' ? input.asset : '';
+  const payee = typeof input.payee === 'string' && input.payee ? input.payee : text(input.destination);
+  const url = text(input.url);
   return (
     <span>
       {proposal.kind.replace('_', ' ')}
@@ -221,6 +223,27 @@ function describe(proposal: ProposalView) {
         </>
       )}
       {payee && <> to {payee}</>}
+      {url && (
+        <>
+          {' '}
+          <code>{url}</code>
+        </>
+      )}
+    </span>
+  );
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+
+/** Why a proposal waits, and what went wrong when a person last tried to approve it. */
+function whyItWaits(proposal: ProposalView) {
+  const failure = proposal.result as { error?: unknown; detail?: unknown } | null;
+  return (
+    <span>
+      {proposal.message}
+      {failure && typeof failure.error === 'string' && (
+        <span class="error"> Approving failed: {text(failure.detail) || failure.error}</span>
+      )}
     </span>
   );
 }
@@ -261,7 +284,7 @@ function proposalColumns(shell: BookShell, form: FormState): Column<ProposalView
     { header: 'Asked', cell: (proposal) => <DateTime at={proposal.created_at} /> },
     { header: 'Agent', cell: (proposal) => proposal.agent_name },
     { header: 'What', cell: describe },
-    { header: 'Why it waits', cell: (proposal) => proposal.message },
+    { header: 'Why it waits', cell: whyItWaits },
   ];
   if (canAdminister(shell.book.role)) {
     columns.push({

@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import type { RateLimiter } from '../../platform/http/rate-limit.ts';
-import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { type TSchema, Type } from '../../platform/http/schema-kit.ts';
+import { requireCaller, type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { type AgentAdmission, createAgentDoor, describeAgent } from './door.ts';
 import { WRITE_KINDS } from './kinds.ts';
 import { type AgentCall, createAgentMcpServer } from './mcp.ts';
@@ -38,8 +39,8 @@ import {
   RejectIn,
 } from './schemas.ts';
 import * as service from './service.ts';
-import { transferFromWallet, type WalletTransferInput, walletBalances } from './wallet.ts';
-import { runAgentWrite, type WriteKind } from './writes.ts';
+import { transferFromWallet, walletBalances } from './wallet.ts';
+import { runAgentWrite } from './writes.ts';
 import { fetchWithX402, type X402FetchDeps } from './x402-fetch.ts';
 
 const TAGS = ['Agents'];
@@ -50,10 +51,9 @@ const AGENT_WRITE_ERRORS = [401, 403, 404, 413, 415, 422, 429] as const;
 const doc = (operationId: string, summary: string, description: string, errors = APP_WRITE_ERRORS) =>
   routeDoc({ operationId, summary, description, tags: TAGS, errors });
 
-const userOf = (request: FastifyRequest) => request.session!.userId;
-const spaceOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+const userOf = (request: FastifyRequest) => requireCaller(request).userId;
 
-function registerAgentAdmin(app: FastifyInstance, deps: service.AgentsDeps) {
+function registerAgentAdmin(app: TypedApp, deps: service.AgentsDeps) {
   app.post(
     '/app/api/spaces/:id/agents',
     {
@@ -69,12 +69,7 @@ function registerAgentAdmin(app: FastifyInstance, deps: service.AgentsDeps) {
       },
     },
     async (request, reply) => {
-      const issued = await service.issueAgent(
-        deps,
-        userOf(request),
-        spaceOf(request),
-        request.body as service.AgentIssueInput,
-      );
+      const issued = await service.issueAgent(deps, userOf(request), request.params.id, request.body);
       return reply.code(201).header('cache-control', 'no-store').send(issued);
     },
   );
@@ -92,7 +87,7 @@ function registerAgentAdmin(app: FastifyInstance, deps: service.AgentsDeps) {
         response: { 200: AgentList },
       },
     },
-    async (request) => ({ items: await service.listAgents(deps, userOf(request), spaceOf(request)) }),
+    async (request) => ({ items: await service.listAgents(deps, userOf(request), request.params.id) }),
   );
   app.patch(
     '/app/api/spaces/:id/agents/:aid',
@@ -109,14 +104,13 @@ function registerAgentAdmin(app: FastifyInstance, deps: service.AgentsDeps) {
       },
     },
     async (request) => {
-      const { id, aid } = request.params as Static<typeof AgentParams>;
-      const { status } = request.body as Static<typeof AgentStatusIn>;
-      return service.setAgentStatus(deps, userOf(request), id, aid, status);
+      const { id, aid } = request.params;
+      return service.setAgentStatus(deps, userOf(request), id, aid, request.body.status);
     },
   );
 }
 
-function registerAgentRevoke(app: FastifyInstance, deps: service.AgentsDeps) {
+function registerAgentRevoke(app: TypedApp, deps: service.AgentsDeps) {
   app.delete(
     '/app/api/spaces/:id/agents/:aid',
     {
@@ -132,13 +126,13 @@ function registerAgentRevoke(app: FastifyInstance, deps: service.AgentsDeps) {
       },
     },
     async (request) => {
-      const { id, aid } = request.params as Static<typeof AgentParams>;
+      const { id, aid } = request.params;
       return service.revokeAgent(deps, userOf(request), id, aid);
     },
   );
 }
 
-function registerProposalRoutes(app: FastifyInstance, deps: service.AgentsDeps) {
+function registerProposalRoutes(app: TypedApp, deps: service.AgentsDeps) {
   app.get(
     '/app/api/spaces/:id/proposals',
     {
@@ -155,8 +149,8 @@ function registerProposalRoutes(app: FastifyInstance, deps: service.AgentsDeps) 
       },
     },
     async (request) => {
-      const { status } = request.query as Static<typeof ProposalQuery>;
-      return { items: await service.listProposals(deps, userOf(request), spaceOf(request), status) };
+      const { status } = request.query;
+      return { items: await service.listProposals(deps, userOf(request), request.params.id, status) };
     },
   );
   app.post(
@@ -166,14 +160,15 @@ function registerProposalRoutes(app: FastifyInstance, deps: service.AgentsDeps) 
         ...doc(
           'approveProposal',
           'Approve a proposal',
-          'An owner or admin applies a pending proposal with themselves as the actor (the agent stays named on it); the answer carries the result. A payment still passes approval rules, policy rules and screening. A decided or lapsed proposal answers 422 proposal_state.',
+          'An owner or admin applies a pending proposal with themselves as the actor (the agent stays named on it); the answer carries the result. A payment still passes approval rules, policy rules and screening. A hot-wallet transfer or an x402 fetch is claimed first (status approving), then sent or fetched from the agent’s wallet (an x402 fetch pays at most the quote the proposal recorded, else the agent’s per_request_usd); it does not count against the agent’s daily cap. If the chain refuses it or the fetch fails, the proposal goes back to pending with the failure in result and the answer is 502 transfer_failed. A decided, lapsed or approving proposal answers 422 proposal_state; a revoked agent’s proposal 409 conflict.',
+          APP_WRITE_ERRORS,
         ),
         params: ProposalParams,
         response: { 200: ProposalOut },
       },
     },
     async (request) => {
-      const { id, pid } = request.params as Static<typeof ProposalParams>;
+      const { id, pid } = request.params;
       return service.approveProposal(deps, userOf(request), id, pid);
     },
   );
@@ -192,14 +187,13 @@ function registerProposalRoutes(app: FastifyInstance, deps: service.AgentsDeps) 
       },
     },
     async (request) => {
-      const { id, pid } = request.params as Static<typeof ProposalParams>;
-      const { reason } = request.body as Static<typeof RejectIn>;
-      return service.rejectProposal(deps, userOf(request), id, pid, reason);
+      const { id, pid } = request.params;
+      return service.rejectProposal(deps, userOf(request), id, pid, request.body.reason);
     },
   );
 }
 
-function registerCategoryRoutes(app: FastifyInstance, deps: service.AgentsDeps) {
+function registerCategoryRoutes(app: TypedApp, deps: service.AgentsDeps) {
   app.get(
     '/app/api/spaces/:id/categories',
     {
@@ -214,7 +208,7 @@ function registerCategoryRoutes(app: FastifyInstance, deps: service.AgentsDeps) 
         response: { 200: CategoryList },
       },
     },
-    async (request) => ({ items: await service.listCategories(deps, userOf(request), spaceOf(request)) }),
+    async (request) => ({ items: await service.listCategories(deps, userOf(request), request.params.id) }),
   );
   app.post(
     '/app/api/spaces/:id/categories',
@@ -231,15 +225,14 @@ function registerCategoryRoutes(app: FastifyInstance, deps: service.AgentsDeps) 
       },
     },
     async (request, reply) => {
-      const input = request.body as Static<typeof CategoryIn>;
       return reply
         .code(201)
-        .send(await service.createCategory(deps, userOf(request), spaceOf(request), input));
+        .send(await service.createCategory(deps, userOf(request), request.params.id, request.body));
     },
   );
 }
 
-function registerCardIntentList(app: FastifyInstance, deps: service.AgentsDeps) {
+function registerCardIntentList(app: TypedApp, deps: service.AgentsDeps) {
   app.get(
     '/app/api/spaces/:id/card-intents',
     {
@@ -254,11 +247,12 @@ function registerCardIntentList(app: FastifyInstance, deps: service.AgentsDeps) 
         response: { 200: CardIntentList },
       },
     },
-    async (request) => ({ items: await service.listCardIntents(deps, userOf(request), spaceOf(request)) }),
+    async (request) => ({ items: await service.listCardIntents(deps, userOf(request), request.params.id) }),
   );
 }
 
-export function registerAgentAppRoutes(app: FastifyInstance, deps: service.AgentsDeps) {
+export function registerAgentAppRoutes(server: FastifyInstance, deps: service.AgentsDeps) {
+  const app = typedRoutes(server);
   registerAgentAdmin(app, deps);
   registerCardIntentList(app, deps);
   registerAgentRevoke(app, deps);
@@ -274,6 +268,7 @@ declare module 'fastify' {
   }
 }
 
+/** The agent the door admitted; a route reached without one answers 401, never a crash. */
 const admissionOf = (request: FastifyRequest) => {
   if (!request.agent)
     throw new AppError('unauthorized', 'Send the agent token as Authorization: Bearer oat_….');
@@ -282,68 +277,144 @@ const admissionOf = (request: FastifyRequest) => {
 
 type AgentRouteDeps = X402FetchDeps & { limiter: RateLimiter };
 
-/** The agent writes of one space: each goes through the rule table and answers AgentWriteOut. */
-const SPACE_WRITES = [
-  {
-    path: '/agent/spaces/:space_id/payments',
-    body: AgentPaymentIn,
-    spec: WRITE_KINDS.payment,
-    id: 'agentCreatePayment',
-    summary: 'Pay (a payment out)',
-    text: 'A payment out of one of the space’s accounts (rail book), made by the agent: the same approval rules, policy rules and screening as a person’s payment. Applied inside the fence when the agent is active; otherwise a proposal.',
-  },
-  {
-    path: '/agent/spaces/:space_id/transactions',
-    body: AgentTxIn,
-    spec: WRITE_KINDS.transaction,
-    id: 'agentCreateTransaction',
-    summary: 'Book a row',
-    text: 'Books an income or expense row (origin manual) on one account, with an optional category. A transfer needs two accounts and is refused (a person makes it).',
-  },
-  {
-    path: '/agent/spaces/:space_id/chain-payments',
-    body: AgentChainPaymentIn,
-    spec: WRITE_KINDS.chain_payment,
-    id: 'agentCreateChainPayment',
-    summary: 'Prepare a chain payment',
-    text: 'Puts forward an on-chain payment out of a crypto account for a person to sign in the app (rail chain). The fence counts it like a payment.',
-  },
-] as const;
-
-function registerAgentWrite(
-  app: FastifyInstance,
-  deps: AgentRouteDeps,
-  route: { path: string; body: object; spec: WriteKind<never>; id: string; summary: string; text: string },
-  method: 'POST' | 'PATCH' = 'POST',
-  params: object = AgentSpaceParams,
+/** The OpenAPI part of an agent write: every one answers AgentWriteOut through the rule table. */
+function writeSchema<B extends TSchema, P extends TSchema>(
+  route: { id: string; summary: string; text: string },
+  body: B,
+  params: P,
 ) {
-  app.route({
-    method,
-    url: route.path,
-    schema: {
-      ...doc(
-        route.id,
-        route.summary,
-        `${route.text} Frozen: 403 agent_frozen; a missing perm: 403 missing_perm.`,
-        AGENT_WRITE_ERRORS,
+  return {
+    ...doc(
+      route.id,
+      route.summary,
+      `${route.text} Frozen: 403 agent_frozen; a missing perm: 403 missing_perm.`,
+      AGENT_WRITE_ERRORS,
+    ),
+    params,
+    body,
+    response: { 200: AgentWriteOut },
+  };
+}
+
+const NO_PARAMS = Type.Object({});
+
+/** The agent writes of one space: each goes through the rule table and answers AgentWriteOut. */
+function registerSpaceWrites(app: TypedApp, deps: AgentRouteDeps) {
+  const callerOf = (request: FastifyRequest) => admissionOf(request).caller;
+  app.post(
+    '/agent/spaces/:space_id/payments',
+    {
+      schema: writeSchema(
+        {
+          id: 'agentCreatePayment',
+          summary: 'Pay (a payment out)',
+          text: 'A payment out of one of the space’s accounts (rail book), made by the agent: the same approval rules, policy rules and screening as a person’s payment. Applied inside the fence when the agent is active; otherwise a proposal.',
+        },
+        AgentPaymentIn,
+        AgentSpaceParams,
       ),
-      params,
-      body: route.body,
-      response: { 200: AgentWriteOut },
     },
-    handler: async (request) => {
-      const admission = admissionOf(request);
-      const { space_id, id } = request.params as { space_id?: string; id?: string };
-      const input = id === undefined ? request.body : { ...(request.body as object), id };
-      return runAgentWrite(
+    (request) =>
+      runAgentWrite(deps, callerOf(request), request.params.space_id, WRITE_KINDS.payment, request.body),
+  );
+  app.post(
+    '/agent/spaces/:space_id/transactions',
+    {
+      schema: writeSchema(
+        {
+          id: 'agentCreateTransaction',
+          summary: 'Book a row',
+          text: 'Books an income or expense row (origin manual) on one account, with an optional category. A transfer needs two accounts and is refused (a person makes it).',
+        },
+        AgentTxIn,
+        AgentSpaceParams,
+      ),
+    },
+    (request) =>
+      runAgentWrite(deps, callerOf(request), request.params.space_id, WRITE_KINDS.transaction, request.body),
+  );
+  app.post(
+    '/agent/spaces/:space_id/chain-payments',
+    {
+      schema: writeSchema(
+        {
+          id: 'agentCreateChainPayment',
+          summary: 'Prepare a chain payment',
+          text: 'Puts forward an on-chain payment out of a crypto account for a person to sign in the app (rail chain). The fence counts it like a payment.',
+        },
+        AgentChainPaymentIn,
+        AgentSpaceParams,
+      ),
+    },
+    (request) =>
+      runAgentWrite(
         deps,
-        admission.caller,
-        space_id ?? admission.caller.spaceId,
-        route.spec,
-        input as never,
-      );
+        callerOf(request),
+        request.params.space_id,
+        WRITE_KINDS.chain_payment,
+        request.body,
+      ),
+  );
+  app.patch(
+    '/agent/spaces/:space_id/transactions/:id',
+    {
+      schema: writeSchema(
+        {
+          id: 'agentPatchTransaction',
+          summary: 'Correct a booked row',
+          text: 'Changes only the category, note or payee of a row an agent filed; amounts and dates never change.',
+        },
+        AgentTxPatch,
+        AgentTxParams,
+      ),
     },
-  });
+    (request) =>
+      runAgentWrite(deps, callerOf(request), request.params.space_id, WRITE_KINDS.transaction_patch, {
+        ...request.body,
+        id: request.params.id,
+      }),
+  );
+}
+
+/** The agent writes that name no space: the agent's own. */
+function registerOwnWrites(app: TypedApp, deps: AgentRouteDeps) {
+  const callerOf = (request: FastifyRequest) => admissionOf(request).caller;
+  app.post(
+    '/agent/card-intents',
+    {
+      schema: writeSchema(
+        {
+          id: 'agentOpenCardIntent',
+          summary: 'Declare a card payment',
+          text: 'Declares a card payment before the agent’s card makes it (merchant, purpose, ceiling in USD). Applied: result {intent_id, status: "open"}. A later expense row booked by an agent whose payee is the merchant is matched to it; one over the ceiling notifies the owners.',
+        },
+        CardIntentOpenIn,
+        NO_PARAMS,
+      ),
+    },
+    (request) => {
+      const caller = callerOf(request);
+      return runAgentWrite(deps, caller, caller.spaceId, WRITE_KINDS.card_intent, request.body);
+    },
+  );
+  app.post(
+    '/agent/grant-changes',
+    {
+      schema: writeSchema(
+        {
+          id: 'agentRequestGrantChange',
+          summary: 'Ask for a different fence',
+          text: 'Asks the owner to change the agent’s fence (merchants, x402 hosts, daily cap, expiry): always a proposal, applied when a person approves it.',
+        },
+        AgentGrantChangeIn,
+        NO_PARAMS,
+      ),
+    },
+    (request) => {
+      const caller = callerOf(request);
+      return runAgentWrite(deps, caller, caller.spaceId, WRITE_KINDS.grant_change, request.body);
+    },
+  );
 }
 
 const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
@@ -360,8 +431,8 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return value;
 }
 
-function registerWalletRoutes(scope: FastifyInstance, deps: AgentRouteDeps) {
-  scope.get(
+function registerWalletRoutes(app: TypedApp, deps: AgentRouteDeps) {
+  app.get(
     '/agent/wallet',
     {
       schema: {
@@ -376,7 +447,7 @@ function registerWalletRoutes(scope: FastifyInstance, deps: AgentRouteDeps) {
     },
     async (request) => walletBalances(deps, admissionOf(request).caller),
   );
-  scope.post(
+  app.post(
     '/agent/wallet/transfers',
     {
       schema: {
@@ -391,17 +462,12 @@ function registerWalletRoutes(scope: FastifyInstance, deps: AgentRouteDeps) {
       },
     },
     async (request) =>
-      transferFromWallet(
-        deps,
-        admissionOf(request).caller,
-        request.body as WalletTransferInput,
-        idempotencyKeyOf(request),
-      ),
+      transferFromWallet(deps, admissionOf(request).caller, request.body, idempotencyKeyOf(request)),
   );
 }
 
-function registerX402Fetch(scope: FastifyInstance, deps: AgentRouteDeps) {
-  scope.post(
+function registerX402Fetch(app: TypedApp, deps: AgentRouteDeps) {
+  app.post(
     '/agent/x402',
     {
       schema: {
@@ -415,14 +481,13 @@ function registerX402Fetch(scope: FastifyInstance, deps: AgentRouteDeps) {
         response: { 200: AgentWriteOut },
       },
     },
-    async (request) =>
-      fetchWithX402(deps, admissionOf(request).caller, (request.body as Static<typeof AgentX402In>).url),
+    async (request) => fetchWithX402(deps, admissionOf(request), request.body.url),
   );
 }
 
 /** The agent API as MCP tools over streamable HTTP (stateless: one server per request). */
-function registerMcpRoute(scope: FastifyInstance) {
-  scope.post(
+function registerMcpRoute(app: TypedApp) {
+  app.post(
     '/agent/mcp',
     {
       schema: {
@@ -463,7 +528,8 @@ function registerMcpRoute(scope: FastifyInstance) {
 
 export function registerAgentRoutes(app: FastifyInstance, deps: AgentRouteDeps) {
   const door = createAgentDoor(deps);
-  return app.register(async (scope) => {
+  return app.register(async (plain) => {
+    const scope = typedRoutes(plain);
     scope.addHook('onRequest', async (request, reply) => {
       const admission = await door.admit(request.headers.authorization);
       request.agent = admission;
@@ -486,51 +552,10 @@ export function registerAgentRoutes(app: FastifyInstance, deps: AgentRouteDeps) 
       },
       async (request) => describeAgent(deps.db, admissionOf(request)),
     );
-    for (const route of SPACE_WRITES) registerAgentWrite(scope, deps, route as never);
-    registerAgentWrite(
-      scope,
-      deps,
-      {
-        path: '/agent/card-intents',
-        body: CardIntentOpenIn,
-        spec: WRITE_KINDS.card_intent as never,
-        id: 'agentOpenCardIntent',
-        summary: 'Declare a card payment',
-        text: 'Declares a card payment before the agent’s card makes it (merchant, purpose, ceiling in USD). Applied: result {intent_id, status: "open"}. A later expense row booked by an agent whose payee is the merchant is matched to it; one over the ceiling notifies the owners.',
-      },
-      'POST',
-      Type.Object({}),
-    );
+    registerSpaceWrites(scope, deps);
+    registerOwnWrites(scope, deps);
     registerWalletRoutes(scope, deps);
     registerX402Fetch(scope, deps);
     registerMcpRoute(scope);
-    registerAgentWrite(
-      scope,
-      deps,
-      {
-        path: '/agent/spaces/:space_id/transactions/:id',
-        body: AgentTxPatch,
-        spec: WRITE_KINDS.transaction_patch as never,
-        id: 'agentPatchTransaction',
-        summary: 'Correct a booked row',
-        text: 'Changes only the category, note or payee of a row an agent filed; amounts and dates never change.',
-      },
-      'PATCH',
-      AgentTxParams,
-    );
-    registerAgentWrite(
-      scope,
-      deps,
-      {
-        path: '/agent/grant-changes',
-        body: AgentGrantChangeIn,
-        spec: WRITE_KINDS.grant_change as never,
-        id: 'agentRequestGrantChange',
-        summary: 'Ask for a different fence',
-        text: 'Asks the owner to change the agent’s fence (merchants, x402 hosts, daily cap, expiry): always a proposal, applied when a person approves it.',
-      },
-      'POST',
-      Type.Object({}),
-    );
   });
 }

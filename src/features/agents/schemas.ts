@@ -88,7 +88,7 @@ export const AgentIssued = Type.Object(
 export const AgentParams = Type.Object({ id: Uuid(), aid: Uuid() });
 export const ProposalParams = Type.Object({ id: Uuid(), pid: Uuid() });
 export const ProposalQuery = Type.Object({
-  status: Type.Optional(Enum(['applied', 'pending', 'approved', 'rejected', 'lapsed'] as const)),
+  status: Type.Optional(Enum(['applied', 'pending', 'approving', 'approved', 'rejected', 'lapsed'] as const)),
 });
 export const RejectIn = Type.Object({ reason: Text({ minLength: 1, maxLength: 500 }) });
 

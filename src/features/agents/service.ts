@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { SECRET_PREFIX } from '../../core/ids.ts';
 import { formatAmount } from '../../core/money.ts';
-import { randomSecret, type SecretBox, sha256Hex } from '../../platform/crypto.ts';
+import { randomSecret, sha256Hex } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { AgentPerm, AgentStatus, AgentWriteStatus } from '../../platform/db/schema.ts';
 import { readAmount } from '../ledger/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
+import { type ApprovalDeps, approveWithChainIo, CHAIN_IO_KINDS, requirePending } from './approvals.ts';
 import { presentCardIntent } from './card-intents.ts';
 import { canMove, PROPOSAL_LIFETIME_MS } from './domain.ts';
 import { WRITE_KINDS } from './kinds.ts';
@@ -19,7 +19,8 @@ import { amountOf, applyProposal } from './writes.ts';
 // generated and sealed), list, move status, revoke; categories; proposals listed, approved (the
 // person applies it) or rejected, and lapsed after seven days by a job.
 
-export type AgentsDeps = { db: Db; clock: Clock; secrets: SecretBox };
+/** Approving a wallet transfer or an x402 fetch asks the chain: the agent routes' own deps. */
+export type AgentsDeps = ApprovalDeps;
 
 export type AgentIssueInput = {
   name: string;
@@ -100,6 +101,8 @@ export async function issueAgent(deps: AgentsDeps, actorId: string, spaceId: str
     created_at: now,
     updated_at: now,
     revoked_at: null,
+    spent_day: null,
+    spent_usd: '0',
   };
   await deps.db.transaction().execute((tx) => store.insertAgent(tx, row, accountIds));
   return { ...presentAgent(row, [...accountIds].sort()), agent_id: row.id, token };
@@ -198,20 +201,6 @@ export async function listProposals(
   return rows.map(presentProposal);
 }
 
-function requirePending(row: store.WriteRow | undefined): store.WriteRow {
-  if (!row) throw new AppError('not_found', 'No such proposal in this space.');
-  if (row.status !== 'pending') {
-    throw new AppError(
-      'proposal_state',
-      `This proposal is ${row.status}; only a pending one can be decided.`,
-      {
-        status: row.status,
-      },
-    );
-  }
-  return row;
-}
-
 /** A person approves: the proposal applies with them as actor, and its answer is the result. */
 export async function approveProposal(
   deps: AgentsDeps,
@@ -220,14 +209,22 @@ export async function approveProposal(
   proposalId: string,
 ) {
   await requireAdministrator(deps.db, spaceId, actorId);
+  const seen = requirePending(await store.findWrite(deps.db, spaceId, proposalId));
+  if (CHAIN_IO_KINDS.has(seen.kind)) {
+    await approveWithChainIo(deps, { actorId, spaceId, proposalId }, seen);
+    return presentProposal(await store.findWriteWithAgent(deps.db, spaceId, proposalId));
+  }
   await deps.db.transaction().execute(async (tx) => {
     const write = requirePending(await store.lockWrite(tx, spaceId, proposalId));
     const agent = await store.lockAgent(tx, write.agent_id);
+    if (agent.revoked_at !== null) {
+      throw new AppError('conflict', 'This agent was revoked: its proposals can only be rejected.');
+    }
     const accountIds = agent.accounts_restricted
       ? ((await store.accountIdsOf(tx, [agent.id])).get(agent.id) ?? [])
       : null;
     const spec = WRITE_KINDS[write.kind as keyof typeof WRITE_KINDS];
-    if (!spec) throw new AppError('proposal_state', `A ${write.kind} proposal cannot be applied here yet.`);
+    if (!spec) throw new AppError('proposal_state', `A ${write.kind} proposal cannot be applied here.`);
     const now = deps.clock.now();
     const ctx = { tx, deps, agent, accountIds, now };
     const applied = await applyProposal(ctx, spec as never, write.input as never, actorId, write.id);

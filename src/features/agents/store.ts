@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
 import type {
   AgentBookRowsTable,
@@ -187,11 +187,6 @@ export async function finishSending(
     .execute();
 }
 
-/** Gives a failed write's reservation back to the day's cap. */
-export async function releaseSpend(db: Queryable, writeId: string) {
-  await db.deleteFrom('agent_spend').where('write_id', '=', writeId).execute();
-}
-
 export async function walletOf(db: Queryable, agentId: string) {
   return db
     .selectFrom('agents')
@@ -220,6 +215,47 @@ export async function lockWrite(db: Queryable, spaceId: string, writeId: string)
     .where('id', '=', writeId)
     .forUpdate()
     .executeTakeFirst();
+}
+
+export async function findWrite(db: Queryable, spaceId: string, writeId: string) {
+  return db
+    .selectFrom('agent_writes')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('id', '=', writeId)
+    .executeTakeFirst();
+}
+
+/** A person claims a pending proposal to apply it: approving, with who and since when. */
+export async function claimWrite(db: Queryable, writeId: string, by: string, at: Date) {
+  await db
+    .updateTable('agent_writes')
+    .set({ status: 'approving', decided_by: by, decided_at: at })
+    .where('id', '=', writeId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Ends a claimed approval: approved with its result, or back to pending with the failure in
+ * `result` (the owner reads it, and may approve again or reject).
+ */
+export async function endApproval(
+  db: Queryable,
+  writeId: string,
+  outcome: { status: 'approved' | 'pending'; result: Record<string, unknown> },
+) {
+  const back = outcome.status === 'pending';
+  await db
+    .updateTable('agent_writes')
+    .set({
+      status: outcome.status,
+      result: JSON.stringify(outcome.result),
+      ...(back ? { decided_by: null, decided_at: null } : {}),
+    })
+    .where('id', '=', writeId)
+    .where('status', '=', 'approving')
+    .execute();
 }
 
 export async function decideWrite(
@@ -290,32 +326,87 @@ export async function claimLapsing(db: Queryable, before: Date, limit: number) {
 }
 
 // ---- Spending against the daily cap ----
+// The day's total lives on the agent's row (`spent_day`, `spent_usd`); each spend's own row in
+// agent_spend says which write spent what. Both change in one statement, so they never disagree.
 
-export async function spentSince(db: Queryable, agentId: string, since: Date): Promise<string> {
-  const row = await db
-    .selectFrom('agent_spend')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount_usd'), eb.val('0')).as('total'))
-    .where('agent_id', '=', agentId)
-    .where('spent_at', '>=', since)
-    .executeTakeFirstOrThrow();
-  return String(row.total);
+export type Spend = {
+  id: string;
+  spaceId: string;
+  agentId: string;
+  writeId: string;
+  amountUsd: string;
+  at: Date;
+  /** The UTC day of `at`, in days since 1970-01-01. */
+  day: number;
+};
+
+/** Adds a spend to the agent's day (a new day starts from it) and records it; one statement. */
+export async function addSpend(db: Queryable, spend: Spend) {
+  await sql`
+    WITH bumped AS (
+      UPDATE agents
+      SET spent_usd = CASE WHEN spent_day = ${spend.day} THEN spent_usd + ${spend.amountUsd}::numeric
+                           ELSE ${spend.amountUsd}::numeric END,
+          spent_day = ${spend.day}
+      WHERE id = ${spend.agentId}
+      RETURNING id
+    )
+    INSERT INTO agent_spend (id, space_id, agent_id, write_id, amount_usd, spent_at)
+    SELECT ${spend.id}, ${spend.spaceId}, id, ${spend.writeId}, ${spend.amountUsd}::numeric, ${spend.at}
+    FROM bumped`.execute(db);
 }
 
-export async function insertSpend(
+/** Gives a failed write's reservation back: its row goes, and its day's total drops if still that day. */
+export async function releaseSpend(db: Queryable, writeId: string) {
+  await sql`
+    WITH gone AS (
+      DELETE FROM agent_spend WHERE write_id = ${writeId}
+      RETURNING agent_id, amount_usd, floor(extract(epoch FROM spent_at) / 86400)::integer AS day
+    )
+    UPDATE agents a
+    SET spent_usd = greatest(a.spent_usd - gone.amount_usd, 0)
+    FROM gone
+    WHERE a.id = gone.agent_id AND a.spent_day = gone.day`.execute(db);
+}
+
+/**
+ * Reserves an x402 quote in one statement: the agent is still active, holds the x402 perm, its
+ * fence has not expired, and the amount fits per_request_usd and what is left of daily_usd; then
+ * its day's total grows, the write is recorded as sending and the spend as its own. The UPDATE
+ * takes the agent's row lock and, when it waited for another, checks the newest row again, so
+ * concurrent quotes cannot overspend. Answers false when anything did not hold.
+ */
+export async function reserveX402Quote(
   db: Queryable,
-  spend: { id: string; spaceId: string; agentId: string; writeId: string; amountUsd: string; at: Date },
-) {
-  await db
-    .insertInto('agent_spend')
-    .values({
-      id: spend.id,
-      space_id: spend.spaceId,
-      agent_id: spend.agentId,
-      write_id: spend.writeId,
-      amount_usd: spend.amountUsd,
-      spent_at: spend.at,
-    })
-    .execute();
+  spend: Spend,
+  input: Record<string, unknown>,
+): Promise<boolean> {
+  const result = await sql<{ write_id: string }>`
+    WITH reserved AS (
+      UPDATE agents
+      SET spent_usd = CASE WHEN spent_day = ${spend.day} THEN spent_usd + ${spend.amountUsd}::numeric
+                           ELSE ${spend.amountUsd}::numeric END,
+          spent_day = ${spend.day}
+      WHERE id = ${spend.agentId}
+        AND revoked_at IS NULL
+        AND status = 'active'
+        AND 'x402' = ANY (perms)
+        AND (fence_expires_at IS NULL OR fence_expires_at > ${spend.at})
+        AND ${spend.amountUsd}::numeric <= per_request_usd
+        AND CASE WHEN spent_day = ${spend.day} THEN spent_usd ELSE 0 END + ${spend.amountUsd}::numeric
+            <= daily_usd
+      RETURNING id, space_id
+    ), written AS (
+      INSERT INTO agent_writes (id, space_id, agent_id, kind, input, message, status, created_at)
+      SELECT ${spend.writeId}, space_id, id, 'x402', ${JSON.stringify(input)}::jsonb, '', 'sending', ${spend.at}
+      FROM reserved
+      RETURNING id, space_id, agent_id
+    )
+    INSERT INTO agent_spend (id, space_id, agent_id, write_id, amount_usd, spent_at)
+    SELECT ${spend.id}, space_id, agent_id, id, ${spend.amountUsd}::numeric, ${spend.at}
+    FROM written
+    RETURNING write_id`.execute(db);
+  return result.rows.length === 1;
 }
 
 // ---- Categories and book rows ----

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { toClientEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { type Address, getAddress, type Hex, isAddress } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { type Address, getAddress, isAddress } from 'viem';
 import { canonicalJson } from '../../core/canonical-json.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
@@ -15,12 +14,20 @@ import type { Queryable } from '../../platform/db/database.ts';
 import { moneyOut } from '../../platform/outbox/events.ts';
 import { enqueueEvents } from '../../platform/outbox/outbox.ts';
 import { createAccount } from '../accounts/index.ts';
-import { decrease, increase, ledgerAccounts, postEntry, readAmount } from '../ledger/index.ts';
+import { decrease, increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
 import { screen } from '../screening/index.ts';
 import type { Facilitator } from '../x402/index.ts';
-import { dayStart, decide, PERM_OF, spendingFence } from './domain.ts';
+import { dayNumber, decide, PERM_OF, spendingFence } from './domain.ts';
+import { agentAccount } from './signer.ts';
 import * as store from './store.ts';
-import { type AgentCaller, type AgentWriteOut, amountOf, fenceOf, type WritesDeps } from './writes.ts';
+import {
+  type AgentCaller,
+  type AgentWriteOut,
+  agentSpentToday,
+  amountOf,
+  fenceOf,
+  type WritesDeps,
+} from './writes.ts';
 
 // The agent's hot wallet: balances read from the chain, and transfers out of it. A transfer is
 // an EIP-3009 authorization signed with the agent's own key (opened from its seal only here,
@@ -74,7 +81,7 @@ export async function walletBalances(deps: WalletDeps, caller: AgentCaller) {
   return { address: getAddress(address), balances };
 }
 
-type Resolved = {
+export type Resolved = {
   network: ConfiguredNetwork;
   caip2: string;
   baseUnits: bigint;
@@ -83,7 +90,7 @@ type Resolved = {
 };
 
 /** The network, token and amount a transfer names, or a 422 saying which field is wrong. */
-function resolve(deps: WalletDeps, input: WalletTransferInput): Resolved {
+export function resolve(deps: WalletDeps, input: WalletTransferInput): Resolved {
   const name = input.network ?? 'base';
   const network = deps.chain?.networks.list().find((candidate) => candidate.name === name);
   if (!network || !deps.facilitator.networks.has(network.caip2)) {
@@ -146,6 +153,13 @@ async function replay(deps: WalletDeps, agentId: string, key: string, hash: stri
   } as AgentWriteOut;
 }
 
+export const SCREENING_HIT = 'screening: the destination matches the sanctions list.';
+
+/** The destination address (and the payee, when named) checked against the sanctions list. */
+export async function screensOut(tx: Queryable, resolved: Resolved, payee: string | undefined) {
+  return screen(tx, { address: resolved.to.toLowerCase(), names: payee ? [payee] : [] });
+}
+
 type Reservation = { kind: 'proposal'; answer: AgentWriteOut } | { kind: 'send'; writeId: string };
 
 /** Under the agent's lock: the rule table, screening and the day's cap; reserves the spend. */
@@ -163,7 +177,7 @@ async function reserve(
     const needs = PERM_OF.wallet_transfer;
     const gate = decide({ status: agent.status, perms: agent.perms, needs, fence: { inside: true } });
     if (gate.outcome === 'refuse') throw new AppError(gate.code, gate.message);
-    const spentToday = readAmount(await store.spentSince(tx, agent.id, dayStart(now)));
+    const spentToday = agentSpentToday(agent, now);
     const merchant = input.payee ? input.payee : resolved.to.toLowerCase();
     let fence = spendingFence(fenceOf(agent), now, {
       amount: resolved.amount,
@@ -171,9 +185,8 @@ async function reserve(
       merchant,
       spentToday,
     });
-    const names = input.payee ? [input.payee] : [];
-    if (fence.inside && (await screen(tx, { address: resolved.to.toLowerCase(), names }))) {
-      fence = { inside: false, message: 'screening: the destination matches the sanctions list.' };
+    if (fence.inside && (await screensOut(tx, resolved, input.payee))) {
+      fence = { inside: false, message: SCREENING_HIT };
     }
     const decision = decide({ status: agent.status, perms: agent.perms, needs, fence });
     const writeId = randomUUID();
@@ -195,13 +208,14 @@ async function reserve(
       return { kind: 'proposal', answer: { applied: false, message, proposal_id: writeId, result: null } };
     }
     const amountUsd = formatAmount(resolved.amount);
-    await store.insertSpend(tx, {
+    await store.addSpend(tx, {
       id: randomUUID(),
       spaceId: agent.space_id,
       agentId: agent.id,
       writeId,
       amountUsd,
       at: now,
+      day: dayNumber(now),
     });
     return { kind: 'send', writeId };
   });
@@ -209,7 +223,7 @@ async function reserve(
 
 /** Signs the authorization with the agent's key and has the gas wallet put it on chain. */
 async function send(deps: WalletDeps, sealedKey: string, resolved: Resolved) {
-  const account = privateKeyToAccount(deps.secrets.open(sealedKey) as Hex);
+  const account = agentAccount(deps.secrets, sealedKey);
   const client = deps.chain!.clients(resolved.network.name)!.publicClient;
   const scheme = new ExactEvmScheme(toClientEvmSigner(account, client as never));
   const requirements = {
@@ -288,6 +302,60 @@ async function book(
   return { transactionId: posted.entryId, accountId: account!.id };
 }
 
+export type WalletOfAgent = {
+  space_id: string;
+  wallet_address: string;
+  wallet_key_sealed: string;
+  name: string;
+};
+
+/**
+ * Sends a transfer the fence (or a person) allowed, then records its end in one transaction:
+ * the chain took it → booked (money.out) and `end.applied`; refused → `end.failed` and a 502
+ * `transfer_failed` naming what the chain said. Nothing here runs inside a transaction while the
+ * chain is asked.
+ */
+export async function sendAndRecord(
+  deps: WalletDeps,
+  wallet: WalletOfAgent,
+  resolved: Resolved,
+  write: { writeId: string; payee: string | undefined },
+  end: {
+    /** Records the failure; answers what was recorded, which the 502's details carry. */
+    failed: (tx: Queryable, result: Record<string, unknown>) => Promise<Record<string, unknown>>;
+    applied: (tx: Queryable, result: Record<string, unknown>) => Promise<void>;
+  },
+): Promise<Record<string, unknown>> {
+  const settled = await send(deps, wallet.wallet_key_sealed, resolved);
+  const base = {
+    amount: formatAmount(resolved.amount),
+    asset: resolved.network.token.symbol,
+    network: resolved.network.name,
+    destination: resolved.to,
+  };
+  if (!settled.success) {
+    const result = {
+      ...base,
+      tx_hash: settled.transaction || null,
+      error: settled.errorReason ?? 'settle_failed',
+    };
+    const recorded = await deps.db.transaction().execute((tx) => end.failed(tx, result));
+    throw new AppError('transfer_failed', 'The chain refused the transfer; nothing was spent.', recorded);
+  }
+  return deps.db.transaction().execute(async (tx) => {
+    const proof = { writeId: write.writeId, txHash: settled.transaction, payee: write.payee ?? '' };
+    const booked = await book(tx, deps, wallet, resolved, proof);
+    const out = {
+      ...base,
+      tx_hash: settled.transaction,
+      transaction_id: booked.transactionId,
+      account_id: booked.accountId,
+    };
+    await end.applied(tx, out);
+    return out;
+  });
+}
+
 /** POST /agent/wallet/transfers: one transaction per call; a retry with the same key answers the first. */
 export async function transferFromWallet(
   deps: WalletDeps,
@@ -314,37 +382,21 @@ export async function transferFromWallet(
     throw error;
   }
   if (reserved.kind === 'proposal') return reserved.answer;
+  const { writeId } = reserved;
   const wallet = await store.walletOf(deps.db, caller.agentId);
-  const settled = await send(deps, wallet.wallet_key_sealed, resolved);
-  const base = {
-    amount: formatAmount(resolved.amount),
-    asset: resolved.network.token.symbol,
-    network: resolved.network.name,
-    destination: resolved.to,
-  };
-  if (!settled.success) {
-    const result = {
-      ...base,
-      tx_hash: settled.transaction || null,
-      error: settled.errorReason ?? 'settle_failed',
-    };
-    await deps.db.transaction().execute(async (tx) => {
-      await store.finishSending(tx, reserved.writeId, { status: 'failed', result });
-      await store.releaseSpend(tx, reserved.writeId);
-    });
-    throw new AppError('transfer_failed', 'The chain refused the transfer; nothing was spent.', result);
-  }
-  const result = await deps.db.transaction().execute(async (tx) => {
-    const proof = { writeId: reserved.writeId, txHash: settled.transaction, payee: input.payee ?? '' };
-    const booked = await book(tx, deps, wallet, resolved, proof);
-    const out = {
-      ...base,
-      tx_hash: settled.transaction,
-      transaction_id: booked.transactionId,
-      account_id: booked.accountId,
-    };
-    await store.finishSending(tx, reserved.writeId, { status: 'applied', result: out });
-    return out;
-  });
+  const result = await sendAndRecord(
+    deps,
+    wallet,
+    resolved,
+    { writeId, payee: input.payee },
+    {
+      failed: async (tx, failure) => {
+        await store.finishSending(tx, writeId, { status: 'failed', result: failure });
+        await store.releaseSpend(tx, writeId);
+        return failure;
+      },
+      applied: (tx, out) => store.finishSending(tx, writeId, { status: 'applied', result: out }),
+    },
+  );
   return { applied: true, message: '', proposal_id: null, result };
 }

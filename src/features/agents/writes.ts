@@ -5,7 +5,15 @@ import { type AmountE8, formatAmount, parseAmountInput, ZERO } from '../../core/
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { AgentWriteKind } from '../../platform/db/schema.ts';
 import { readAmount } from '../ledger/index.ts';
-import { type Decision, dayStart, decide, type Fence, type FenceVerdict, PERM_OF } from './domain.ts';
+import {
+  type Decision,
+  dayNumber,
+  decide,
+  type Fence,
+  type FenceVerdict,
+  PERM_OF,
+  spentToday,
+} from './domain.ts';
 import * as store from './store.ts';
 
 // The one road for every agent write: the rule table (status × fence × perms) decides whether
@@ -71,6 +79,11 @@ export function fenceOf(agent: store.AgentRow): Fence {
   };
 }
 
+/** What the agent spent today, read from its (locked) row. */
+export function agentSpentToday(agent: store.AgentRow, now: Date): AmountE8 {
+  return spentToday({ spent_day: agent.spent_day, spent_usd: readAmount(agent.spent_usd) }, now);
+}
+
 export function amountOf(value: number | string): AmountE8 {
   const parsed = parseAmountInput(value);
   if (!parsed.ok) throw new AppError('invalid_request', 'amount is not a valid amount.', { field: 'amount' });
@@ -105,8 +118,7 @@ export async function runAgentWrite<I extends object>(
     refuse(decide({ status: agent.status, perms: agent.perms, needs, fence: { inside: true } }));
     await spec.check(ctx, given);
     const input = spec.complete ? await spec.complete(ctx, given) : given;
-    const spentToday = readAmount(await store.spentSince(tx, agent.id, dayStart(now)));
-    const fence = await spec.fence(ctx, input, fenceOf(agent), spentToday);
+    const fence = await spec.fence(ctx, input, fenceOf(agent), agentSpentToday(agent, now));
     const decision = decide({ status: agent.status, perms: agent.perms, needs, fence });
     refuse(decision);
     const writeId = randomUUID();
@@ -141,13 +153,14 @@ async function recordApplied(
     .where('id', '=', where.writeId)
     .execute();
   if (applied.spentUsd === ZERO || applied.spentUsd <= 0n) return;
-  await store.insertSpend(tx, {
+  await store.addSpend(tx, {
     id: randomUUID(),
     spaceId: where.spaceId,
     agentId: where.agentId,
     writeId: where.writeId,
     amountUsd: formatAmount(applied.spentUsd),
     at: where.at,
+    day: dayNumber(where.at),
   });
 }
 

@@ -4,19 +4,18 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import { toClientEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import type { Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import { fromBaseUnits } from '../../platform/chain/units.ts';
 import { checkPublicUrl, type Resolver } from '../../platform/net/public-address.ts';
 import { AddressRefused, createSafeFetch } from '../../platform/net/safe-fetch.ts';
-import { readAmount } from '../ledger/index.ts';
-import { dayStart, decide, type FenceVerdict, PERM_OF } from './domain.ts';
+import { dayNumber, decide, type FenceVerdict, PERM_OF } from './domain.ts';
+import type { AgentAdmission } from './door.ts';
+import { agentAccount } from './signer.ts';
 import * as store from './store.ts';
 import type { WalletDeps } from './wallet.ts';
-import { type AgentCaller, type AgentWriteOut, fenceOf } from './writes.ts';
+import { type AgentCaller, type AgentWriteOut, agentSpentToday, fenceOf } from './writes.ts';
 
 // POST /agent/x402 {url}: the agent fetches a URL and, when it answers 402, pays from its hot
 // wallet with the official x402 client (@x402/fetch over @x402/evm's exact scheme). The host
@@ -58,18 +57,50 @@ async function propose(
   return { applied: false, message, proposal_id: id, result: null };
 }
 
-/** Under the agent's lock: the quote against the caps; reserves it, or answers the fence it met. */
+type Reservation = { ok: true; reserved: Reserved } | { ok: false; message: string; writeId: string };
+
+/**
+ * The quote against the caps. The usual case (active, inside both caps) is one statement; a
+ * quote it refused is decided again under the agent's row lock, which names the fence it met
+ * (or reserves it after all, when a release made room meanwhile).
+ */
 async function reserveQuote(
   deps: X402FetchDeps,
   caller: AgentCaller,
   url: string,
-  quote: { amount: AmountE8; network: ConfiguredNetwork },
-): Promise<{ ok: true; reserved: Reserved } | { ok: false; message: string; writeId: string }> {
+  quote: Quote,
+): Promise<Reservation> {
+  const now = deps.clock.now();
+  const writeId = randomUUID();
+  const input = { url, quoted: formatAmount(quote.amount), asset: quote.network.token.symbol };
+  const spend = {
+    id: randomUUID(),
+    spaceId: caller.spaceId,
+    agentId: caller.agentId,
+    writeId,
+    amountUsd: formatAmount(quote.amount),
+    at: now,
+    day: dayNumber(now),
+  };
+  if (await store.reserveX402Quote(deps.db, spend, input)) {
+    return { ok: true, reserved: { writeId, amount: quote.amount, network: quote.network } };
+  }
+  return reserveQuoteLocked(deps, caller, url, quote);
+}
+
+/** Under the agent's lock: the quote against the caps; reserves it, or answers the fence it met. */
+async function reserveQuoteLocked(
+  deps: X402FetchDeps,
+  caller: AgentCaller,
+  url: string,
+  quote: Quote,
+): Promise<Reservation> {
   return deps.db.transaction().execute(async (tx) => {
     const agent = await store.lockAgent(tx, caller.agentId);
+    if (agent.revoked_at !== null) throw new AppError('unauthorized', 'This agent token was revoked.');
     const now = deps.clock.now();
     const fence = fenceOf(agent);
-    const spent = readAmount(await store.spentSince(tx, agent.id, dayStart(now)));
+    const spent = agentSpentToday(agent, now);
     let verdict: FenceVerdict = { inside: true };
     if (fence.expiresAt !== null && fence.expiresAt.getTime() <= now.getTime()) {
       verdict = { inside: false, message: 'fence: expired; a person must approve this.' };
@@ -94,24 +125,25 @@ async function reserveQuote(
       return { ok: false as const, message: decision.message, writeId };
     }
     await store.insertWrite(tx, { ...base, input, message: '', status: 'sending', result: null });
-    const amountUsd = formatAmount(quote.amount);
-    await store.insertSpend(tx, {
+    await store.addSpend(tx, {
       id: randomUUID(),
       spaceId: agent.space_id,
       agentId: agent.id,
       writeId,
-      amountUsd,
+      amountUsd: formatAmount(quote.amount),
       at: now,
+      day: dayNumber(now),
     });
     return { ok: true as const, reserved: { writeId, amount: quote.amount, network: quote.network } };
   });
 }
 
-/** The gates before anything is fetched: frozen, perm, observing, the host in the fence. */
-async function gate(deps: X402FetchDeps, caller: AgentCaller, rawUrl: string) {
-  const agent = await store.findAgent(deps.db, caller.spaceId, caller.agentId);
-  if (!agent || agent.revoked_at !== null)
-    throw new AppError('unauthorized', 'This agent token was revoked.');
+/**
+ * The gates before anything is fetched: frozen, perm, observing, the host in the fence. They read
+ * the agent as the door read it for this very call (no second read); the reservation checks its
+ * status and perm again in the statement that reserves.
+ */
+async function gate(deps: X402FetchDeps, agent: store.AgentRow, rawUrl: string) {
   const verdict = await checkPublicUrl(rawUrl, { allowPrivate: deps.allowPrivate }, deps.resolver);
   if (!verdict.ok) {
     throw new AppError('webhook_address_not_public', `The URL is refused: ${verdict.reason}`, {
@@ -135,15 +167,18 @@ function networkOf(deps: X402FetchDeps, caip2: string, asset: string) {
   return network;
 }
 
-/** The official client, signing with the agent's key, with the fence checked just before it signs. */
-function payingFetch(
+export type Quote = { amount: AmountE8; network: ConfiguredNetwork };
+
+/**
+ * The official client, signing with the agent's key. `onQuote` is asked just before it signs and
+ * answers why not (the fence, or the amount a person approved), or undefined to pay.
+ */
+export function payingFetch(
   deps: X402FetchDeps,
-  caller: AgentCaller,
-  url: string,
   sealedKey: string,
-  outcome: { reserved?: Reserved; proposal?: { message: string; writeId: string } },
+  onQuote: (quote: Quote) => Promise<string | undefined>,
 ) {
-  const account = privateKeyToAccount(deps.secrets.open(sealedKey) as Hex);
+  const account = agentAccount(deps.secrets, sealedKey);
   const client = new x402Client();
   for (const network of deps.chain?.networks.list() ?? []) {
     const publicClient = deps.chain!.clients(network.name)?.publicClient;
@@ -157,18 +192,27 @@ function payingFetch(
     const amount = network && fromBaseUnits(BigInt(selectedRequirements.amount), network.token.decimals);
     if (!network || !amount?.ok)
       return { abort: true, reason: 'The quote asks for a token this server does not pay.' };
-    const reserved = await reserveQuote(deps, caller, url, { amount: amount.value, network });
-    if (!reserved.ok) {
-      outcome.proposal = { message: reserved.message, writeId: reserved.writeId };
-      return { abort: true, reason: reserved.message };
-    }
-    outcome.reserved = reserved.reserved;
+    const refusal = await onQuote({ amount: amount.value, network });
+    if (refusal !== undefined) return { abort: true, reason: refusal };
   });
   const safeFetch = createSafeFetch({ policy: { allowPrivate: deps.allowPrivate }, resolver: deps.resolver });
   return wrapFetchWithPayment(safeFetch, client);
 }
 
-async function readAnswer(response: Response) {
+/** What an agent asks for: a pay page answers machines with its x402 quote as JSON. */
+export const MACHINE_ACCEPT = { accept: 'application/json, text/plain;q=0.9, */*;q=0.8' };
+
+/** What was paid, as the answer's `paid` says it. */
+export function paidOf(quote: Quote, txHash: string) {
+  return {
+    amount: formatAmount(quote.amount),
+    asset: quote.network.token.symbol,
+    network: quote.network.name,
+    tx_hash: txHash,
+  };
+}
+
+export async function readAnswer(response: Response) {
   const bytes = Buffer.from(await response.arrayBuffer()).subarray(0, BODY_BYTES_MAX);
   return {
     status: response.status,
@@ -177,7 +221,7 @@ async function readAnswer(response: Response) {
   };
 }
 
-function settlementOf(response: Response) {
+export function settlementOf(response: Response) {
   const header = response.headers.get('payment-response') ?? response.headers.get('x-payment-response');
   if (!header) return undefined;
   try {
@@ -195,18 +239,15 @@ async function finish(
   answer: Record<string, unknown>,
   txHash: string | undefined,
 ) {
-  const paid = txHash
-    ? {
-        amount: formatAmount(reserved.amount),
-        asset: reserved.network.token.symbol,
-        network: reserved.network.name,
-        tx_hash: txHash,
-      }
-    : null;
+  const paid = txHash ? paidOf(reserved, txHash) : null;
   const result = { ...answer, paid };
+  if (paid) {
+    await store.finishSending(deps.db, reserved.writeId, { status: 'applied', result });
+    return result;
+  }
   await deps.db.transaction().execute(async (tx) => {
-    await store.finishSending(tx, reserved.writeId, { status: paid ? 'applied' : 'failed', result });
-    if (!paid) await store.releaseSpend(tx, reserved.writeId);
+    await store.finishSending(tx, reserved.writeId, { status: 'failed', result });
+    await store.releaseSpend(tx, reserved.writeId);
   });
   return result;
 }
@@ -214,17 +255,25 @@ async function finish(
 /** POST /agent/x402: answers AgentWriteOut with {status, content_type, body, paid} in `result`. */
 export async function fetchWithX402(
   deps: X402FetchDeps,
-  caller: AgentCaller,
+  admission: Pick<AgentAdmission, 'caller' | 'principal'>,
   rawUrl: string,
 ): Promise<AgentWriteOut> {
-  const gated = await gate(deps, caller, rawUrl);
+  const { caller } = admission;
+  const gated = await gate(deps, admission.principal, rawUrl);
   if (gated.decision.outcome === 'propose') return propose(deps, caller, gated.url, gated.decision.message);
   const outcome: { reserved?: Reserved; proposal?: { message: string; writeId: string } } = {};
-  const pay = payingFetch(deps, caller, gated.url, gated.agent.wallet_key_sealed, outcome);
+  const pay = payingFetch(deps, gated.agent.wallet_key_sealed, async (quote) => {
+    const reserved = await reserveQuote(deps, caller, gated.url, quote);
+    if (reserved.ok) {
+      outcome.reserved = reserved.reserved;
+      return undefined;
+    }
+    outcome.proposal = { message: reserved.message, writeId: reserved.writeId };
+    return reserved.message;
+  });
   let response: Response;
   try {
-    // An agent is a machine: it asks for JSON (a pay page answers machines with its x402 quote).
-    response = await pay(gated.url, { headers: { accept: 'application/json, text/plain;q=0.9, */*;q=0.8' } });
+    response = await pay(gated.url, { headers: MACHINE_ACCEPT });
   } catch (error) {
     if (outcome.proposal) {
       return {

@@ -872,7 +872,8 @@ export type AgentWriteStatus =
   | 'rejected'
   | 'lapsed'
   | 'sending'
-  | 'failed';
+  | 'failed'
+  | 'approving';
 
 export interface AgentsTable {
   id: string;
@@ -894,6 +895,9 @@ export interface AgentsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   revoked_at: Timestamp | null;
+  /** The UTC day (days since 1970-01-01) `spent_usd` counts; null before the first spend. */
+  spent_day: number | null;
+  spent_usd: Numeric;
 }
 
 export interface AgentAccountsTable {

@@ -35,6 +35,7 @@ import {
   pegOf,
   type RequestStatus,
   TOKEN_DECIMALS,
+  tagWindow,
   visibleStatus,
 } from './domain.ts';
 import * as store from './store.ts';
@@ -128,7 +129,15 @@ async function uniqueAsk(
   const decimals = account.kind === 'crypto' ? TOKEN_DECIMALS[account.currency] : undefined;
   if (decimals === undefined) return amount;
   await store.lockAccountForMint(tx, spaceId, account.id);
-  const taken = new Set((await store.openDues(tx, account.id, now)).map((due) => readAmount(due) as bigint));
+  // Only amounts a tag could reach matter: those within one cent below the price.
+  const range = tagWindow(amount);
+  const dues = await store.openDuesBetween(
+    tx,
+    account.id,
+    { above: formatAmount(range.above), atMost: formatAmount(range.atMost) },
+    now,
+  );
+  const taken = new Set(dues.map((due) => readAmount(due) as bigint));
   const asked = askedAmount(amount, decimals, taken);
   if (asked === null)
     throw new AppError(

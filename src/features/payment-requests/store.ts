@@ -175,13 +175,25 @@ export async function lockAccountForMint(db: Queryable, spaceId: string, account
   );
 }
 
-/** The amounts the account's open requests ask for (open: active and in time). */
-export async function openDues(db: Queryable, accountId: string, now: Date): Promise<string[]> {
+/**
+ * The amounts the account's open requests (active and in time) ask for within (`above`,
+ * `atMost`]: the window a new request's tag is chosen in. Read through the open-dues index
+ * (account, amount_due), so a mint reads the requests competing with its price, never every
+ * open request of the account.
+ */
+export async function openDuesBetween(
+  db: Queryable,
+  accountId: string,
+  window: { above: string; atMost: string },
+  now: Date,
+): Promise<string[]> {
   const rows = await db
     .selectFrom('payment_requests')
     .select('amount_due')
     .where('account_id', '=', accountId)
     .where('status', '=', 'active')
+    .where('amount_due', '>', window.above)
+    .where('amount_due', '<=', window.atMost)
     .where('expires_at', '>', now)
     .execute();
   return rows.map((row) => row.amount_due);

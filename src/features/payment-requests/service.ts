@@ -5,7 +5,7 @@ import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import type { EntryKind } from '../../core/events.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { type AmountE8, asAmount, formatAmount, parseAmountInput } from '../../core/money.ts';
+import { type AmountE8, asAmount, formatAmount, isRecordSpelling, parseAmountInput } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { moneyIn, moneyOut, paymentRequestPaid } from '../../platform/outbox/events.ts';
@@ -56,17 +56,22 @@ export type MintInput = {
   invoiceId?: string;
 };
 
-export function present(row: store.RequestRow, publicUrl: string, now: Date) {
+/** A stored amount in the records' spelling; most already are, and are returned as they are. */
+function spelled(text: string): string {
+  return isRecordSpelling(text) ? text : formatAmount(readAmount(text));
+}
+
+export function present(row: store.ShownRow, publicUrl: string, now: Date) {
   return {
     id: row.id,
     token: row.token,
     url: `${publicUrl}/pay/${row.token}`,
-    amount: formatAmount(readAmount(row.amount)),
-    amount_due: formatAmount(readAmount(row.amount_due)),
+    amount: spelled(row.amount),
+    amount_due: spelled(row.amount_due),
     currency: row.currency,
     status: visibleStatus(row.status, row.expires_at, now),
     created_at: row.created_at.toISOString(),
-    amount_received: formatAmount(readAmount(row.amount_received)),
+    amount_received: spelled(row.amount_received),
     expires_at: row.expires_at.toISOString(),
     memo: row.memo,
     resource_id: row.resource_id,
@@ -111,7 +116,7 @@ export async function mintRequest(
     invoice_id: input.invoiceId ?? null,
   };
   await store.insertRequest(tx, row);
-  return present({ ...row, amount_received: '0', paid_at: null, cancelled_at: null }, deps.publicUrl, now);
+  return present({ ...row, amount_received: '0' }, deps.publicUrl, now);
 }
 
 /**

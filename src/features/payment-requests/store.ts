@@ -4,6 +4,22 @@ import type { PaymentRequestsTable, SettlementsTable } from '../../platform/db/s
 
 export type RequestRow = Selectable<PaymentRequestsTable>;
 
+/** The columns a request's record shows (lists read only these). */
+const SHOWN = [
+  'id',
+  'token',
+  'amount',
+  'amount_due',
+  'amount_received',
+  'currency',
+  'status',
+  'memo',
+  'resource_id',
+  'expires_at',
+  'created_at',
+] as const;
+export type ShownRow = Pick<RequestRow, (typeof SHOWN)[number]>;
+
 export async function insertRequest(
   db: Queryable,
   row: Omit<RequestRow, 'amount_received' | 'paid_at' | 'cancelled_at'>,
@@ -234,8 +250,8 @@ export function listRequests(
   db: Queryable,
   spaceId: string,
   filter: RequestListFilter,
-): Promise<RequestRow[]> {
-  let query = db.selectFrom('payment_requests').selectAll().where('space_id', '=', spaceId);
+): Promise<ShownRow[]> {
+  let query = db.selectFrom('payment_requests').select(SHOWN).where('space_id', '=', spaceId);
   if (filter.status === 'paid') query = query.where('status', '=', 'paid');
   if (filter.status === 'active')
     query = query.where('status', '=', 'active').where('expires_at', '>', filter.now);

@@ -5,7 +5,13 @@ import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import type { EntryKind } from '../../core/events.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { type AmountE8, asAmount, formatAmount, isRecordSpelling, parseAmountInput } from '../../core/money.ts';
+import {
+  type AmountE8,
+  asAmount,
+  formatAmount,
+  isRecordSpelling,
+  parseAmountInput,
+} from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { moneyIn, moneyOut, paymentRequestPaid } from '../../platform/outbox/events.ts';

@@ -246,11 +246,7 @@ export type RequestListFilter = {
 };
 
 /** A space's requests, newest first, one page from a (created_at, id) cursor. */
-export function listRequests(
-  db: Queryable,
-  spaceId: string,
-  filter: RequestListFilter,
-): Promise<ShownRow[]> {
+export function listRequests(db: Queryable, spaceId: string, filter: RequestListFilter): Promise<ShownRow[]> {
   let query = db.selectFrom('payment_requests').select(SHOWN).where('space_id', '=', spaceId);
   if (filter.status === 'paid') query = query.where('status', '=', 'paid');
   if (filter.status === 'active')

@@ -34,10 +34,7 @@ export type WebAppDeps = {
   /** The session's user (read with it, in one query) and its CSRF token. */
   resolveSession: (token: string) => Promise<{ user: Shell['user']; csrfToken: string } | undefined>;
   /** The viewer's books and badge; throws not_found when `bookId` is not one of theirs. */
-  loadShell: (
-    user: Shell['user'],
-    bookId: string | undefined,
-  ) => Promise<Omit<Shell, 'csrfToken' | 'path'>>;
+  loadShell: (user: Shell['user'], bookId: string | undefined) => Promise<Omit<Shell, 'csrfToken' | 'path'>>;
 };
 
 /** How a form's text fields become the body the route's schema checks. */

@@ -409,9 +409,15 @@ function registerWebPages(
   const webDeps = {
     resolveSession: async (token: string) => {
       const session = await resolveSession(base, token);
-      return session && { userId: session.user_id, csrfToken: session.csrf_token };
+      return (
+        session && {
+          user: { id: session.user_id, name: session.user_name, email: session.user_email },
+          csrfToken: session.csrf_token,
+        }
+      );
     },
-    loadShell: (userId: string, bookId: string | undefined) => loadShell(spaceDeps, userId, bookId),
+    loadShell: (user: { id: string; name: string; email: string }, bookId: string | undefined) =>
+      loadShell(spaceDeps, user, bookId),
   };
   return registerWebApp(app, webDeps, (scope) => {
     registerShellPages(scope);

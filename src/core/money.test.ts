@@ -7,7 +7,9 @@ import {
   formatAmount,
   formatAmountForPeople,
   formatAmountTrimmed,
+  formatDecimalTextForPeople,
   formatMoneyForPeople,
+  isRecordSpelling,
   parseAmountInput,
   parseDecimalText,
   parseJsonNumber,
@@ -140,5 +142,29 @@ describe('formatAmountForPeople and formatMoneyForPeople', () => {
         expect(parseDecimalText(number.replaceAll(',', ''))).toEqual({ ok: true, value: amount });
       }),
     );
+  });
+});
+
+describe('formatDecimalTextForPeople', () => {
+  it("reshapes a record's spelling as text, to what formatAmountForPeople writes for its amount", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), (units) => {
+        const amount = asAmount(units);
+        expect(isRecordSpelling(formatAmount(amount))).toBe(true);
+        expect(formatDecimalTextForPeople(formatAmount(amount))).toBe(formatAmountForPeople(amount));
+        expect(formatDecimalTextForPeople(formatAmountTrimmed(amount))).toBe(formatAmountForPeople(amount));
+      }),
+    );
+  });
+
+  it('reads other spellings through the grammar, and answers null for what is not a decimal', () => {
+    expect(formatDecimalTextForPeople('1234.5')).toBe('1,234.50');
+    expect(formatDecimalTextForPeople('-0.00000000')).toBe('0.00');
+    expect(formatDecimalTextForPeople('007.00000000')).toBe('7.00');
+    expect(formatDecimalTextForPeople('12.123456789')).toBeNull();
+    expect(formatDecimalTextForPeople('1e3')).toBeNull();
+    expect(formatDecimalTextForPeople('')).toBeNull();
+    for (const text of ['-0.00000000', '007.00000000', '1.5', '1.500000000', ' 1.50000000'])
+      expect(isRecordSpelling(text)).toBe(false);
   });
 });

@@ -116,22 +116,44 @@ export function isPositive(amount: AmountE8): boolean {
  * separator ("1,234.50", "0.00012"), never rounded.
  */
 export function formatAmountForPeople(amount: AmountE8): string {
-  const full = formatAmount(amount);
-  const [whole = '0', fraction = ''] = full.split('.');
-  let end = fraction.length;
-  while (end > 2 && fraction[end - 1] === '0') end -= 1;
-  const shown = fraction.slice(0, end).padEnd(2, '0');
-  const sign = whole.startsWith('-') ? '-' : '';
-  const digits = sign ? whole.slice(1) : whole;
-  return `${sign}${groupThousands(digits)}.${shown}`;
+  return recordSpellingForPeople(formatAmount(amount));
+}
+
+/**
+ * True when `text` is already the records' spelling, exactly what `formatAmount` writes (no
+ * leading zeros, eight places, no negative zero): reading it and writing it again changes nothing.
+ */
+export function isRecordSpelling(text: string): boolean {
+  return RECORD_SPELLING.test(text) && text !== '-0.00000000';
+}
+const RECORD_SPELLING = /^-?(?:0|[1-9]\d{0,40})\.\d{8}$/;
+
+/**
+ * A decimal text (a record's "1234.50000000", or any spelling the grammar takes) as people read
+ * it; null when it is not a decimal. A page shows many records' amounts, so their spelling is
+ * reshaped as text rather than read into an amount and written again (the same digits either way).
+ */
+export function formatDecimalTextForPeople(text: string): string | null {
+  if (isRecordSpelling(text)) return recordSpellingForPeople(text);
+  const parsed = parseDecimalText(text);
+  return parsed.ok ? formatAmountForPeople(parsed.value) : null;
+}
+
+function recordSpellingForPeople(full: string): string {
+  const point = full.length - SCALE - 1;
+  let end = full.length;
+  while (end > point + 3 && full.charCodeAt(end - 1) === 48) end--;
+  const negative = full.charCodeAt(0) === 45;
+  return `${negative ? '-' : ''}${groupThousands(full.slice(negative ? 1 : 0, point))}${full.slice(point, end)}`;
 }
 
 /** "1234567" → "1,234,567": a comma before every group of three digits from the right. */
 function groupThousands(digits: string): string {
+  if (digits.length <= 3) return digits;
   const head = digits.length % 3 || 3;
-  const groups = [digits.slice(0, head)];
-  for (let at = head; at < digits.length; at += 3) groups.push(digits.slice(at, at + 3));
-  return groups.join(',');
+  let grouped = digits.slice(0, head);
+  for (let at = head; at < digits.length; at += 3) grouped += `,${digits.slice(at, at + 3)}`;
+  return grouped;
 }
 
 /** The same with its currency after it, as the public pages show amounts ("2.00 USDC"). */

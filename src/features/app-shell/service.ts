@@ -3,7 +3,6 @@ import type { Db } from '../../platform/db/database.ts';
 import type { Shell, WebRole } from '../../platform/web/shell.ts';
 import { unreadCount } from '../notifications/index.ts';
 import { getSpace, listSpaces, type SpacesDeps } from '../spaces/index.ts';
-import { getUser } from '../users/index.ts';
 
 // The web app's shell: who is looking, their books, and the badge. Composed here from the
 // users, spaces and notifications features so the platform's plumbing imports no feature.
@@ -16,10 +15,16 @@ export type ShellDeps = SpacesDeps & { db: Db };
  */
 export async function loadShell(
   deps: ShellDeps,
-  userId: string,
+  user: Shell['user'],
   bookId: string | undefined,
 ): Promise<Omit<Shell, 'csrfToken' | 'path'>> {
-  const [user, spaces] = await Promise.all([getUser(deps, userId), listSpaces(deps, userId)]);
+  const userId = user.id;
+  // The badge is counted while the books are read: a book that is not theirs has no unread
+  // notifications of theirs, and answers not_found below anyway.
+  const [spaces, unread] = await Promise.all([
+    listSpaces(deps, userId),
+    bookId === undefined || !UUID_SHAPE.test(bookId) ? 0 : unreadCount(deps, bookId, userId),
+  ]);
   const books = spaces.items.map((space) => ({
     id: space.id,
     name: space.name,
@@ -32,8 +37,7 @@ export async function loadShell(
     book = { id: current.id, name: current.name, role: current.role as WebRole };
     books.push(book);
   }
-  const unread = book ? await unreadCount(deps, book.id, userId) : 0;
-  return { user: { id: user.id, name: user.name, email: user.email }, books, book, unread };
+  return { user, books, book, unread: book ? unread : 0 };
 }
 
 /** The book the path names, with the viewer's role; not_found when they are not a member. */

@@ -8,6 +8,7 @@ import {
   currenciesFit,
   expiryFor,
   TAG_LIMIT,
+  tagWindow,
   visibleStatus,
 } from './domain.ts';
 
@@ -83,6 +84,24 @@ describe('askedAmount', () => {
         const tag = (price as bigint) - asked;
         expect(tag >= 0n && tag < TAG_LIMIT && tag % 100n === 0n).toBe(true);
       }),
+    );
+  });
+
+  it('reads only the tag window: amounts outside it never change the answer (so a mint reads only them)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -20_000, max: 20_000 }), { maxLength: 60 }),
+        fc.integer({ min: 100, max: 500 }),
+        (steps, cents) => {
+          const at = asAmount(BigInt(cents) * (UNIT / 100n));
+          const taken = new Set(steps.map((step) => (at as bigint) - BigInt(step) * 100n));
+          const range = tagWindow(at);
+          const inside = new Set([...taken].filter((due) => due > range.above && due <= range.atMost));
+          const asked = askedAmount(at, 6, taken);
+          expect(askedAmount(at, 6, inside)).toBe(asked);
+          if (asked !== null) expect(asked > range.above && asked <= range.atMost).toBe(true);
+        },
+      ),
     );
   });
 });

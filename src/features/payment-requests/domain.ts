@@ -86,6 +86,11 @@ export function askedAmount(
   return null;
 }
 
+/** The asked amounts a request at `amount` may end with: from its price down to under one cent below it. */
+export function tagWindow(amount: AmountE8): { above: AmountE8; atMost: AmountE8 } {
+  return { above: asAmount(amount - TAG_LIMIT), atMost: amount };
+}
+
 /** The deadline: the one asked for (within limits), else one day after minting. */
 export function expiryFor(
   now: Date,

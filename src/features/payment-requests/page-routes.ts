@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
+import { typedRoutes } from '../../platform/http/typed.ts';
 import type { FormState } from '../../platform/web/components.tsx';
 import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
@@ -24,45 +25,45 @@ async function render(
   return PaymentRequestsPage({ shell, page, status: query.status, cursor: query.cursor });
 }
 
-async function renderMarkPaid(deps: service.RequestsDeps, request: FastifyRequest, form?: FormState) {
+async function renderMarkPaid(
+  deps: service.RequestsDeps,
+  request: FastifyRequest,
+  token: string,
+  form?: FormState,
+) {
   const shell = shellOf(request);
-  const { token } = request.params as Static<typeof TokenParams>;
   const found = await service.getRequestInApp(deps, shell.user.id, shell.book.id, token);
   return MarkPaidPage({ shell, request: found, form });
 }
 
 export function registerPaymentRequestPages(scope: FastifyInstance, deps: service.RequestsDeps) {
+  const app = typedRoutes(scope);
   const path = '/app/books/:book_id/payment-requests';
-  scope.get(
+  app.get(
     path,
     { schema: { hide: true, params: BookParams, querystring: RequestListQuery } },
-    async (request, reply) =>
-      sendPage(reply, await render(deps, request, request.query as Static<typeof RequestListQuery>)),
+    async (request, reply) => sendPage(reply, await render(deps, request, request.query)),
   );
-  scope.get(
+  app.get(
     `${path}/:token/mark-paid`,
     { schema: { hide: true, params: TokenParams } },
-    async (request, reply) => sendPage(reply, await renderMarkPaid(deps, request)),
+    async (request, reply) => sendPage(reply, await renderMarkPaid(deps, request, request.params.token)),
   );
-  scope.post(
+  app.post(
     `${path}/:token/mark-paid`,
     { schema: { hide: true, params: TokenParams, body: MarkPaidIn }, attachValidation: true },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { token } = request.params as Static<typeof TokenParams>;
+      const { token } = request.params;
+      // With attachValidation a refused body still reaches here; runForm answers it first, so
+      // the service only ever sees a body the schema took.
       const outcome = await runForm(request, () =>
-        service.markPaid(
-          deps,
-          shell.user.id,
-          shell.book.id,
-          token,
-          request.body as Static<typeof MarkPaidIn>,
-        ),
+        service.markPaid(deps, shell.user.id, shell.book.id, token, request.body),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'payment-requests'));
       if (outcome.status === 404)
         throw new AppError('not_found', 'No payment request with this token in this space.');
-      return sendPage(reply, await renderMarkPaid(deps, request, outcome.form), outcome.status);
+      return sendPage(reply, await renderMarkPaid(deps, request, token, outcome.form), outcome.status);
     },
   );
 }

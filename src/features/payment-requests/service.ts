@@ -5,7 +5,13 @@ import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import type { EntryKind } from '../../core/events.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { type AmountE8, asAmount, formatAmount, parseAmountInput } from '../../core/money.ts';
+import {
+  type AmountE8,
+  asAmount,
+  formatAmount,
+  isRecordSpelling,
+  parseAmountInput,
+} from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import { type Db, inTransaction, type Queryable } from '../../platform/db/database.ts';
 import { moneyIn, moneyOut, paymentRequestPaid } from '../../platform/outbox/events.ts';
@@ -38,6 +44,7 @@ import {
   pegOf,
   type RequestStatus,
   TOKEN_DECIMALS,
+  tagWindow,
   visibleStatus,
 } from './domain.ts';
 import * as store from './store.ts';
@@ -58,17 +65,22 @@ export type MintInput = {
   invoiceId?: string;
 };
 
-export function present(row: store.RequestRow, publicUrl: string, now: Date) {
+/** A stored amount in the records' spelling; most already are, and are returned as they are. */
+function spelled(text: string): string {
+  return isRecordSpelling(text) ? text : formatAmount(readAmount(text));
+}
+
+export function present(row: store.ShownRow, publicUrl: string, now: Date) {
   return {
     id: row.id,
     token: row.token,
     url: `${publicUrl}/pay/${row.token}`,
-    amount: formatAmount(readAmount(row.amount)),
-    amount_due: formatAmount(readAmount(row.amount_due)),
+    amount: spelled(row.amount),
+    amount_due: spelled(row.amount_due),
     currency: row.currency,
     status: visibleStatus(row.status, row.expires_at, now),
     created_at: row.created_at.toISOString(),
-    amount_received: formatAmount(readAmount(row.amount_received)),
+    amount_received: spelled(row.amount_received),
     expires_at: row.expires_at.toISOString(),
     memo: row.memo,
     resource_id: row.resource_id,
@@ -113,7 +125,7 @@ export async function mintRequest(
     invoice_id: input.invoiceId ?? null,
   };
   await store.insertRequest(tx, row);
-  return present({ ...row, amount_received: '0', paid_at: null, cancelled_at: null }, deps.publicUrl, now);
+  return present({ ...row, amount_received: '0' }, deps.publicUrl, now);
 }
 
 /**
@@ -131,7 +143,15 @@ async function uniqueAsk(
   const decimals = account.kind === 'crypto' ? TOKEN_DECIMALS[account.currency] : undefined;
   if (decimals === undefined) return amount;
   await store.lockAccountForMint(tx, spaceId, account.id);
-  const taken = new Set((await store.openDues(tx, account.id, now)).map((due) => readAmount(due) as bigint));
+  // Only amounts a tag could reach matter: those within one cent below the price.
+  const range = tagWindow(amount);
+  const dues = await store.openDuesBetween(
+    tx,
+    account.id,
+    { above: formatAmount(range.above), atMost: formatAmount(range.atMost) },
+    now,
+  );
+  const taken = new Set(dues.map((due) => readAmount(due) as bigint));
   const asked = askedAmount(amount, decimals, taken);
   if (asked === null)
     throw new AppError(

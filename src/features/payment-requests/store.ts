@@ -5,6 +5,22 @@ import type { PaymentRequestsTable, SettlementsTable } from '../../platform/db/s
 
 export type RequestRow = Selectable<PaymentRequestsTable>;
 
+/** The columns a request's record shows (lists read only these). */
+const SHOWN = [
+  'id',
+  'token',
+  'amount',
+  'amount_due',
+  'amount_received',
+  'currency',
+  'status',
+  'memo',
+  'resource_id',
+  'expires_at',
+  'created_at',
+] as const;
+export type ShownRow = Pick<RequestRow, (typeof SHOWN)[number]>;
+
 export async function insertRequest(
   db: Queryable,
   row: Omit<RequestRow, 'amount_received' | 'paid_at' | 'cancelled_at'>,
@@ -201,13 +217,25 @@ export async function lockAccountForMint(db: Queryable, spaceId: string, account
   );
 }
 
-/** The amounts the account's open requests ask for (open: active and in time). */
-export async function openDues(db: Queryable, accountId: string, now: Date): Promise<string[]> {
+/**
+ * The amounts the account's open requests (active and in time) ask for within (`above`,
+ * `atMost`]: the window a new request's tag is chosen in. Read through the open-dues index
+ * (account, amount_due), so a mint reads the requests competing with its price, never every
+ * open request of the account.
+ */
+export async function openDuesBetween(
+  db: Queryable,
+  accountId: string,
+  window: { above: string; atMost: string },
+  now: Date,
+): Promise<string[]> {
   const rows = await db
     .selectFrom('payment_requests')
     .select('amount_due')
     .where('account_id', '=', accountId)
     .where('status', '=', 'active')
+    .where('amount_due', '>', window.above)
+    .where('amount_due', '<=', window.atMost)
     .where('expires_at', '>', now)
     .execute();
   return rows.map((row) => row.amount_due);
@@ -244,12 +272,8 @@ export type RequestListFilter = {
 };
 
 /** A space's requests, newest first, one page from a (created_at, id) cursor. */
-export function listRequests(
-  db: Queryable,
-  spaceId: string,
-  filter: RequestListFilter,
-): Promise<RequestRow[]> {
-  let query = db.selectFrom('payment_requests').selectAll().where('space_id', '=', spaceId);
+export function listRequests(db: Queryable, spaceId: string, filter: RequestListFilter): Promise<ShownRow[]> {
+  let query = db.selectFrom('payment_requests').select(SHOWN).where('space_id', '=', spaceId);
   if (filter.status === 'paid') query = query.where('status', '=', 'paid');
   if (filter.status === 'active')
     query = query.where('status', '=', 'active').where('expires_at', '>', filter.now);

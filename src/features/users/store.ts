@@ -45,13 +45,22 @@ export async function insertSession(
     .execute();
 }
 
+/** A session still in force, with its user's name and email (the web app's shell shows them). */
 export function findLiveSession(db: Queryable, tokenHash: string, now: Date) {
   return db
     .selectFrom('sessions')
-    .select(['id', 'user_id', 'csrf_token', 'expires_at'])
-    .where('token_hash', '=', tokenHash)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([
+      'sessions.id',
+      'sessions.user_id',
+      'sessions.csrf_token',
+      'sessions.expires_at',
+      'users.name as user_name',
+      'users.email as user_email',
+    ])
+    .where('sessions.token_hash', '=', tokenHash)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now)
     .executeTakeFirst();
 }
 

@@ -1,23 +1,26 @@
 import type { ComponentChildren } from 'preact';
-import { formatAmountForPeople, parseDecimalText } from '../../core/money.ts';
+import { formatDecimalTextForPeople } from '../../core/money.ts';
 
 // The few components every screen shares. They take plain data and return markup; preact's
 // renderer escapes every text and attribute, so nothing here builds HTML from strings.
 
 /** An amount as people read it, with its currency: "1,234.50 USDC". */
 export function Money({ amount, currency }: { amount: string; currency: string }) {
-  const parsed = parseDecimalText(amount);
-  const shown = parsed.ok ? formatAmountForPeople(parsed.value) : amount;
   return (
     <span class="money">
-      {shown} {currency}
+      {formatDecimalTextForPeople(amount) ?? amount} {currency}
     </span>
   );
 }
 
-function utcText(at: Date, withTime: boolean): string {
-  const iso = at.toISOString();
-  return withTime ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso.slice(0, 10);
+/** What toISOString writes: a moment read from the services' records is taken as it is. */
+const ISO_MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** A moment's ISO text, or null when it is not a moment. */
+function isoOf(at: string | Date): string | null {
+  if (typeof at === 'string' && ISO_MOMENT.test(at)) return at;
+  const date = typeof at === 'string' ? new Date(at) : at;
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
 /**
@@ -26,12 +29,12 @@ function utcText(at: Date, withTime: boolean): string {
  */
 export function DateTime({ at, dateOnly = false }: { at: string | Date | null; dateOnly?: boolean }) {
   if (at === null) return <span class="muted">—</span>;
-  const date = typeof at === 'string' ? new Date(at) : at;
-  if (Number.isNaN(date.getTime())) return <span>{String(at)}</span>;
-  const utc = utcText(date, true);
+  const iso = isoOf(at);
+  if (iso === null) return <span>{String(at)}</span>;
+  const utc = `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
   return (
-    <time datetime={date.toISOString()} title={utc} data-local={dateOnly ? 'date' : 'time'}>
-      {utcText(date, !dateOnly)}
+    <time datetime={iso} title={utc} data-local={dateOnly ? 'date' : 'time'}>
+      {dateOnly ? iso.slice(0, 10) : utc}
     </time>
   );
 }

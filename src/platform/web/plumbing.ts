@@ -34,9 +34,10 @@ const PAGE_HEADERS = {
 
 /** What app.ts passes in: the features' functions the plumbing needs, so platform imports none. */
 export type WebAppDeps = {
-  resolveSession: (token: string) => Promise<{ userId: string; csrfToken: string } | undefined>;
-  /** The viewer and their books; throws not_found when `bookId` is not one of theirs. */
-  loadShell: (userId: string, bookId: string | undefined) => Promise<Omit<Shell, 'csrfToken' | 'path'>>;
+  /** The session's user (read with it, in one query) and its CSRF token. */
+  resolveSession: (token: string) => Promise<{ user: Shell['user']; csrfToken: string } | undefined>;
+  /** The viewer's books and badge; throws not_found when `bookId` is not one of theirs. */
+  loadShell: (user: Shell['user'], bookId: string | undefined) => Promise<Omit<Shell, 'csrfToken' | 'path'>>;
 };
 
 /** How a form's text fields become the body the route's schema checks. */
@@ -194,7 +195,7 @@ function registerGuards(scope: FastifyInstance, deps: WebAppDeps) {
       typeof params === 'object' && params !== null && 'book_id' in params ? params.book_id : undefined;
     if (bookId !== undefined && (typeof bookId !== 'string' || !UUID.test(bookId)))
       throw new AppError('not_found', 'No such book.');
-    const loaded = await deps.loadShell(session.userId, bookId);
+    const loaded = await deps.loadShell(session.user, bookId);
     request.shell = { ...loaded, csrfToken: session.csrfToken, path: request.url.split('?')[0] ?? '' };
     // Two walls for a viewer: the pages show no write control, and a write is refused here.
     if (

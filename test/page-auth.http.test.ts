@@ -52,6 +52,8 @@ function fillParams(path: string, bookId: string): string {
     .replace(/:token\b/g, `pr_${'x'.repeat(40)}`)
     .replace(/:client_ref\b/g, 'ref-1')
     .replace(/:action\b/g, 'pause')
+    // A payout rule's kind, then a chat claim's: each route is reached with an address it takes.
+    .replace(/rules\/:kind\b/g, 'rules/approval')
     .replace(/:kind\b/g, 'payer-claim')
     .replace(/:decision\b/g, 'confirm')
     .replace(/:[a-z_]+/g, UUID);

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '../../platform/http/schema-kit.ts';
 import { type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { AgentsPage, type IssuedAgent } from './pages.tsx';
 import { AgentIssue, AgentStatusIn, RejectIn } from './schemas.ts';
@@ -45,10 +46,6 @@ function renderer(deps: service.AgentsDeps): Render {
   };
 }
 
-// With attachValidation a post's handler runs even when its body failed the schema (the page
-// shows the error in place), so the typed body is read only inside runForm's write, which runs
-// once no validation error is attached.
-
 function registerProposalPages(scope: TypedApp, deps: service.AgentsDeps, render: Render) {
   const path = '/app/books/:book_id/agents/proposals/:pid';
   scope.post(
@@ -65,12 +62,12 @@ function registerProposalPages(scope: TypedApp, deps: service.AgentsDeps, render
   );
   scope.post(
     `${path}/reject`,
-    { schema: { hide: true, params: ProposalPageParams, body: RejectForm }, attachValidation: true },
+    formRoute({ params: ProposalPageParams, body: RejectForm }),
     async (request, reply) => {
       const shell = shellOf(request);
       const { pid } = request.params;
-      const outcome = await runForm(request, () =>
-        service.rejectProposal(deps, shell.user.id, shell.book.id, pid, request.body.reason),
+      const outcome = await runForm(request, ({ body }) =>
+        service.rejectProposal(deps, shell.user.id, shell.book.id, pid, body.reason),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'agents'));
       const form = { ...outcome.form, values: { ...outcome.form.values, proposal_id: pid } };
@@ -88,15 +85,14 @@ export function registerAgentPages(server: FastifyInstance, deps: service.Agents
   );
   scope.post(
     path,
-    {
-      schema: { hide: true, params: BookParams, body: AgentIssue },
-      attachValidation: true,
-      config: { form: { arrays: ['perms', 'fence.x402_hosts', 'fence.allowed_merchants'] } },
-    },
+    formRoute(
+      { params: BookParams, body: AgentIssue },
+      { form: { arrays: ['perms', 'fence.x402_hosts', 'fence.allowed_merchants'] } },
+    ),
     async (request, reply) => {
       const shell = shellOf(request);
-      const outcome = await runForm(request, () =>
-        service.issueAgent(deps, shell.user.id, shell.book.id, request.body),
+      const outcome = await runForm(request, ({ body }) =>
+        service.issueAgent(deps, shell.user.id, shell.book.id, body),
       );
       if (!outcome.ok) return sendPage(reply, await render(request, { issue: outcome.form }), outcome.status);
       // The token exists only in this answer: rendered here, never kept for a GET.
@@ -110,11 +106,11 @@ export function registerAgentPages(server: FastifyInstance, deps: service.Agents
   );
   scope.post(
     `${path}/:aid/status`,
-    { schema: { hide: true, params: AgentPageParams, body: AgentStatusIn }, attachValidation: true },
+    formRoute({ params: AgentPageParams, body: AgentStatusIn }),
     async (request, reply) => {
       const shell = shellOf(request);
-      const outcome = await runForm(request, () =>
-        service.setAgentStatus(deps, shell.user.id, shell.book.id, request.params.aid, request.body.status),
+      const outcome = await runForm(request, ({ body }) =>
+        service.setAgentStatus(deps, shell.user.id, shell.book.id, request.params.aid, body.status),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'agents'));
       return sendPage(reply, await render(request, { decision: outcome.form }), outcome.status);

@@ -3,7 +3,8 @@ import { AppError } from '../../core/errors.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { typedRoutes } from '../../platform/http/typed.ts';
 import type { FormState } from '../../platform/web/components.tsx';
-import { runForm, seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
+import { formRoute, runForm } from '../../platform/web/forms.ts';
+import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { MarkPaidPage, PaymentRequestsPage } from './pages.tsx';
 import { MarkPaidIn, RequestListQuery } from './schemas.ts';
@@ -51,14 +52,12 @@ export function registerPaymentRequestPages(scope: FastifyInstance, deps: servic
   );
   app.post(
     `${path}/:token/mark-paid`,
-    { schema: { hide: true, params: TokenParams, body: MarkPaidIn }, attachValidation: true },
+    formRoute({ params: TokenParams, body: MarkPaidIn }),
     async (request, reply) => {
       const shell = shellOf(request);
       const { token } = request.params;
-      // With attachValidation a refused body still reaches here; runForm answers it first, so
-      // the service only ever sees a body the schema took.
-      const outcome = await runForm(request, () =>
-        service.markPaid(deps, shell.user.id, shell.book.id, token, request.body),
+      const outcome = await runForm(request, ({ body }) =>
+        service.markPaid(deps, shell.user.id, shell.book.id, token, body),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'payment-requests'));
       if (outcome.status === 404)

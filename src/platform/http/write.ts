@@ -6,6 +6,7 @@ import { AppError } from '../../core/errors.ts';
 import { sha256Hex } from '../crypto.ts';
 import type { Db, Queryable, Tx } from '../db/database.ts';
 import { renderError } from './errors.ts';
+import { requireCaller } from './typed.ts';
 
 // runWrite is the one road for a write: it opens the transaction, and with an Idempotency-Key
 // it claims the key first and stores the answer in the same transaction as the write, so a
@@ -113,7 +114,7 @@ async function finishRecord(
   const result = await tx
     .updateTable('idempotency_records')
     .set({ state: 'done', response_status: status, response_body: body })
-    .where('key_id', '=', request.integration!.keyId)
+    .where('key_id', '=', requireCaller(request, 'integration').keyId)
     .where('route', '=', routeName(request))
     .where('idempotency_key', '=', key)
     .where('owner_token', '=', ownerToken)
@@ -124,7 +125,7 @@ async function finishRecord(
 async function releaseRecord(deps: WriteDeps, request: FastifyRequest, key: string, ownerToken: string) {
   await deps.db
     .deleteFrom('idempotency_records')
-    .where('key_id', '=', request.integration!.keyId)
+    .where('key_id', '=', requireCaller(request, 'integration').keyId)
     .where('route', '=', routeName(request))
     .where('idempotency_key', '=', key)
     .where('owner_token', '=', ownerToken)

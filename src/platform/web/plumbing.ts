@@ -13,9 +13,6 @@ import { canWrite } from './shell.ts';
 // cookie, CSRF, the shell of the signed-in viewer, security headers and error pages. Features
 // register their page routes inside the scope this builds (see README.md beside this file).
 
-// Form routes and their write runner live in forms.ts; runForm is re-exported for the features
-// that import it from here.
-export { runForm } from './forms.ts';
 
 export const SESSION_COOKIE = 'tb_session';
 const FORM_BODY_LIMIT_BYTES = 64 * 1024;

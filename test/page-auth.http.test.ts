@@ -46,13 +46,13 @@ function filled(path: string, bookId: string): string {
   return `${fillParams(path, bookId)}${query}`;
 }
 
+// Each route is reached with an address it takes: a payout rule's kind before a chat claim's.
 function fillParams(path: string, bookId: string): string {
   return path
     .replace(':book_id', bookId)
     .replace(/:token\b/g, `pr_${'x'.repeat(40)}`)
     .replace(/:client_ref\b/g, 'ref-1')
     .replace(/:action\b/g, 'pause')
-    // A payout rule's kind, then a chat claim's: each route is reached with an address it takes.
     .replace(/rules\/:kind\b/g, 'rules/approval')
     .replace(/:kind\b/g, 'payer-claim')
     .replace(/:decision\b/g, 'confirm')

@@ -13,7 +13,6 @@ import { canWrite } from './shell.ts';
 // cookie, CSRF, the shell of the signed-in viewer, security headers and error pages. Features
 // register their page routes inside the scope this builds (see README.md beside this file).
 
-
 export const SESSION_COOKIE = 'tb_session';
 const FORM_BODY_LIMIT_BYTES = 64 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -7,7 +7,7 @@ import { enqueueEvent } from '../../platform/outbox/outbox.ts';
 import { readAmount } from '../ledger/index.ts';
 import { requireRole } from '../spaces/index.ts';
 import { invoicePdf } from './document.ts';
-import { allows, type InvoiceStatus } from './domain.ts';
+import { allows } from './domain.ts';
 import { type InvoicesDeps, present, recordPayment } from './service.ts';
 import * as store from './store.ts';
 
@@ -77,7 +77,7 @@ async function openInvoiceOfContact(tx: Queryable, spaceId: string, contactId: s
   const row = await store.lockInvoice(tx, spaceId, invoiceId);
   if (!row || row.contact_id !== contactId || row.kind !== 'invoice')
     return { ok: false as const, reason: 'unknown' };
-  if (!allows('pay', row.status as InvoiceStatus)) return { ok: false as const, reason: 'closed', row };
+  if (!allows('pay', row.status)) return { ok: false as const, reason: 'closed', row };
   return { ok: true as const, row };
 }
 
@@ -163,7 +163,7 @@ export async function decideChatAnswer(
   if (!row) throw new AppError('not_found', 'No invoice with this id in this space.');
   const now = clock.now();
   if (decision === 'confirm' || decision === 'reject') {
-    if (row.payer_marked_paid_at === null || !allows('pay', row.status as InvoiceStatus))
+    if (row.payer_marked_paid_at === null || !allows('pay', row.status))
       throw new AppError('invoice_state', 'The client has not marked this open invoice paid.', { decision });
     if (decision === 'reject')
       return store.updateInvoice(tx, spaceId, invoiceId, { payer_marked_paid_at: null, updated_at: now });

@@ -19,7 +19,6 @@ import {
   creditRoom,
   freshInvoiceState,
   generatedNumber,
-  type InvoiceStatus,
   initialStatus,
   type Move,
   type Totals,
@@ -190,7 +189,7 @@ export async function ownInvoice(db: Queryable, spaceId: string, id: string, loc
 }
 
 export function refuseMove(move: Move, row: store.InvoiceRow) {
-  if (allows(move, row.status as InvoiceStatus)) return;
+  if (allows(move, row.status)) return;
   throw new AppError('invoice_state', `This invoice is ${row.status}; it cannot be ${MOVE_WORDS[move]}.`, {
     status: row.status,
     move,
@@ -264,7 +263,7 @@ export async function sendInvoice(
     created_at: now,
     mail_file: sent?.file ?? null,
   });
-  const status = afterSend(row.status as InvoiceStatus);
+  const status = afterSend(row.status);
   const updated = await store.updateInvoice(tx, spaceId, id, {
     status,
     sent_at: row.sent_at ?? now,

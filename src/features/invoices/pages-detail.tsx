@@ -12,7 +12,7 @@ import {
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, canAdminister, canWrite } from '../../platform/web/shell.ts';
-import { allows, type InvoiceStatus } from './domain.ts';
+import { allows } from './domain.ts';
 import type { InvoiceRecord, listDeliveries } from './index.ts';
 import {
   type BookShell,
@@ -224,7 +224,7 @@ function CloseActions({ shell, invoice, formOf, actions }: ActionProps & { actio
 function offered(shell: BookShell, invoice: InvoiceRecord): Set<InvoiceAction> {
   const actions = new Set<InvoiceAction>();
   if (!canWrite(shell.book.role)) return actions;
-  const status = invoice.status as InvoiceStatus;
+  const status = invoice.status;
   if (allows('accept', status)) actions.add('accept').add('decline');
   if (invoice.kind !== 'credit_note' && allows('send', status)) actions.add('send');
   if (allows('pay', status)) actions.add('payments');
@@ -374,7 +374,7 @@ function Facts({ shell, invoice }: { shell: BookShell; invoice: InvoiceRecord })
 }
 
 function Links({ shell, invoice }: { shell: BookShell; invoice: InvoiceRecord }) {
-  const status = invoice.status as InvoiceStatus;
+  const status = invoice.status;
   return (
     <p class="actions">
       {invoice.kind === 'invoice' && (

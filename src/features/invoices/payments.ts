@@ -9,7 +9,7 @@ import { requireAccount } from '../accounts/index.ts';
 import { increase, ledgerAccounts, postEntry, readAmount } from '../ledger/index.ts';
 import { requireAdministrator } from '../spaces/index.ts';
 import { openAmountOf } from './document.ts';
-import { afterPayment, allows, type InvoiceStatus, type PaymentOutcome } from './domain.ts';
+import { afterPayment, allows, type PaymentOutcome } from './domain.ts';
 import { type InvoicesDeps, ownInvoice, refuseMove, today } from './lifecycle.ts';
 import { presentWithPayments } from './presentation.ts';
 import type { PaymentBody } from './schemas.ts';
@@ -226,7 +226,7 @@ export async function applyInvoiceSettlement(
   },
 ): Promise<AmountE8 | null> {
   const row = await store.lockInvoice(tx, input.spaceId, input.invoiceId);
-  if (!row || !allows('pay', row.status as InvoiceStatus)) return null;
+  if (!row || !allows('pay', row.status)) return null;
   const open = asAmount(openAmountOf(row));
   const applied = input.amount < open ? input.amount : open;
   if (applied <= 0n) return open;
@@ -270,7 +270,7 @@ export async function applyInvoiceDiscount(
   },
 ) {
   const row = await store.lockInvoice(tx, input.spaceId, input.invoiceId);
-  assert(row && allows('pay', row.status as InvoiceStatus), 'The invoice took the settlement just now.');
+  assert(row && allows('pay', row.status), 'The invoice took the settlement just now.');
   const outcome = afterPayment(
     readAmount(row.total),
     readAmount(row.credited_amount),

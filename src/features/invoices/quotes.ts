@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Queryable } from '../../platform/db/database.ts';
-import { addDays, freshInvoiceState, type InvoiceStatus, visibleStatus } from './domain.ts';
+import { addDays, freshInvoiceState, visibleStatus } from './domain.ts';
 import { type InvoicesDeps, nextFreeNumber, ownInvoice, refuseMove, today } from './lifecycle.ts';
 import { presentWithPayments } from './presentation.ts';
 import * as store from './store.ts';
@@ -17,7 +17,7 @@ export async function decideQuote(
   decision: 'accept' | 'decline',
 ) {
   const row = await ownInvoice(tx, spaceId, id, true);
-  const status = visibleStatus(row.status as InvoiceStatus, row.due_on, today(deps.clock));
+  const status = visibleStatus(row.status, row.due_on, today(deps.clock));
   refuseMove(decision, { ...row, status });
   const invoice = decision === 'accept' ? await invoiceFromQuote(tx, deps, row) : null;
   const updated = await store.updateInvoice(tx, spaceId, id, {

@@ -3,7 +3,6 @@ import { deliverByChat } from './chat-answers.ts';
 import {
   addDays,
   allows,
-  type InvoiceStatus,
   REMIND_AFTER_DAYS,
   REMIND_BEFORE_DAYS,
   type ReminderStage,
@@ -40,12 +39,7 @@ export async function sendAutomaticReminders(deps: InvoicesDeps, limit = 50): Pr
     try {
       const mailed = await deps.db.transaction().execute(async (tx) => {
         const row = await store.lockInvoiceIfFree(tx, due.space_id, due.id);
-        if (
-          !row ||
-          !row.auto_remind ||
-          row.reminders_paused_at !== null ||
-          !allows('remind', row.status as InvoiceStatus)
-        )
+        if (!row || !row.auto_remind || row.reminders_paused_at !== null || !allows('remind', row.status))
           return false;
         const stage = reminderStage(row.due_on, todayText);
         if (stage === null) return false;

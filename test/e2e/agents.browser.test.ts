@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -18,7 +19,8 @@ let base: string;
 
 beforeAll(async () => {
   if (!chromiumInstalled) return;
-  app = await startBrowserApp({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+  // Loopback URLs are admitted (as in development) so an x402 proposal can name a local port.
+  app = await startBrowserApp({ env: { RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: '1' } });
   ({ h, base } = app);
 });
 afterAll(() => app?.close());
@@ -97,6 +99,35 @@ describe('the Agents screen', () => {
       expect.objectContaining({ id: second.proposal_id, reject_reason: 'Unknown payee' }),
     ]);
     expect(await b.balance()).toBe('995.00000000');
+    await context.close();
+  });
+
+  it('shows a failed approval beside its proposal, which stays waiting', async () => {
+    const b = await makeAgentBook(h);
+    const agent = await b.issue({ perms: ['x402'], fence: { x402_hosts: [] } });
+    // A port nobody listens on: the approved fetch cannot reach it.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise((resolve) => closed.close(resolve));
+    const url = `http://127.0.0.1:${port}/paid`;
+    const proposed = (await b.call(agent, 'POST', '/agent/x402', { url })).json();
+    expect(proposed.applied).toBe(false);
+    const context = await signedIn(b.owner.token);
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${base}/app/books/${b.spaceId}/agents`);
+    const row = page.locator('tr', { hasText: url });
+    const answered = page.waitForResponse(
+      (res) => res.request().method() === 'POST' && res.url().endsWith('/approve'),
+    );
+    await row.getByRole('button', { name: 'Approve' }).click();
+    expect((await answered).status()).toBe(502);
+    await row.locator('.failure').waitFor();
+    expect(await row.locator('.failure').textContent()).toMatch(/^Approving failed: The URL could not be fetched/);
+    await shoot(page, 'agents-approval-failed');
+    const pending = (await b.get(b.owner, '/proposals?status=pending')).json().items;
+    expect(pending).toEqual([expect.objectContaining({ id: proposed.proposal_id, kind: 'x402' })]);
     await context.close();
   });
 

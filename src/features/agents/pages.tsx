@@ -242,7 +242,7 @@ function whyItWaits(proposal: ProposalView) {
     <span>
       {proposal.message}
       {failure && typeof failure.error === 'string' && (
-        <span class="error"> Approving failed: {text(failure.detail) || failure.error}</span>
+        <span class="failure">Approving failed: {text(failure.detail) || failure.error}</span>
       )}
     </span>
   );

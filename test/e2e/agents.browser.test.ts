@@ -124,7 +124,9 @@ describe('the Agents screen', () => {
     await row.getByRole('button', { name: 'Approve' }).click();
     expect((await answered).status()).toBe(502);
     await row.locator('.failure').waitFor();
-    expect(await row.locator('.failure').textContent()).toMatch(/^Approving failed: The URL could not be fetched/);
+    expect(await row.locator('.failure').textContent()).toMatch(
+      /^Approving failed: The URL could not be fetched/,
+    );
     await shoot(page, 'agents-approval-failed');
     const pending = (await b.get(b.owner, '/proposals?status=pending')).json().items;
     expect(pending).toEqual([expect.objectContaining({ id: proposed.proposal_id, kind: 'x402' })]);

@@ -60,14 +60,15 @@ describe('the Agents screen', () => {
     await page.goto(path);
     expect(await page.content()).not.toContain(token);
     // The form posts to the same page it comes back to: wait for the post's answer and for the
-    // row to offer Freeze, not merely for the address (which never changes).
+    // row's new state, not merely for the address (which never changes).
     const posted = (end: string) =>
       page.waitForResponse((res) => res.request().method() === 'POST' && res.url().endsWith(end));
     const activated = posted('/status');
     await page.getByRole('button', { name: 'Make active' }).click();
     expect((await activated).status()).toBe(303);
+    // An observing agent offers Freeze too: the page has turned once Make active is gone.
     const botRow = page.locator('tr', { hasText: 'Expenses bot' });
-    await botRow.getByRole('button', { name: 'Freeze' }).waitFor();
+    await botRow.getByRole('button', { name: 'Make active' }).waitFor({ state: 'detached' });
     expect(await botRow.locator('.pill').textContent()).toBe('active');
     const agent = { id: '', token, wallet_address: '' };
     const first = (await b.agentPay(agent, { amount: '5' })).json();

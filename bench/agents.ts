@@ -84,7 +84,7 @@ async function makeAgent(server: ServerHandle & { key: string }) {
   };
 }
 
-async function prepare(server: ServerHandle & { key: string }) {
+export async function prepare(server: ServerHandle & { key: string }) {
   const accounts = await fetch(`${server.baseUrl}/integration/accounts`, {
     headers: { authorization: `Bearer ${server.key}` },
   }).then((res) => res.json() as Promise<{ items: { id: string; kind: string }[] }>);
@@ -110,7 +110,7 @@ async function prepare(server: ServerHandle & { key: string }) {
   return { server, wallet, agent, plainFetch: wrapFetchWithPayment(fetch, client) };
 }
 
-type Setup = Awaited<ReturnType<typeof prepare>>;
+export type Setup = Awaited<ReturnType<typeof prepare>>;
 
 async function mint(setup: Setup): Promise<string> {
   const minted = await postJson(setup.server.baseUrl, setup.server.key, '/integration/payment-requests', {
@@ -121,7 +121,7 @@ async function mint(setup: Setup): Promise<string> {
   return String(minted.json.url);
 }
 
-async function plainRound(setup: Setup): Promise<number> {
+export async function plainRound(setup: Setup): Promise<number> {
   const url = await mint(setup);
   const started = performance.now();
   const res = await setup.plainFetch(url, { headers: { accept: 'application/json' } });
@@ -131,7 +131,7 @@ async function plainRound(setup: Setup): Promise<number> {
   return elapsed;
 }
 
-async function agentRound(setup: Setup): Promise<number> {
+export async function agentRound(setup: Setup): Promise<number> {
   const url = await mint(setup);
   const started = performance.now();
   const out = await call(setup.server.baseUrl, 'POST', '/agent/x402', setup.agent.token, { url });

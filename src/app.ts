@@ -21,7 +21,7 @@ import {
   registerAgentPages,
   registerAgentRoutes,
 } from './features/agents/index.ts';
-import { loadShell, registerShellPages } from './features/app-shell/index.ts';
+import { loadViewer, registerShellPages } from './features/app-shell/index.ts';
 import { registerStripeWebhookRoute, stripeGateway } from './features/card-payments/index.ts';
 import { registerChargeRoutes } from './features/charges/index.ts';
 import {
@@ -76,7 +76,6 @@ import {
   registerSessionRoutes,
   registerUserPages,
   registerUserRoutes,
-  resolveSession,
 } from './features/users/index.ts';
 import { registerSubscriptionPages, registerWebhookRoutes } from './features/webhooks/index.ts';
 import { createFacilitator, registerX402Routes } from './features/x402/index.ts';
@@ -407,17 +406,7 @@ function registerWebPages(
   });
   app.addHook('onClose', () => siteSender.close());
   const webDeps = {
-    resolveSession: async (token: string) => {
-      const session = await resolveSession(base, token);
-      return (
-        session && {
-          user: { id: session.user_id, name: session.user_name, email: session.user_email },
-          csrfToken: session.csrf_token,
-        }
-      );
-    },
-    loadShell: (user: { id: string; name: string; email: string }, bookId: string | undefined) =>
-      loadShell(spaceDeps, user, bookId),
+    loadViewer: (token: string, bookId: string | undefined) => loadViewer(base, token, bookId),
   };
   return registerWebApp(app, webDeps, (scope) => {
     registerShellPages(scope);

@@ -1,4 +1,4 @@
-import { lapseProposals } from './features/agents/index.ts';
+import { lapseProposals, repairAgentWrites } from './features/agents/index.ts';
 import { watchOnce } from './features/chain-watch/index.ts';
 import { type ChatSetup, invoiceChatPort, pruneChatRecords } from './features/chat/index.ts';
 import { sendAutomaticReminders } from './features/invoices/index.ts';
@@ -34,6 +34,12 @@ export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicT
             // Chain payments out: executed at their confirmations, undone by a reorganisation.
             await followChainPayouts({ db, clock, chain, confirmations: runtime.config.confirmations });
           },
+        },
+        {
+          // Agent wallet transfers and x402 payments a dead process left on their way.
+          name: 'repair-agent-writes',
+          everyMs: 60_000,
+          run: () => repairAgentWrites({ db, clock, chain, logger: runtime.logger || undefined }),
         },
       ]
     : [];

@@ -368,6 +368,15 @@ describe('transactions and corrections', () => {
     const sales = (await b.post(b.owner, '/categories', { name: 'Sales', kind: 'income' })).json();
     const again = await b.post(b.owner, '/categories', { name: 'Software', kind: 'expense' });
     expect(again.json().id).toBe(software.id);
+    // A name that trims to nothing is refused by the schema (it once reached the table's CHECK: 500).
+    for (const name of [' ', '\t \n']) {
+      const blank = await b.post(b.owner, '/categories', { name, kind: 'expense' });
+      expect(blank.statusCode).toBe(422);
+      expect(JSON.stringify(blank.json())).toContain('name');
+    }
+    expect((await b.post(b.owner, '/categories', { name: ' Travel ', kind: 'expense' })).json().name).toBe(
+      'Travel',
+    );
     const agent = await b.active({ perms: ['transactions'] });
     const res = await b.agentTx(agent, { category_id: software.id, note: 'Editor licence' });
     expect(res.statusCode).toBe(200);
@@ -641,6 +650,10 @@ describe('card intents', () => {
     expect(outside.message).toContain('allowed_merchants');
     for (const ceiling_usd of ['1.234', 0, 100001, '-1']) {
       expect((await open({ merchant: 'Cloud host', purpose: 'x', ceiling_usd })).statusCode).toBe(422);
+    }
+    // A merchant stored trimmed must keep two characters (the table's CHECK); less is a 422, not a 500.
+    for (const merchant of ['  ', ' a ', 'b\t']) {
+      expect((await open({ merchant, purpose: 'x', ceiling_usd: '1' })).statusCode).toBe(422);
     }
     // The first open intent of the merchant takes the first row, within its ceiling.
     const row = (await b.agentTx(agent, { payee: 'cloud HOST', amount: '12.5' })).json().result;

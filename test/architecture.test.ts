@@ -402,6 +402,13 @@ function walk(source: ts.SourceFile, onNode: (node: ts.Node) => void) {
   visit(source);
 }
 
+// The code that reads a members row and may vouch for it with a Member (platform/http/member.ts).
+const MEMBER_MAKERS = [
+  'src/platform/http/member.ts',
+  'src/features/spaces/service.ts',
+  'src/features/app-shell/service.ts',
+];
+
 describe('source shape', () => {
   it('has only src/main.ts call .listen(): the app and everything else never open a port', () => {
     const calls: string[] = [];
@@ -413,6 +420,22 @@ describe('source shape', () => {
       });
     }
     expect(calls, `.listen( outside src/main.ts:\n${calls.join('\n')}`).toEqual([]);
+  });
+
+  it('has only spaces (requireMember) and the web shell (its one read) make a proven membership, from the members row', () => {
+    const makers: string[] = [];
+    for (const file of SOURCE_FILES) {
+      const source = parseSource(file, readRepoFile(file));
+      walk(source, (node) => {
+        if (
+          ts.isPropertyAccessExpression(node) &&
+          node.name.text === 'fromMembersRow' &&
+          !MEMBER_MAKERS.includes(file)
+        )
+          makers.push(`${file}:${lineOf(source, node)}`);
+      });
+    }
+    expect(makers, `a Member made elsewhere:\n${makers.join('\n')}`).toEqual([]);
   });
 
   it(`keeps every function body at most ${FUNCTION_LINES_MAX} lines`, () => {

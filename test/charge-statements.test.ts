@@ -1,31 +1,16 @@
-import type { KyselyPlugin, PluginTransformQueryArgs, RootOperationNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../src/core/clock.ts';
 import { asAmount } from '../src/core/money.ts';
 import { charge } from '../src/features/charges/service.ts';
 import { checkLedger } from '../src/features/ledger/index.ts';
 import { createHarness, type Harness, type Key } from './harness.ts';
+import { StatementCounter } from './statement-counter.ts';
 
 // A charge costs the database one statement: once its client, ledger accounts, endpoint and
 // account are known to the process, a paid charge is one statement that moves the balance and
 // files the entry with its postings and the charge row, sent without BEGIN or COMMIT (the route
 // calls the service on the database handle when there is no Idempotency-Key). A refused charge
 // is the move that refused (writing nothing), then the top-up request in a transaction of its own.
-
-/**
- * Counts the statements sent through a Kysely instance (BEGIN and COMMIT are not among them), and
- * the transactions opened on it.
- */
-class Counter implements KyselyPlugin {
-  statements: string[] = [];
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.statements.push(args.node.kind);
-    return args.node;
-  }
-  async transformResult<T>(args: { result: T }): Promise<T> {
-    return args.result;
-  }
-}
 
 let h: Harness;
 let key: Key;
@@ -48,7 +33,7 @@ const caller = () => ({
 });
 
 async function chargeCounted(ref: string, price: bigint, resource?: string) {
-  const counter = new Counter();
+  const counter = new StatementCounter();
   const db = h.db.withPlugin(counter);
   const opened = vi.spyOn(db, 'transaction');
   const answer = await charge(

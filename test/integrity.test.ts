@@ -93,6 +93,10 @@ describe('references across spaces', () => {
       [{ entry_id: theirs.entry_id }, 'charges_entry_id_fkey'],
       [{ account_id: theirs.account_id }, 'charges_account_id_fkey'],
       [{ resource_id: resource.id }, 'charges_resource_id_fkey'],
+      // No plain key to spaces (migration 0100): moving the row to another space, or to none,
+      // breaks every composite key; the client credit's is checked first.
+      [{ space_id: b.key.spaceId }, 'charges_client_credit_id_fkey'],
+      [{ space_id: randomUUID() }, 'charges_client_credit_id_fkey'],
     ];
     for (const [change, rule] of cases) {
       const error = await refusal(copy(change));

@@ -75,6 +75,34 @@ describe('the OpenAPI document', () => {
     expect(problems).toEqual([]);
   });
 
+  it('documents 502 and 503 wherever a route answers them: a write that asks a peer, and every description that names them', () => {
+    const problems: string[] = [];
+    for (const { method, path, operation } of operations) {
+      const statuses = Object.keys(responsesOf(operation));
+      for (const status of ['502', '503']) {
+        if (new RegExp(`\\b${status}\\b`).test(String(operation.description)) && !statuses.includes(status))
+          problems.push(`${method} ${path}: names ${status} but does not document it`);
+      }
+    }
+    expect(problems).toEqual([]);
+    const peers = [
+      'approveProposal',
+      'agentWalletTransfer',
+      'agentX402Fetch',
+      'answerChat',
+      'sendInvoice',
+      'remindInvoice',
+      'sendSpaceInvoice',
+      'remindSpaceInvoice',
+    ];
+    for (const id of peers) {
+      const found = operations.find(({ operation }) => operation.operationId === id);
+      expect(found, id).toBeDefined();
+      const gateway = resolveResponse(responsesOf(found!.operation)['502']);
+      expect(JSON.stringify(gateway), id).toContain('#/components/schemas/ErrorBody');
+    }
+  });
+
   it('answers 422 in both error shapes and 429 with Retry-After, as shared responses', () => {
     const charge = operations.find(({ operation }) => operation.operationId === 'createCharge')!.operation;
     const unprocessable = resolveResponse(responsesOf(charge)['422']);

@@ -1,4 +1,3 @@
-import type { KyselyPlugin, PluginTransformQueryArgs, RootOperationNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { asAmount } from '../src/core/money.ts';
 import { checkLedger } from '../src/features/ledger/index.ts';
@@ -9,6 +8,7 @@ import {
   settlePaymentRequest,
 } from '../src/features/payment-requests/index.ts';
 import { createHarness, type Harness, type Key } from './harness.ts';
+import { StatementCounter } from './statement-counter.ts';
 
 // A settlement of a request its caller has just read (the x402 page's) is one statement with no
 // transaction: the request moves from the state that was read to the next one, and only then the
@@ -16,18 +16,6 @@ import { createHarness, type Harness, type Key } from './harness.ts';
 // of them exists exactly when the others do. When the request changed meanwhile, or the rail
 // reference was settled already, that statement writes nothing and the settlement is made (or
 // answered as it was) under the request's row lock.
-
-/** Counts the statements sent through a Kysely instance (BEGIN and COMMIT are not among them). */
-class Counter implements KyselyPlugin {
-  statements: string[] = [];
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.statements.push(args.node.kind);
-    return args.node;
-  }
-  async transformResult<T>(args: { result: T }): Promise<T> {
-    return args.result;
-  }
-}
 
 let h: Harness;
 let key: Key;
@@ -63,7 +51,7 @@ const input = (request: RequestRow, amount: bigint, reference: string, seen?: Re
 });
 
 async function settleCounted(settle: SettleInput) {
-  const counter = new Counter();
+  const counter = new StatementCounter();
   const db = h.db.withPlugin(counter);
   const opened = vi.spyOn(db, 'transaction');
   const outcome = await settlePaymentRequest(db, settle);

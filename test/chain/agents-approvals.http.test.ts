@@ -200,6 +200,14 @@ describe('approving an x402 proposal', () => {
     const again = await approve(a, proposed.body.proposal_id);
     expect(again.body.error).toBe('proposal_state');
     expect(await w.usdcOf(seller.address)).toBe(1_500_000n);
+    // Booked once, in the statement that approved it: money.out on the agent wallet's account.
+    const entries = await w.h.db
+      .selectFrom('ledger_entries')
+      .select('memo')
+      .where('cause_type', '=', 'agent_write')
+      .where('cause_id', '=', proposed.body.proposal_id)
+      .execute();
+    expect(entries).toEqual([{ memo: res.body.result.paid.tx_hash }]);
   });
 
   it('refuses to pay more than the approved amount: back to pending, nothing paid', async () => {

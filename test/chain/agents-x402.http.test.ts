@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Body, startX402World, type X402World } from './x402-setup.ts';
 
@@ -11,7 +13,13 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => w?.close());
 
-type AgentWorld = { spaceId: string; token: string; wallet: `0x${string}`; owner: { token: string } };
+type AgentWorld = {
+  spaceId: string;
+  agentId: string;
+  token: string;
+  wallet: `0x${string}`;
+  owner: { token: string };
+};
 
 async function agent(fence: Record<string, unknown> = {}, usdc = 10_000_000n): Promise<AgentWorld> {
   const owner = await w.h.signup('Agent owner');
@@ -28,7 +36,7 @@ async function agent(fence: Record<string, unknown> = {}, usdc = 10_000_000n): P
   });
   const wallet = issued.body.wallet_address as `0x${string}`;
   if (usdc > 0n) await w.local.fund(wallet, usdc, 0n);
-  return { spaceId, token: issued.body.token, wallet, owner };
+  return { spaceId, agentId: issued.body.agent_id, token: issued.body.token, wallet, owner };
 }
 
 const fetchPaid = (a: AgentWorld, url: string) => w.api('POST', '/agent/x402', a.token, { url });
@@ -65,6 +73,27 @@ describe('POST /agent/x402', () => {
       .where('payment_request_id', '=', request.id)
       .executeTakeFirstOrThrow();
     expect(booked.rail).toBe('x402');
+    // The buyer's book: money.out on its agent wallet's account, once, naming the write and the tx.
+    const write = await w.h.db
+      .selectFrom('agent_writes')
+      .select(['id', 'status'])
+      .where('agent_id', '=', buyer.agentId)
+      .executeTakeFirstOrThrow();
+    expect(write.status).toBe('applied');
+    const entries = await w.h.db
+      .selectFrom('ledger_entries')
+      .select(['memo', 'kind', 'origin'])
+      .where('cause_type', '=', 'agent_write')
+      .where('cause_id', '=', write.id)
+      .execute();
+    expect(entries).toEqual([{ memo: result.paid.tx_hash, kind: 'expense', origin: 'rail' }]);
+    const outs = await w.h.db
+      .selectFrom('outbox_events')
+      .select('payload')
+      .where('space_id', '=', buyer.spaceId)
+      .where('event', '=', 'money.out')
+      .execute();
+    expect(outs.map((row) => (row.payload as Body).amount)).toEqual(['1.50000000']);
     // A free answer: nothing paid, the answer relayed.
     const free = await fetchPaid(buyer, `${w.base}/livez`);
     expect(free.body).toMatchObject({ applied: true, result: { status: 200, paid: null } });
@@ -103,5 +132,62 @@ describe('POST /agent/x402', () => {
     for (const res of proposals) expect(res.body.message).toContain('daily_usd');
     expect(await w.usdcOf(seller.address)).toBe(7_000_000n);
     expect(await w.usdcOf(buyer.wallet)).toBe(3_000_000n);
+  });
+
+  it('an agent frozen while its fetch is under way: 403 agent_frozen, nothing signed is sent, nothing paid', async () => {
+    const buyer = await agent();
+    const seller = await w.seller();
+    const request = await w.mint(seller.key.key, '1', { account_id: seller.account.id });
+    // A relay in front of the pay URL: before it passes on the first answer (the 402 quote), the
+    // owner freezes the agent, so the door and the gate saw it active and the reservation does not.
+    let relayed = 0;
+    const relay = createServer(async (req, res) => {
+      relayed += 1;
+      if (req.headers['payment-signature'] || req.headers['x-payment']) {
+        res.writeHead(500).end('a payment was sent');
+        return;
+      }
+      const frozen = await w.api(
+        'PATCH',
+        `/app/api/spaces/${buyer.spaceId}/agents/${buyer.agentId}`,
+        buyer.owner.token,
+        {
+          status: 'frozen',
+        },
+      );
+      expect(frozen.status).toBe(200);
+      const upstream = await fetch(request.url, { headers: { accept: 'application/json' } });
+      const headers: Record<string, string> = {};
+      upstream.headers.forEach((value, name) => {
+        if (name !== 'content-length' && name !== 'transfer-encoding' && name !== 'connection')
+          headers[name] = value;
+      });
+      res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
+    });
+    relay.listen(0, '127.0.0.1');
+    await once(relay, 'listening');
+    const port = (relay.address() as { port: number }).port;
+    try {
+      const widened = await w.h.db
+        .updateTable('agents')
+        .set({ x402_hosts: [new URL(w.base).host, `127.0.0.1:${port}`] })
+        .where('id', '=', buyer.agentId)
+        .execute();
+      expect(widened).toHaveLength(1);
+      const res = await fetchPaid(buyer, `http://127.0.0.1:${port}/pay`);
+      expect(res.status, JSON.stringify(res.body)).toBe(403);
+      expect(res.body).toMatchObject({ error: 'agent_frozen' });
+      expect(relayed).toBe(1);
+      expect(await w.usdcOf(buyer.wallet)).toBe(10_000_000n);
+      expect(await w.usdcOf(seller.address)).toBe(0n);
+      const spent = await w.h.db
+        .selectFrom('agent_spend')
+        .select('id')
+        .where('agent_id', '=', buyer.agentId)
+        .execute();
+      expect(spent).toEqual([]);
+    } finally {
+      relay.close();
+    }
   });
 });

@@ -3697,6 +3697,15 @@ export interface components {
         };
     };
     responses: {
+        /** @description A peer this call needed refused it or could not be reached (the chain, the mail server, Telegram, the card processor); nothing was spent or booked, and details say what the peer answered. */
+        BadGateway: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The record is in a state that refuses this, or a request with the same Idempotency-Key is still running (retry after Retry-After). */
         Conflict: {
             headers: {
@@ -3816,6 +3825,7 @@ export interface operations {
                      * @enum {string}
                      */
                     kind?: "one_off" | "recurring";
+                    /** @description At least two characters once trimmed. */
                     merchant: string;
                     months?: number | null;
                     /** @enum {string|null} */
@@ -4253,6 +4263,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
         };
     };
     agentX402Fetch: {
@@ -4295,6 +4306,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
         };
     };
     logIn: {
@@ -5307,6 +5319,7 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     kind: "income" | "expense" | "transfer";
+                    /** @description Not blank; trimmed. */
                     name: string;
                 };
             };
@@ -5749,6 +5762,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6417,6 +6431,8 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sendSpaceInvoice: {
@@ -6466,6 +6482,8 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     voidSpaceInvoice: {
@@ -8229,6 +8247,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
         };
     };
     rejectProposal: {
@@ -9587,6 +9606,8 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setInvoiceSeller: {
@@ -9695,6 +9716,8 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     voidInvoice: {

@@ -11,6 +11,7 @@ export {
   createAccount,
   findProvenAccounts,
   listSpaceAccounts,
+  markServerProven,
   type PushAccount,
   presentAccount,
   requireAccount,

@@ -238,6 +238,14 @@ export function findProvenAccounts(db: Queryable, address: string) {
 }
 
 /** The app's Accounts screen and API: members and up create; anyone in the space reads. */
+/**
+ * Marks an account's address proven without a signed challenge: for an address whose key this
+ * server made itself (an agent's hot wallet), the key is the proof.
+ */
+export async function markServerProven(tx: Queryable, clock: Clock, accountId: string, address: string) {
+  await store.markProven(tx, accountId, address, clock.now());
+}
+
 export async function createAccountInApp(
   deps: AccountsDeps,
   userId: string,

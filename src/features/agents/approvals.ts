@@ -5,7 +5,15 @@ import { checkPublicUrl } from '../../platform/net/public-address.ts';
 import { AddressRefused } from '../../platform/net/safe-fetch.ts';
 import { readAmount } from '../ledger/index.ts';
 import * as store from './store.ts';
-import { resolve, SCREENING_HIT, screensOut, sendAndRecord, type WalletTransferInput } from './wallet.ts';
+import {
+  bookWalletOutIf,
+  readyWalletAccount,
+  resolve,
+  SCREENING_HIT,
+  screensOut,
+  sendAndRecord,
+  type WalletTransferInput,
+} from './wallet.ts';
 import { amountOf } from './writes.ts';
 import {
   MACHINE_ACCEPT,
@@ -13,6 +21,7 @@ import {
   payingFetch,
   type Quote,
   readAnswer,
+  recordSignedOrStop,
   settlementOf,
   type X402FetchDeps,
 } from './x402-fetch.ts';
@@ -139,11 +148,14 @@ async function approveX402(
   const { write, agent } = await claim(deps, who);
   const limit = input.quoted ? amountOf(input.quoted) : readAmount(agent.per_request_usd);
   let quoted: Quote | undefined;
-  const pay = payingFetch(deps, agent.wallet_key_sealed, async (quote) => {
+  let signed = false;
+  const pay = payingFetch(deps, agent.wallet_key_sealed, async (quote, authorization) => {
     if (quote.amount > limit) {
       return `The URL now asks ${formatAmount(quote.amount)}, more than the ${formatAmount(limit)} approved.`;
     }
+    await recordSignedOrStop(deps, write.id, authorization);
     quoted = quote;
+    signed = true;
     return undefined;
   });
   let response: Response;
@@ -152,21 +164,38 @@ async function approveX402(
   } catch (error) {
     const reason = error instanceof AddressRefused ? `The URL is refused: ${error.message}` : String(error);
     const detail = `The URL could not be fetched or paid. ${reason.slice(0, 200)}`;
-    // A payment signed before the fetch broke may still settle: the failure says so.
-    return giveBack(deps, write.id, who.actorId, {
-      error: 'transfer_failed',
-      detail,
-      signed: quoted !== undefined,
-    });
+    if (signed) return leftForRepair(detail);
+    return giveBack(deps, write.id, who.actorId, { error: 'transfer_failed', detail, signed: false });
   }
   const answer = await readAnswer(response);
   const txHash = settlementOf(response);
   if (quoted && !txHash) {
     const detail = `The URL answered ${answer.status} without a settled payment.`;
+    if (signed) return leftForRepair(detail);
     return giveBack(deps, write.id, who.actorId, { error: 'transfer_failed', detail, status: answer.status });
   }
-  const result = { ...answer, paid: quoted && txHash ? paidOf(quoted, txHash) : null };
-  await store.endApproval(deps.db, write.id, { status: 'approved', result });
+  if (!quoted || !txHash) {
+    await store.endApproval(deps.db, write.id, { status: 'approved', result: { ...answer, paid: null } });
+    return;
+  }
+  // Paid: booked (money.out on the agent wallet's account) in the statement that approves it.
+  const result = { ...answer, paid: paidOf(quoted, txHash) };
+  const account = await readyWalletAccount(deps.db, deps, agent, quoted.network);
+  const proof = { writeId: write.id, txHash, payee: verdict.url.host };
+  const end = store.approvedIfApproving(write.id, result);
+  await bookWalletOutIf(deps.db, deps, agent, { out: quoted, proof, account }, end);
+}
+
+/**
+ * A signed payment left with the request and no settlement came back: the host may still settle
+ * it until its validBefore. Approving it again would sign a second payment, so the proposal stays
+ * approving; the repair job (repair.ts) reads the authorization's nonce on chain once it can no
+ * longer be used, and approves the proposal (it was paid) or gives it back to pending.
+ */
+function leftForRepair(detail: string): never {
+  throw new AppError('transfer_failed', `${detail} The payment's outcome is settled on chain later.`, {
+    pending: true,
+  });
 }
 
 /** Approves a wallet-transfer or x402 proposal: claimed, the chain asked, the outcome recorded. */

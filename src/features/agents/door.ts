@@ -25,12 +25,17 @@ export function createAgentDoor(deps: AgentDoorDeps) {
       throw new AppError('unauthorized', 'Send the agent token as Authorization: Bearer oat_….');
     const token = authorization.startsWith('Bearer ') ? authorization.slice(7).trim() : '';
     if (!hasSecretShape(token, SECRET_PREFIX.agentKey)) throw new AppError('unauthorized', UNAUTHORIZED);
-    const principal = await store.findAgentByHash(deps.db, sha256Hex(token));
-    if (!principal || principal.revoked_at !== null) throw new AppError('unauthorized', UNAUTHORIZED);
+    // One statement finds the agent and counts this call on its rate bucket.
+    const { row, decision } = await deps.limiter.hitAlong(
+      deps.db,
+      store.agentByHash(deps.db, sha256Hex(token)),
+    );
+    if (!row || row.revoked_at !== null || decision === null)
+      throw new AppError('unauthorized', UNAUTHORIZED);
+    const { rate_key: _key, account_ids: restrictedTo, ...principal } = row;
     if (principal.issuer_role === null || !canAdminister(principal.issuer_role)) {
       throw new AppError('unauthorized', UNAUTHORIZED);
     }
-    const { decision } = await deps.limiter.hit({ keyId: principal.id });
     if (!decision.allowed) {
       throw new AppError(
         'rate_limited',
@@ -41,9 +46,7 @@ export function createAgentDoor(deps: AgentDoorDeps) {
         },
       );
     }
-    const accountIds = principal.accounts_restricted
-      ? ((await store.accountIdsOf(deps.db, [principal.id])).get(principal.id) ?? [])
-      : null;
+    const accountIds = principal.accounts_restricted ? (restrictedTo ?? []) : null;
     const caller: AgentCaller = {
       agentId: principal.id,
       spaceId: principal.space_id,

@@ -1,7 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
-import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
+import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc, UPSTREAM_ERRORS } from '../../platform/http/openapi.ts';
 import type { RateLimiter } from '../../platform/http/rate-limit.ts';
 import { type TSchema, Type } from '../../platform/http/schema-kit.ts';
 import { requireCaller, type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
@@ -161,7 +161,7 @@ function registerProposalRoutes(app: TypedApp, deps: service.AgentsDeps) {
           'approveProposal',
           'Approve a proposal',
           'An owner or admin applies a pending proposal with themselves as the actor (the agent stays named on it); the answer carries the result. A payment still passes approval rules, policy rules and screening. A hot-wallet transfer or an x402 fetch is claimed first (status approving), then sent or fetched from the agent’s wallet (an x402 fetch pays at most the quote the proposal recorded, else the agent’s per_request_usd); it does not count against the agent’s daily cap. If the chain refuses it or the fetch fails, the proposal goes back to pending with the failure in result and the answer is 502 transfer_failed. A decided, lapsed or approving proposal answers 422 proposal_state; a revoked agent’s proposal 409 conflict.',
-          APP_WRITE_ERRORS,
+          [...APP_WRITE_ERRORS, ...UPSTREAM_ERRORS],
         ),
         params: ProposalParams,
         response: { 200: ProposalOut },
@@ -455,7 +455,7 @@ function registerWalletRoutes(app: TypedApp, deps: AgentRouteDeps) {
           'agentWalletTransfer',
           'Send from the hot wallet',
           'Sends a token from the agent’s wallet: an authorization signed with the agent’s key, put on chain by the server’s gas wallet (one transaction per call). Inside the fence (payee, or the destination address, among allowed_merchants; per-request and daily caps) it applies and books money.out on the agent wallet’s account; otherwise a proposal. The destination is screened. Idempotency-Key: a retry answers the first result; another body with the same key answers 422. The chain refusing the transfer answers 502 transfer_failed and spends nothing.',
-          [...AGENT_WRITE_ERRORS, 409],
+          [...AGENT_WRITE_ERRORS, 409, ...UPSTREAM_ERRORS],
         ),
         body: AgentWalletTransferIn,
         response: { 200: AgentWriteOut },
@@ -475,7 +475,7 @@ function registerX402Fetch(app: TypedApp, deps: AgentRouteDeps) {
           'agentX402Fetch',
           'Fetch a URL, paying x402',
           'Fetches the URL (public https; loopback only with the development switch; no redirects followed) and, when it answers 402, pays from the agent’s hot wallet with the official x402 client. The host must be in x402_hosts and the quote must fit per_request_usd and what is left of daily_usd (checked under a lock); otherwise a proposal and nothing is paid. result: {status, content_type, body (at most 64 KiB), paid: {amount, asset, network, tx_hash} | null}.',
-          AGENT_WRITE_ERRORS,
+          [...AGENT_WRITE_ERRORS, ...UPSTREAM_ERRORS],
         ),
         body: AgentX402In,
         response: { 200: AgentWriteOut },

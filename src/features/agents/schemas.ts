@@ -111,7 +111,14 @@ export const ProposalOut = Type.Object(
 );
 export const ProposalList = Type.Object({ items: Type.Array(ProposalOut) });
 
-export const CategoryIn = Type.Object({ name: Text({ minLength: 1, maxLength: 80 }), kind: Enum(TX_KINDS) });
+/** Names are stored trimmed; these patterns refuse what would trim to too little (the tables' CHECKs). */
+const NOT_BLANK = '\\S';
+const TWO_VISIBLE = '\\S[\\s\\S]*\\S';
+
+export const CategoryIn = Type.Object({
+  name: Text({ minLength: 1, maxLength: 80, pattern: NOT_BLANK, description: 'Not blank; trimmed.' }),
+  kind: Enum(TX_KINDS),
+});
 export const CategoryOut = Type.Object(
   { id: Uuid(), name: Type.String(), kind: Type.String(), created_at: DateTime() },
   { $id: 'CategoryOut' },
@@ -271,7 +278,12 @@ export const AgentX402In = Type.Object(
 
 export const CardIntentOpenIn = Type.Object(
   {
-    merchant: Text({ minLength: 2, maxLength: 120 }),
+    merchant: Text({
+      minLength: 2,
+      maxLength: 120,
+      pattern: TWO_VISIBLE,
+      description: 'At least two characters once trimmed.',
+    }),
     purpose: Text({ minLength: 1, maxLength: 200 }),
     ceiling_usd: Type.Unsafe<number | string>({
       type: ['number', 'string'],

@@ -1,5 +1,6 @@
-import { type Selectable, sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
+import { committedByOthers, LastingRows } from '../../platform/db/lasting.ts';
 import type {
   AgentBookRowsTable,
   AgentStatus,
@@ -66,15 +67,13 @@ export async function lockAgent(db: Queryable, agentId: string) {
   return db.selectFrom('agents').selectAll().where('id', '=', agentId).forUpdate().executeTakeFirstOrThrow();
 }
 
-export type AgentPrincipal = AgentRow & {
-  issuer_role: Role | null;
-  issuer_name: string;
-  space_name: string;
-  base_currency: string;
-};
-
-/** The agent of a token hash, with its issuer's role and name and its space. */
-export async function findAgentByHash(db: Queryable, hash: string): Promise<AgentPrincipal | undefined> {
+/**
+ * The door's lookup of a token hash (built, not run: the rate limiter runs it and counts the
+ * call in the same statement): the agent with its issuer's role and name, its space, the
+ * accounts a restricted agent may touch, and `rate_key`, the key its calls count on (none for
+ * a revoked agent).
+ */
+export function agentByHash(db: Queryable, hash: string) {
   return db
     .selectFrom('agents')
     .innerJoin('spaces', 'spaces.id', 'agents.space_id')
@@ -85,15 +84,33 @@ export async function findAgentByHash(db: Queryable, hash: string): Promise<Agen
         .onRef('members.user_id', '=', 'agents.issuer_user_id'),
     )
     .selectAll('agents')
-    .select([
+    .select((eb) => [
       'members.role as issuer_role',
       'users.name as issuer_name',
       'spaces.name as space_name',
       'spaces.base_currency as base_currency',
+      eb
+        .case()
+        .when('agents.revoked_at', 'is', null)
+        .then(eb.ref('agents.id'))
+        .else(null)
+        .end()
+        .as('rate_key'),
+      eb
+        .selectFrom('agent_accounts')
+        .select(sql<string[]>`array_agg(account_id::text ORDER BY account_id)`.as('ids'))
+        .whereRef('agent_accounts.agent_id', '=', 'agents.id')
+        .as('account_ids'),
     ])
-    .where('agents.token_hash', '=', hash)
-    .executeTakeFirst();
+    .where('agents.token_hash', '=', hash);
 }
+
+export type AgentPrincipal = AgentRow & {
+  issuer_role: Role | null;
+  issuer_name: string;
+  space_name: string;
+  base_currency: string;
+};
 
 export async function accountIdsOf(db: Queryable, agentIds: readonly string[]) {
   const map = new Map<string, string[]>();
@@ -251,7 +268,18 @@ export async function endApproval(
     .set({
       status: outcome.status,
       result: JSON.stringify(outcome.result),
-      ...(back ? { decided_by: null, decided_at: null } : {}),
+      // A proposal back to pending signs afresh when approved again (its old authorization
+      // was refused, never sent, or expired unused).
+      ...(back
+        ? {
+            decided_by: null,
+            decided_at: null,
+            signed_network: null,
+            signed_nonce: null,
+            signed_value: null,
+            signed_valid_before: null,
+          }
+        : {}),
     })
     .where('id', '=', writeId)
     .where('status', '=', 'approving')
@@ -372,7 +400,8 @@ export async function releaseSpend(db: Queryable, writeId: string) {
 /**
  * Reserves an x402 quote in one statement: the agent is still active, holds the x402 perm, its
  * fence has not expired, and the amount fits per_request_usd and what is left of daily_usd; then
- * its day's total grows, the write is recorded as sending and the spend as its own. The UPDATE
+ * its day's total grows, the write is recorded as sending with the authorization the agent signed
+ * for it (issue 19's repair reads it), and the spend as its own. The UPDATE
  * takes the agent's row lock and, when it waited for another, checks the newest row again, so
  * concurrent quotes cannot overspend. Answers false when anything did not hold.
  */
@@ -380,6 +409,7 @@ export async function reserveX402Quote(
   db: Queryable,
   spend: Spend,
   input: Record<string, unknown>,
+  signed: SignedAuthorization,
 ): Promise<boolean> {
   const result = await sql<{ write_id: string }>`
     WITH reserved AS (
@@ -397,8 +427,10 @@ export async function reserveX402Quote(
             <= daily_usd
       RETURNING id, space_id
     ), written AS (
-      INSERT INTO agent_writes (id, space_id, agent_id, kind, input, message, status, created_at)
-      SELECT ${spend.writeId}, space_id, id, 'x402', ${JSON.stringify(input)}::jsonb, '', 'sending', ${spend.at}
+      INSERT INTO agent_writes (id, space_id, agent_id, kind, input, message, status, created_at,
+                                signed_network, signed_nonce, signed_value, signed_valid_before)
+      SELECT ${spend.writeId}, space_id, id, 'x402', ${JSON.stringify(input)}::jsonb, '', 'sending', ${spend.at},
+             ${signed.network}, ${signed.nonce.toLowerCase()}, ${signed.value.toString()}::numeric, ${signed.validBefore}
       FROM reserved
       RETURNING id, space_id, agent_id
     )
@@ -564,4 +596,151 @@ export async function listCardIntents(db: Queryable, spaceId: string) {
       .filter((match) => match.intent_id === intent.id)
       .map((match) => match.entry_id),
   }));
+}
+
+// ---- Repair of writes left on their way (issue 19, 0130) ----
+// A write in sending or approving signed an EIP-3009 authorization (or was about to). The
+// functions below record that authorization before it leaves the process, find the writes a
+// dead process left behind, and end one under its row lock, once.
+
+export type SignedAuthorization = { network: string; nonce: string; value: bigint; validBefore: Date };
+
+/**
+ * Records the authorization a write in flight signed. False when the write is no longer in
+ * flight or already signed one (the repair released it meanwhile): the authorization must then
+ * not leave the process.
+ */
+export async function recordSigned(db: Queryable, writeId: string, signed: SignedAuthorization) {
+  const result = await db
+    .updateTable('agent_writes')
+    .set({
+      signed_network: signed.network,
+      signed_nonce: signed.nonce.toLowerCase(),
+      signed_value: signed.value.toString(),
+      signed_valid_before: signed.validBefore,
+    })
+    .where('id', '=', writeId)
+    .where('status', 'in', ['sending', 'approving'])
+    .where('signed_nonce', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Writes in flight since before `before` (claimed then, for an approval): the repair's candidates. */
+export async function writesInFlight(db: Queryable, before: Date, limit: number) {
+  return db
+    .selectFrom('agent_writes')
+    .select(['id', 'space_id'])
+    .where('status', 'in', ['sending', 'approving'])
+    .where('kind', 'in', ['wallet_transfer', 'x402'])
+    .where('in_flight_before_repair', '=', false)
+    .where((eb) => eb(eb.fn.coalesce('decided_at', 'created_at'), '<', before))
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
+
+/** The write, locked, if it is still in flight and no other worker holds it. */
+export async function lockInFlight(db: Queryable, writeId: string) {
+  return db
+    .selectFrom('agent_writes')
+    .selectAll()
+    .where('id', '=', writeId)
+    .where('status', 'in', ['sending', 'approving'])
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
+/** The write, locked, as the live path reads it before recording the outcome it saw. */
+export async function lockWriteById(db: Queryable, writeId: string) {
+  return db
+    .selectFrom('agent_writes')
+    .selectAll()
+    .where('id', '=', writeId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+}
+
+export type AgentWallet = { id: string; space_id: string; name: string; wallet_address: string };
+
+/** Every agent's wallet (revoked ones too: money may still arrive at their addresses). */
+export async function agentWallets(db: Queryable) {
+  return db.selectFrom('agents').select(['id', 'space_id', 'name', 'wallet_address']).execute();
+}
+
+/** Takes the row lock of the agent whose wallet is `address`, so one wallet account is made per network. */
+export async function lockAgentByWallet(db: Queryable, spaceId: string, address: string) {
+  await db
+    .selectFrom('agents')
+    .select('id')
+    .where('space_id', '=', spaceId)
+    .where('wallet_address', '=', address.toLowerCase())
+    .forUpdate()
+    .execute();
+}
+
+/** Keeps what a write on its way answered (the repair adds what was paid to it). */
+export async function noteAnswer(db: Queryable, writeId: string, result: Record<string, unknown>) {
+  await db
+    .updateTable('agent_writes')
+    .set({ result: JSON.stringify(result) })
+    .where('id', '=', writeId)
+    .where('status', '=', 'sending')
+    .execute();
+}
+
+/**
+ * A paid x402 write applied, as the condition its money.out entry is posted under (see
+ * EntryCondition in the ledger): only while it is still on its way, so the repair job and the
+ * live path end it, and book it, once.
+ */
+export function appliedIfSending(writeId: string, result: Record<string, unknown>): RawBuilder<unknown> {
+  return sql`
+    UPDATE agent_writes SET status = 'applied', result = ${JSON.stringify(result)}::jsonb
+    WHERE id = ${writeId}::uuid AND status = 'sending'
+    RETURNING id`;
+}
+
+/** An approved x402 proposal whose payment settled, as its entry's condition (see appliedIfSending). */
+export function approvedIfApproving(writeId: string, result: Record<string, unknown>): RawBuilder<unknown> {
+  return sql`
+    UPDATE agent_writes SET status = 'approved', result = ${JSON.stringify(result)}::jsonb
+    WHERE id = ${writeId}::uuid AND status = 'approving'
+    RETURNING id`;
+}
+
+/** The book account of an agent's wallet on one network, as a booking needs it (see walletAccountOf). */
+export type WalletAccountRef = { id: string; currency: string };
+
+const lastingWalletAccounts = new LastingRows<WalletAccountRef>();
+
+/**
+ * The proven book account of an agent's wallet on a network, read once per process: an account's
+ * id, currency, address and network never change and accounts are never deleted, so a proven
+ * wallet account read back from a committed transaction is kept (see platform/db/lasting.ts).
+ * Undefined when there is none yet, or it is not proven: the caller makes it.
+ */
+export async function provenWalletAccount(
+  db: Queryable,
+  spaceId: string,
+  address: string,
+  network: string,
+): Promise<WalletAccountRef | undefined> {
+  const key = `${spaceId}|${network}|${address}`;
+  const known = lastingWalletAccounts.get(key);
+  if (known) return known;
+  const row = await db
+    .selectFrom('accounts')
+    .select(['id', 'currency', committedByOthers.as('lasting')])
+    .where('space_id', '=', spaceId)
+    .where('address', '=', address)
+    .where('network', '=', network)
+    .where('kind', '=', 'crypto')
+    .where('address_proven', '=', address)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const ref = { id: row.id, currency: row.currency };
+  if (row.lasting) lastingWalletAccounts.remember(key, ref);
+  return ref;
 }

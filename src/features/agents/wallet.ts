@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { toClientEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { type Address, getAddress, isAddress } from 'viem';
+import { assert } from '../../core/assert.ts';
 import { canonicalJson } from '../../core/canonical-json.ts';
+import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import type { Chain } from '../../platform/chain/chain.ts';
@@ -10,11 +12,18 @@ import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import { EIP3009_TOKEN_ABI } from '../../platform/chain/token.ts';
 import { fromBaseUnits, toBaseUnits } from '../../platform/chain/units.ts';
 import { type SecretBox, sha256Hex } from '../../platform/crypto.ts';
-import type { Queryable } from '../../platform/db/database.ts';
+import { inTransaction, type Queryable } from '../../platform/db/database.ts';
 import { moneyOut } from '../../platform/outbox/events.ts';
-import { enqueueEvents } from '../../platform/outbox/outbox.ts';
-import { createAccount } from '../accounts/index.ts';
-import { decrease, increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
+import { eventsRider } from '../../platform/outbox/outbox.ts';
+import { createAccount, markServerProven } from '../accounts/index.ts';
+import {
+  decrease,
+  type EntryCondition,
+  increase,
+  ledgerAccounts,
+  postEntry,
+  postEntryIf,
+} from '../ledger/index.ts';
 import { screen } from '../screening/index.ts';
 import type { Facilitator } from '../x402/index.ts';
 import { dayNumber, decide, PERM_OF, spendingFence } from './domain.ts';
@@ -221,8 +230,22 @@ async function reserve(
   });
 }
 
-/** Signs the authorization with the agent's key and has the gas wallet put it on chain. */
-async function send(deps: WalletDeps, sealedKey: string, resolved: Resolved) {
+/** The EIP-3009 authorization a signed x402 payload carries, as a write records it (0130). */
+export function authorizationOf(
+  network: ConfiguredNetwork,
+  payload: Record<string, unknown>,
+): store.SignedAuthorization | undefined {
+  const authorization = (payload as { authorization?: Record<string, unknown> }).authorization;
+  const nonce = authorization?.nonce;
+  if (typeof nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(nonce)) return undefined;
+  const value = BigInt(String(authorization?.value ?? '0'));
+  const validBefore = Number(authorization?.validBefore ?? Number.NaN);
+  if (value <= 0n || !Number.isSafeInteger(validBefore)) return undefined;
+  return { network: network.name, nonce, value, validBefore: new Date(validBefore * 1000) };
+}
+
+/** Signs the authorization with the agent's key; nothing leaves the process yet. */
+async function sign(deps: WalletDeps, sealedKey: string, resolved: Resolved) {
   const account = agentAccount(deps.secrets, sealedKey);
   const client = deps.chain!.clients(resolved.network.name)!.publicClient;
   const scheme = new ExactEvmScheme(toClientEvmSigner(account, client as never));
@@ -237,69 +260,166 @@ async function send(deps: WalletDeps, sealedKey: string, resolved: Resolved) {
   };
   const signed = await scheme.createPaymentPayload(2, requirements);
   const payload = { x402Version: 2, accepted: requirements, payload: signed.payload };
+  const authorization = authorizationOf(resolved.network, signed.payload as Record<string, unknown>);
+  assert(authorization !== undefined, 'The exact scheme signs an EIP-3009 authorization.');
+  return { payload, requirements, authorization };
+}
+
+/** Has the gas wallet put a signed authorization on chain. */
+async function settle(deps: WalletDeps, signed: Awaited<ReturnType<typeof sign>>) {
   try {
-    return await deps.facilitator.engine.settle(payload, requirements);
+    return await deps.facilitator.engine.settle(signed.payload, signed.requirements);
   } catch {
     return { success: false, transaction: '', errorReason: 'settle_failed' };
   }
 }
 
-/** The transfer landed: money.out from the agent wallet's account (made on first use). */
-async function book(
+/**
+ * Failures after which the authorization may still be on chain: the receipt did not come in
+ * time, or the send threw (the node may have taken it). Every other failure was decided before
+ * the broadcast (verification, simulation) or by the chain reverting it, which spends no nonce.
+ */
+const OUTCOME_UNKNOWN = new Set(['settlement_pending', 'settle_failed']);
+
+/** A payment that left the agent's wallet: the network's token and the amount signed. */
+export type WalletOut = { network: ConfiguredNetwork; amount: AmountE8 };
+/** What the entry names: the agent write that paid, the transaction hash, and who was paid. */
+export type WalletOutProof = { writeId: string; txHash: string; payee: string };
+type WalletOwner = { space_id: string; wallet_address: string; name: string };
+
+/**
+ * The one rule for money leaving the agent's wallet, a transfer or an x402 payment: money.out
+ * (origin rail) from the wallet's book account to the agent-wallet expense, with its money.out
+ * event riding in the entry's statement. The entry's id is chosen first so the event names it.
+ */
+async function walletOutEntry(
   tx: Queryable,
-  deps: WalletDeps,
+  deps: { clock: Clock },
+  wallet: WalletOwner,
+  out: WalletOut,
+  proof: WalletOutProof,
+  account: store.WalletAccountRef,
+) {
+  const at = deps.clock.now();
+  const where = { spaceId: wallet.space_id, currency: account.currency, at };
+  const asset = await ledgerAccounts.asset(tx, { ...where, accountId: account.id });
+  const expense = await ledgerAccounts.expense(tx, { ...where, ref: 'agent-wallet' });
+  const occurredOn = at.toISOString().slice(0, 10);
+  const entryId = randomUUID();
+  const move = {
+    transaction_id: entryId,
+    account_id: account.id,
+    amount: out.amount,
+    currency: account.currency,
+    kind: 'expense' as const,
+    origin: 'rail' as const,
+    occurred_on: occurredOn,
+  };
+  const draft = {
+    id: entryId,
+    spaceId: wallet.space_id,
+    origin: 'rail' as const,
+    kind: 'expense' as const,
+    occurredOn,
+    causeType: 'agent_write',
+    causeId: proof.writeId,
+    counterparty: proof.payee,
+    memo: proof.txHash,
+    postings: [decrease(asset, out.amount), increase(expense, out.amount)],
+  };
+  const riders = [eventsRider([moneyOut({ spaceId: wallet.space_id, at }, move)])];
+  return { at, draft, riders, booked: { transactionId: entryId, accountId: account.id } };
+}
+
+/** The transfer landed: money.out from the agent wallet's account (made on first use). */
+export async function bookTransfer(
+  tx: Queryable,
+  deps: { clock: Clock },
+  wallet: WalletOwner,
+  out: WalletOut,
+  proof: WalletOutProof,
+) {
+  const account = await walletAccount(tx, deps, wallet, out.network);
+  const entry = await walletOutEntry(tx, deps, wallet, out, proof, account);
+  const posted = await postEntry(tx, entry.draft, entry.at, entry.riders);
+  if (!posted.ok)
+    throw new AppError('insufficient_balance', 'The wallet account cannot carry this transfer.');
+  return entry.booked;
+}
+
+/**
+ * The same money.out, posted only if `end` (the guarded UPDATE that ends the agent's write)
+ * takes effect: the end, the balance, the entry and its event in one statement, so a write is
+ * booked exactly when it is marked paid. Answers undefined, having written nothing, when the
+ * write had ended already (the repair job, or another process, got there first).
+ */
+export async function bookWalletOutIf(
+  db: Queryable,
+  deps: { clock: Clock },
+  wallet: WalletOwner,
+  payment: { out: WalletOut; proof: WalletOutProof; account: store.WalletAccountRef },
+  end: EntryCondition,
+) {
+  const entry = await walletOutEntry(db, deps, wallet, payment.out, payment.proof, payment.account);
+  const posted = await postEntryIf(db, end, entry.draft, entry.at, entry.riders);
+  return posted.ok ? entry.booked : undefined;
+}
+
+/**
+ * The wallet's book account on a network: known to the process once it was read proven and
+ * committed (no statement), else read with no transaction when it is there already, else made
+ * under the agent's row lock in a short transaction (first use).
+ */
+export async function readyWalletAccount(
+  db: Queryable,
+  deps: { clock: Clock },
+  wallet: WalletOwner,
+  network: ConfiguredNetwork,
+): Promise<store.WalletAccountRef> {
+  const address = wallet.wallet_address.toLowerCase();
+  const found = await store.provenWalletAccount(db, wallet.space_id, address, network.name);
+  if (found) return found;
+  const made = await inTransaction(db, (tx) => walletAccount(tx, deps, wallet, network));
+  return { id: made.id, currency: made.currency };
+}
+
+/**
+ * The book account of the agent's wallet on a network, made on first use (a transfer out, or
+ * the chain watch seeing money come in) under the agent's row lock, so there is one. Its address
+ * is proven from the start: this server made the key.
+ */
+export async function walletAccount(
+  tx: Queryable,
+  deps: { clock: Clock },
   wallet: { space_id: string; wallet_address: string; name: string },
-  resolved: Resolved,
-  proof: { writeId: string; txHash: string; payee: string },
+  network: ConfiguredNetwork,
 ) {
   const address = wallet.wallet_address.toLowerCase();
-  const account =
-    (await store.findWalletAccount(tx, wallet.space_id, address, resolved.network.name)) ??
-    (await createAccount(
+  const found = await store.findWalletAccount(tx, wallet.space_id, address, network.name);
+  if (found?.address_proven === address) return found;
+  await store.lockAgentByWallet(tx, wallet.space_id, address);
+  let account = await store.findWalletAccount(tx, wallet.space_id, address, network.name);
+  if (!account) {
+    await createAccount(
       tx,
       deps.clock,
       { spaceId: wallet.space_id },
       {
         kind: 'crypto',
         name: `Agent wallet: ${wallet.name}`.slice(0, 120),
-        currency: resolved.network.token.symbol,
-        network: resolved.network.name,
+        currency: network.token.symbol,
+        network: network.name,
         address,
       },
-    ).then(() => store.findWalletAccount(tx, wallet.space_id, address, resolved.network.name)));
-  const at = deps.clock.now();
-  const where = { spaceId: wallet.space_id, currency: account!.currency, at };
-  const asset = await ledgerAccounts.asset(tx, { ...where, accountId: account!.id });
-  const expense = await ledgerAccounts.expense(tx, { ...where, ref: 'agent-wallet' });
-  const occurredOn = at.toISOString().slice(0, 10);
-  const posted = await postEntry(
-    tx,
-    {
-      spaceId: wallet.space_id,
-      origin: 'rail',
-      kind: 'expense',
-      occurredOn,
-      causeType: 'agent_write',
-      causeId: proof.writeId,
-      counterparty: proof.payee,
-      memo: proof.txHash,
-      postings: [decrease(asset, resolved.amount), increase(expense, resolved.amount)],
-    },
-    at,
-  );
-  if (!posted.ok)
-    throw new AppError('insufficient_balance', 'The wallet account cannot carry this transfer.');
-  const move = {
-    transaction_id: posted.entryId,
-    account_id: account!.id,
-    amount: resolved.amount,
-    currency: account!.currency,
-    kind: 'expense' as const,
-    origin: 'rail' as const,
-    occurred_on: occurredOn,
-  };
-  await enqueueEvents(tx, [moneyOut({ spaceId: wallet.space_id, at }, move)]);
-  return { transactionId: posted.entryId, accountId: account!.id };
+    );
+    account = await store.findWalletAccount(tx, wallet.space_id, address, network.name);
+  }
+  assert(account !== undefined, 'The wallet account was just made.');
+  if (account.address_proven !== address) {
+    await markServerProven(tx, deps.clock, account.id, address);
+    return { ...account, address_proven: address };
+  }
+  return account;
 }
 
 export type WalletOfAgent = {
@@ -309,10 +429,38 @@ export type WalletOfAgent = {
   name: string;
 };
 
+type Ends = {
+  /** Records the failure; answers what was recorded, which the 502's details carry. */
+  failed: (tx: Queryable, result: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  applied: (tx: Queryable, result: Record<string, unknown>) => Promise<void>;
+};
+
+/**
+ * Records what the live path saw, unless the repair job ended the write first (the process was
+ * slow past the grace period): then the write's recorded end stands and is answered.
+ */
+async function recordEnd(
+  deps: WalletDeps,
+  writeId: string,
+  record: (tx: Queryable) => Promise<Record<string, unknown>>,
+) {
+  return deps.db.transaction().execute(async (tx) => {
+    const row = await store.lockWriteById(tx, writeId);
+    if (row.status === 'sending' || row.status === 'approving') return record(tx);
+    if (row.status === 'applied' || row.status === 'approved') return row.result ?? {};
+    throw new AppError('transfer_failed', 'The repair released this transfer; nothing was spent.', {
+      ...(row.result ?? {}),
+    });
+  });
+}
+
 /**
  * Sends a transfer the fence (or a person) allowed, then records its end in one transaction:
  * the chain took it → booked (money.out) and `end.applied`; refused → `end.failed` and a 502
- * `transfer_failed` naming what the chain said. Nothing here runs inside a transaction while the
+ * `transfer_failed` naming what the chain said. The signed authorization is recorded on the
+ * write before the gas wallet sees it, so a process that dies on the way leaves the repair job
+ * (repair.ts) what it needs to ask the chain. An outcome not known yet (no receipt in time)
+ * leaves the write on its way for the repair. Nothing here runs inside a transaction while the
  * chain is asked.
  */
 export async function sendAndRecord(
@@ -320,31 +468,41 @@ export async function sendAndRecord(
   wallet: WalletOfAgent,
   resolved: Resolved,
   write: { writeId: string; payee: string | undefined },
-  end: {
-    /** Records the failure; answers what was recorded, which the 502's details carry. */
-    failed: (tx: Queryable, result: Record<string, unknown>) => Promise<Record<string, unknown>>;
-    applied: (tx: Queryable, result: Record<string, unknown>) => Promise<void>;
-  },
+  end: Ends,
 ): Promise<Record<string, unknown>> {
-  const settled = await send(deps, wallet.wallet_key_sealed, resolved);
+  const signed = await sign(deps, wallet.wallet_key_sealed, resolved);
+  if (!(await store.recordSigned(deps.db, write.writeId, signed.authorization))) {
+    throw new AppError(
+      'transfer_failed',
+      'This transfer was released before it was sent; nothing was spent.',
+    );
+  }
+  const settled = await settle(deps, signed);
   const base = {
     amount: formatAmount(resolved.amount),
     asset: resolved.network.token.symbol,
     network: resolved.network.name,
     destination: resolved.to,
   };
+  if (!settled.success && OUTCOME_UNKNOWN.has(settled.errorReason ?? '')) {
+    throw new AppError(
+      'transfer_failed',
+      'The transfer’s outcome is not known yet: it stays on its way, and is booked or released once the chain can tell.',
+      { ...base, tx_hash: settled.transaction || null, pending: true },
+    );
+  }
   if (!settled.success) {
     const result = {
       ...base,
       tx_hash: settled.transaction || null,
       error: settled.errorReason ?? 'settle_failed',
     };
-    const recorded = await deps.db.transaction().execute((tx) => end.failed(tx, result));
+    const recorded = await recordEnd(deps, write.writeId, (tx) => end.failed(tx, result));
     throw new AppError('transfer_failed', 'The chain refused the transfer; nothing was spent.', recorded);
   }
-  return deps.db.transaction().execute(async (tx) => {
+  return recordEnd(deps, write.writeId, async (tx) => {
     const proof = { writeId: write.writeId, txHash: settled.transaction, payee: write.payee ?? '' };
-    const booked = await book(tx, deps, wallet, resolved, proof);
+    const booked = await bookTransfer(tx, deps, wallet, resolved, proof);
     const out = {
       ...base,
       tx_hash: settled.transaction,

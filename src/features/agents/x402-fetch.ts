@@ -14,19 +14,22 @@ import { dayNumber, decide, type FenceVerdict, PERM_OF } from './domain.ts';
 import type { AgentAdmission } from './door.ts';
 import { agentAccount } from './signer.ts';
 import * as store from './store.ts';
-import type { WalletDeps } from './wallet.ts';
+import { authorizationOf, bookWalletOutIf, readyWalletAccount, type WalletDeps } from './wallet.ts';
 import { type AgentCaller, type AgentWriteOut, agentSpentToday, fenceOf } from './writes.ts';
 
 // POST /agent/x402 {url}: the agent fetches a URL and, when it answers 402, pays from its hot
 // wallet with the official x402 client (@x402/fetch over @x402/evm's exact scheme). The host
 // must be in the fence's x402_hosts; the quoted amount must fit the per-request cap and what is
-// left of the day's cap, reserved under the agent's row lock at the moment the client is about
-// to sign (its before-payment hook), so concurrent fetches cannot overspend. The URL is checked
-// as webhook addresses are and no redirect is followed.
+// left of the day's cap, reserved by one guarded statement once the client has signed and before
+// the payment leaves (its after-creation hook), so concurrent fetches cannot overspend; the same
+// statement records the signed authorization for the repair job. The URL is checked as webhook
+// addresses are and no redirect is followed.
 
 export type X402FetchDeps = WalletDeps & { resolver: Resolver; allowPrivate: boolean };
 
 const BODY_BYTES_MAX = 64 * 1024;
+const PAID_THEN_BROKE =
+  'The fetch broke after paying; the payment is booked or released once the chain can tell.';
 
 type Reserved = { writeId: string; amount: AmountE8; network: ConfiguredNetwork };
 
@@ -69,6 +72,7 @@ async function reserveQuote(
   caller: AgentCaller,
   url: string,
   quote: Quote,
+  signed: store.SignedAuthorization,
 ): Promise<Reservation> {
   const now = deps.clock.now();
   const writeId = randomUUID();
@@ -82,10 +86,10 @@ async function reserveQuote(
     at: now,
     day: dayNumber(now),
   };
-  if (await store.reserveX402Quote(deps.db, spend, input)) {
+  if (await store.reserveX402Quote(deps.db, spend, input, signed)) {
     return { ok: true, reserved: { writeId, amount: quote.amount, network: quote.network } };
   }
-  return reserveQuoteLocked(deps, caller, url, quote);
+  return reserveQuoteLocked(deps, caller, url, quote, signed);
 }
 
 /** Under the agent's lock: the quote against the caps; reserves it, or answers the fence it met. */
@@ -94,6 +98,7 @@ async function reserveQuoteLocked(
   caller: AgentCaller,
   url: string,
   quote: Quote,
+  signed: store.SignedAuthorization,
 ): Promise<Reservation> {
   return deps.db.transaction().execute(async (tx) => {
     const agent = await store.lockAgent(tx, caller.agentId);
@@ -125,6 +130,7 @@ async function reserveQuoteLocked(
       return { ok: false as const, message: decision.message, writeId };
     }
     await store.insertWrite(tx, { ...base, input, message: '', status: 'sending', result: null });
+    await store.recordSigned(tx, writeId, signed);
     await store.addSpend(tx, {
       id: randomUUID(),
       spaceId: agent.space_id,
@@ -161,6 +167,23 @@ async function gate(deps: X402FetchDeps, agent: store.AgentRow, rawUrl: string) 
   return { agent, decision, url: verdict.url.toString() };
 }
 
+/**
+ * A resolver that asks each name once for the request it serves: the gate's check and the
+ * client's two fetches of the same URL then pin the very addresses the gate checked, and the
+ * name is not looked up three times. It lives only as long as that one request.
+ */
+function oncePerRequest(resolver: Resolver): Resolver {
+  const answers = new Map<string, Promise<string[]>>();
+  return (hostname) => {
+    let answer = answers.get(hostname);
+    if (!answer) {
+      answer = resolver(hostname);
+      answers.set(hostname, answer);
+    }
+    return answer;
+  };
+}
+
 function networkOf(deps: X402FetchDeps, caip2: string, asset: string) {
   const network = deps.chain?.networks.list().find((candidate) => candidate.caip2 === caip2);
   if (!network || network.token.address.toLowerCase() !== asset.toLowerCase()) return undefined;
@@ -170,33 +193,55 @@ function networkOf(deps: X402FetchDeps, caip2: string, asset: string) {
 export type Quote = { amount: AmountE8; network: ConfiguredNetwork };
 
 /**
- * The official client, signing with the agent's key. `onQuote` is asked just before it signs and
- * answers why not (the fence, or the amount a person approved), or undefined to pay.
+ * Asked once the client has signed and before the signed payment leaves: the quote and the
+ * EIP-3009 authorization it signed. Answers why not (the fence, the amount a person approved),
+ * or undefined to send; it records the authorization first, so issue 19's repair can ask the
+ * chain what became of it. Throwing stops the payment too.
  */
-export function payingFetch(
-  deps: X402FetchDeps,
-  sealedKey: string,
-  onQuote: (quote: Quote) => Promise<string | undefined>,
-) {
+export type BeforeSending = (quote: Quote, signed: store.SignedAuthorization) => Promise<string | undefined>;
+
+/**
+ * The official client, signing with the agent's key. A quote in a token this server does not
+ * pay is refused before signing; anything else is signed, then `beforeSending` decides, and a
+ * refused payment is dropped unsent (the client sends nothing when the hook throws).
+ */
+export function payingFetch(deps: X402FetchDeps, sealedKey: string, beforeSending: BeforeSending) {
   const account = agentAccount(deps.secrets, sealedKey);
   const client = new x402Client();
   for (const network of deps.chain?.networks.list() ?? []) {
     const publicClient = deps.chain!.clients(network.name)?.publicClient;
     if (publicClient)
-      registerExactEvmScheme(client, { signer: toClientEvmSigner(account, publicClient as never) });
+      registerExactEvmScheme(client, {
+        signer: toClientEvmSigner(account, publicClient as never),
+        networks: [network.caip2 as `${string}:${string}`],
+      });
   }
   // Our own hook is the spend control: the client's default USD cap is replaced by the fence.
   client.setSpendControls({ maxAmountPerPayment: false, allowedAssets: true });
+  // One client per fetch, so the quote read before signing is the one signed after it.
+  let quote: Quote | undefined;
   client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
-    const network = networkOf(deps, selectedRequirements.network, selectedRequirements.asset);
-    const amount = network && fromBaseUnits(BigInt(selectedRequirements.amount), network.token.decimals);
-    if (!network || !amount?.ok)
-      return { abort: true, reason: 'The quote asks for a token this server does not pay.' };
-    const refusal = await onQuote({ amount: amount.value, network });
-    if (refusal !== undefined) return { abort: true, reason: refusal };
+    quote = quoteOf(deps, selectedRequirements);
+    if (!quote) return { abort: true, reason: NOT_OUR_TOKEN };
+  });
+  client.onAfterPaymentCreation(async ({ paymentPayload }) => {
+    const signed = quote && authorizationOf(quote.network, paymentPayload.payload);
+    if (!quote || !signed)
+      throw new Error('Only an EIP-3009 authorization is paid: its outcome can be checked.');
+    const refusal = await beforeSending(quote, signed);
+    if (refusal !== undefined) throw new Error(`Payment creation aborted: ${refusal}`);
   });
   const safeFetch = createSafeFetch({ policy: { allowPrivate: deps.allowPrivate }, resolver: deps.resolver });
   return wrapFetchWithPayment(safeFetch, client);
+}
+
+const NOT_OUR_TOKEN = 'The quote asks for a token this server does not pay.';
+
+/** The quote a payment requirement states, when it is in a token this server pays. */
+function quoteOf(deps: X402FetchDeps, requirements: { network: string; asset: string; amount: string }) {
+  const network = networkOf(deps, requirements.network, requirements.asset);
+  const amount = network && fromBaseUnits(BigInt(requirements.amount), network.token.decimals);
+  return network && amount?.ok ? { amount: amount.value, network } : undefined;
 }
 
 /** What an agent asks for: a pay page answers machines with its x402 quote as JSON. */
@@ -232,66 +277,77 @@ export function settlementOf(response: Response) {
   }
 }
 
-/** Ends a reserved payment: applied with what was paid, or failed with its reservation released. */
-async function finish(
-  deps: X402FetchDeps,
-  reserved: Reserved,
-  answer: Record<string, unknown>,
-  txHash: string | undefined,
-) {
-  const paid = txHash ? paidOf(reserved, txHash) : null;
-  const result = { ...answer, paid };
-  if (paid) {
-    await store.finishSending(deps.db, reserved.writeId, { status: 'applied', result });
-    return result;
+type Outcome = {
+  /** Reserved and recorded: the signed payment was let go, so only the chain can end it. */
+  reserved?: Reserved;
+  proposal?: { message: string; writeId: string };
+  /** A refusal met while reserving (the agent frozen or revoked meanwhile). */
+  refused?: AppError;
+  /** The wallet's book account, read while the host is paid (a reserved fetch books on it). */
+  account?: WalletAccountReady;
+};
+
+type WalletAccountReady = ReturnType<typeof readyWalletAccount>;
+
+/**
+ * A fetch that broke: the proposal it made; a payment it let go, left on its way for the repair
+ * job (repair.ts), since only the chain can tell whether the host settles it; or the reason.
+ */
+function broken(outcome: Outcome, error: unknown): AgentWriteOut {
+  if (outcome.proposal) {
+    return {
+      applied: false,
+      message: outcome.proposal.message,
+      proposal_id: outcome.proposal.writeId,
+      result: null,
+    };
   }
-  await deps.db.transaction().execute(async (tx) => {
-    await store.finishSending(tx, reserved.writeId, { status: 'failed', result });
-    await store.releaseSpend(tx, reserved.writeId);
+  if (outcome.reserved) throw new AppError('transfer_failed', PAID_THEN_BROKE, { pending: true });
+  if (outcome.refused) throw outcome.refused;
+  if (error instanceof AddressRefused) {
+    throw new AppError('webhook_address_not_public', `The URL is refused: ${error.message}`, {
+      field: 'url',
+    });
+  }
+  throw new AppError('transfer_failed', 'The URL could not be fetched or paid; nothing was spent.', {
+    reason: error instanceof Error ? error.message.slice(0, 200) : 'unknown',
   });
-  return result;
 }
 
 /** POST /agent/x402: answers AgentWriteOut with {status, content_type, body, paid} in `result`. */
 export async function fetchWithX402(
-  deps: X402FetchDeps,
+  depsIn: X402FetchDeps,
   admission: Pick<AgentAdmission, 'caller' | 'principal'>,
   rawUrl: string,
 ): Promise<AgentWriteOut> {
+  const deps = { ...depsIn, resolver: oncePerRequest(depsIn.resolver) };
   const { caller } = admission;
   const gated = await gate(deps, admission.principal, rawUrl);
   if (gated.decision.outcome === 'propose') return propose(deps, caller, gated.url, gated.decision.message);
-  const outcome: { reserved?: Reserved; proposal?: { message: string; writeId: string } } = {};
-  const pay = payingFetch(deps, gated.agent.wallet_key_sealed, async (quote) => {
-    const reserved = await reserveQuote(deps, caller, gated.url, quote);
+  const outcome: Outcome = {};
+  // Signed first; then one statement reserves the quote and records the authorization, and only
+  // then does the signed payment leave.
+  const beforeSending: BeforeSending = async (quote, signed) => {
+    const reserved = await reserveQuote(deps, caller, gated.url, quote, signed).catch((error: unknown) => {
+      if (error instanceof AppError) outcome.refused = error;
+      throw error;
+    });
     if (reserved.ok) {
       outcome.reserved = reserved.reserved;
+      // The wallet's book account is read while the host is being paid, for the booking after.
+      outcome.account = readyWalletAccount(deps.db, deps, gated.agent, reserved.reserved.network);
+      outcome.account.catch(() => undefined);
       return undefined;
     }
     outcome.proposal = { message: reserved.message, writeId: reserved.writeId };
     return reserved.message;
-  });
+  };
+  const pay = payingFetch(deps, gated.agent.wallet_key_sealed, beforeSending);
   let response: Response;
   try {
     response = await pay(gated.url, { headers: MACHINE_ACCEPT });
   } catch (error) {
-    if (outcome.proposal) {
-      return {
-        applied: false,
-        message: outcome.proposal.message,
-        proposal_id: outcome.proposal.writeId,
-        result: null,
-      };
-    }
-    if (outcome.reserved) await finish(deps, outcome.reserved, { error: 'payment_failed' }, undefined);
-    if (error instanceof AddressRefused) {
-      throw new AppError('webhook_address_not_public', `The URL is refused: ${error.message}`, {
-        field: 'url',
-      });
-    }
-    throw new AppError('transfer_failed', 'The URL could not be fetched or paid; nothing was spent.', {
-      reason: error instanceof Error ? error.message.slice(0, 200) : 'unknown',
-    });
+    return broken(outcome, error);
   }
   const answer = await readAnswer(response);
   if (!outcome.reserved) {
@@ -310,6 +366,57 @@ export async function fetchWithX402(
     });
     return { applied: true, message: '', proposal_id: null, result };
   }
-  const result = await finish(deps, outcome.reserved, answer, settlementOf(response));
+  const paying = {
+    reserved: outcome.reserved,
+    wallet: gated.agent,
+    host: new URL(gated.url).host,
+    account: outcome.account!,
+  };
+  const result = await endReserved(deps, paying, answer, settlementOf(response));
   return { applied: true, message: '', proposal_id: null, result };
+}
+
+/**
+ * Ends a reserved fetch as the host answered. A settled payment is booked (money.out on the
+ * agent wallet's account, the wallet transfer's rule) in the statement that applies the write,
+ * so it is booked exactly when it is applied; if the repair job ended it first, that booking
+ * stands. A signed payment the host did not settle it holds until its validBefore: the write
+ * stays on its way, its spend reserved, for the repair job.
+ */
+async function endReserved(
+  deps: X402FetchDeps,
+  paying: { reserved: Reserved; wallet: store.AgentRow; host: string; account: WalletAccountReady },
+  answer: Record<string, unknown>,
+  txHash: string | undefined,
+) {
+  const { reserved } = paying;
+  if (txHash) {
+    const result = { ...answer, paid: paidOf(reserved, txHash) };
+    const account = await paying.account;
+    const payment = {
+      out: reserved,
+      proof: { writeId: reserved.writeId, txHash, payee: paying.host },
+      account,
+    };
+    const end = store.appliedIfSending(reserved.writeId, result);
+    await bookWalletOutIf(deps.db, deps, paying.wallet, payment, end);
+    return result;
+  }
+  const result = { ...answer, paid: null, payment_pending: true };
+  await store.noteAnswer(deps.db, reserved.writeId, result);
+  return result;
+}
+
+/**
+ * Records the authorization an approval's fetch signed on its write (issue 19's repair); throws,
+ * and so stops the payment, when the write was released meanwhile.
+ */
+export async function recordSignedOrStop(
+  deps: X402FetchDeps,
+  writeId: string,
+  signed: store.SignedAuthorization,
+) {
+  if (!(await store.recordSigned(deps.db, writeId, signed))) {
+    throw new Error('The payment was released before it was sent.');
+  }
 }

@@ -1,2 +1,2 @@
 export { registerShellPages } from './page-routes.ts';
-export { loadShell, type ShellDeps } from './service.ts';
+export { loadViewer, type ShellDeps } from './service.ts';

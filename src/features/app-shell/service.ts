@@ -1,57 +1,52 @@
-import { AppError } from '../../core/errors.ts';
-import type { Db } from '../../platform/db/database.ts';
-import type { Shell, WebRole } from '../../platform/web/shell.ts';
-import { unreadCount } from '../notifications/index.ts';
-import { getSpace, listSpaces, type SpacesDeps } from '../spaces/index.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Queryable } from '../../platform/db/database.ts';
+import { Member } from '../../platform/http/member.ts';
+import type { Viewer, WebRole } from '../../platform/web/shell.ts';
+import { sessionTokenHash } from '../users/index.ts';
+import * as store from './store.ts';
 
-// The web app's shell: who is looking, their books, and the badge. Composed here from the
-// users, spaces and notifications features so the platform's plumbing imports no feature.
+// The web app's shell: who is looking, their books, the badge and their membership of the open
+// book, read in one statement (store.ts says why). Composed here from the users, spaces and
+// notifications features' tables so the platform's plumbing imports no feature.
 
-export type ShellDeps = SpacesDeps & { db: Db };
+export type ShellDeps = { db: Queryable; clock: Clock };
 
 /**
- * The viewer's shell; a book they are not a member of does not exist for them (not_found). The
- * switcher offers the 50 newest books and the current one; the Books screen pages through all.
+ * The viewer behind a session token, or undefined when it opens no live session. `open` is the
+ * book the address names with the viewer's role, unread badge and proven membership (a Member,
+ * which the book's services take instead of reading the role again); null when the viewer is
+ * not a member of it, or when no book is named. The switcher offers the 50 newest books and the
+ * open one.
  */
-export async function loadShell(
+export async function loadViewer(
   deps: ShellDeps,
-  user: Shell['user'],
+  token: string,
   bookId: string | undefined,
-): Promise<Omit<Shell, 'csrfToken' | 'path'>> {
-  const userId = user.id;
-  // The badge is counted while the books are read: a book that is not theirs has no unread
-  // notifications of theirs, and answers not_found below anyway.
-  const [spaces, unread] = await Promise.all([
-    listSpaces(deps, userId),
-    bookId === undefined || !UUID_SHAPE.test(bookId) ? 0 : unreadCount(deps, bookId, userId),
-  ]);
-  const books = spaces.items.map((space) => ({
-    id: space.id,
-    name: space.name,
-    role: space.role as WebRole,
-  }));
-  let book = bookId === undefined ? null : (books.find((candidate) => candidate.id === bookId) ?? null);
-  // A book older than the switcher's 50 is read on its own (one more query, only then).
-  if (bookId !== undefined && book === null) {
-    const current = await currentBook(deps, userId, bookId);
-    book = { id: current.id, name: current.name, role: current.role as WebRole };
+): Promise<Viewer | undefined> {
+  const tokenHash = sessionTokenHash(token);
+  if (tokenHash === undefined) return undefined;
+  // Only a uuid can name a book; anything else is a book that does not exist, not a query.
+  const openId = bookId !== undefined && UUID_SHAPE.test(bookId) ? bookId : null;
+  const rows = await store.readViewer(deps.db, tokenHash, deps.clock.now(), openId);
+  const first = rows[0];
+  if (!first) return undefined;
+  const books = [];
+  for (const row of rows) {
+    if (row.book_id === null || row.book_name === null || row.book_role === null) continue;
+    books.push({ id: row.book_id, name: row.book_name, role: row.book_role as WebRole });
+  }
+  const user = { id: first.user_id, name: first.user_name, email: first.user_email };
+  if (first.open_id === null || first.open_name === null || first.open_role === null)
+    return { user, csrfToken: first.csrf_token, books, open: null };
+  const member = Member.fromMembersRow({ spaceId: first.open_id, userId: user.id, role: first.open_role });
+  let book = books.find((candidate) => candidate.id === first.open_id);
+  if (!book) {
+    // A book older than the switcher's 50 is offered too, after them.
+    book = { id: first.open_id, name: first.open_name, role: first.open_role as WebRole };
     books.push(book);
   }
-  return { user, books, book, unread: book ? unread : 0 };
-}
-
-/** The book the path names, with the viewer's role; not_found when they are not a member. */
-async function currentBook(deps: ShellDeps, userId: string, bookId: string) {
-  // Only a uuid can name a book; anything else is a book that does not exist, not a query.
-  if (!UUID_SHAPE.test(bookId))
-    throw new AppError('not_found', 'No such book, or you are not a member of it.');
-  try {
-    return await getSpace(deps, userId, bookId);
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'not_found')
-      throw new AppError('not_found', 'No such book, or you are not a member of it.');
-    throw error;
-  }
+  const unread = Number(first.open_unread ?? 0);
+  return { user, csrfToken: first.csrf_token, books, open: { book, member, unread } };
 }
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

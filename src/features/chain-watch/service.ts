@@ -11,6 +11,7 @@ import { fromBaseUnits } from '../../platform/chain/units.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { moneyIn } from '../../platform/outbox/events.ts';
 import { enqueueEvent } from '../../platform/outbox/outbox.ts';
+import { walletAccountForWatch, watchedAgentWallets } from '../agents/index.ts';
 import { increase, ledgerAccounts, postEntry, reverseEntry } from '../ledger/index.ts';
 import {
   activeRequestsForAccount,
@@ -97,8 +98,10 @@ async function scanNetwork(deps: WatchDeps, network: Watched, clients: Clients) 
     if (!range) return { booked: 0, scannedTo: null };
     const watched = await store.watchedAccounts(tx, network.name, now);
     const byAddress = new Map(watched.map((account) => [account.address.toLowerCase(), account]));
-    const logs =
-      byAddress.size === 0 ? [] : await readTransfers(clients, network, [...byAddress.keys()], range);
+    // Agents' hot wallets are proven by their making: followed even with no request open.
+    const wallets = await watchedAgentWallets(tx);
+    const addresses = [...new Set([...byAddress.keys(), ...wallets.keys()])];
+    const logs = addresses.length === 0 ? [] : await readTransfers(clients, network, addresses, range);
     let booked = 0;
     // Transactions the gas wallet sent are x402 settlements: booked by that path, even when the
     // watch reads the block before the settlement's own booking committed.
@@ -109,7 +112,10 @@ async function scanNetwork(deps: WatchDeps, network: Watched, clients: Clients) 
       );
     };
     for (const log of logs) {
-      const account = byAddress.get(log.to.toLowerCase());
+      const to = log.to.toLowerCase();
+      const wallet = byAddress.has(to) ? undefined : wallets.get(to);
+      const account =
+        byAddress.get(to) ?? (wallet && (await walletAccountForWatch(tx, deps.clock, wallet, network)));
       if (account && (await bookTransfer(tx, deps, network, account, log, ours))) booked += 1;
     }
     await store.advanceCursor(tx, network.key, range.to + 1n, now);

@@ -7,6 +7,7 @@ import {
   APP_WRITE_ERRORS,
   INTEGRATION_READ_ERRORS,
   routeDoc,
+  UPSTREAM_ERRORS,
 } from '../../platform/http/openapi.ts';
 import { Type } from '../../platform/http/schema-kit.ts';
 import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
@@ -83,7 +84,7 @@ const docs = {
     description:
       'The bot posts the text in the group in the space’s name. Owners, admins and members; 422 delivery_unavailable when no group is connected, 403 plan_required below Pro (a downgraded space’s group is read-only), 503 chat_unavailable without a bot, 502 when Telegram refuses.',
     tags: CHAT,
-    errors: [...APP_WRITE_ERRORS, ...UNAVAILABLE],
+    errors: [...APP_WRITE_ERRORS, ...UPSTREAM_ERRORS, ...UNAVAILABLE],
   }),
   getChatFile: routeDoc({
     operationId: 'getChatFile',

@@ -1,5 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
+import {
+  APP_READ_ERRORS,
+  APP_WRITE_ERRORS,
+  DELIVERY_ERRORS,
+  type PeeredDoc,
+  peeredRouteDoc,
+  routeDoc,
+} from '../../platform/http/openapi.ts';
 import type { TSchema } from '../../platform/http/schema-kit.ts';
 import { requireCaller, type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import * as writes from './app-writes.ts';
@@ -31,6 +38,7 @@ const WHO_WRITES = 'Owners, admins and members may; a viewer is refused (403).';
 const actionDocs = {
   send: {
     operationId: 'sendSpaceInvoice',
+    peers: DELIVERY_ERRORS,
     summary: 'Send an invoice or a quote (via "none" marks it sent)',
     description: `Sends a draft invoice or quote by email (to client_email unless "to" is given, with the PDF attached and the public page linked), or with via "none" only marks it sent. Sending a sent one again delivers it again. Without a mail server the email road is refused (delivery_unavailable). ${WHO_WRITES}`,
   },
@@ -46,6 +54,7 @@ const actionDocs = {
   },
   remind: {
     operationId: 'remindSpaceInvoice',
+    peers: DELIVERY_ERRORS,
     summary: 'Remind the client of a sent or partial invoice',
     description: `Mails a reminder to the client when mail is configured and the invoice has a client email, and records it either way (via lists the roads taken). Other states are refused (invoice_state). ${WHO_WRITES}`,
   },
@@ -66,14 +75,10 @@ const actionDocs = {
  * is written where the route is registered, so the type provider reads its body from the
  * concrete schema.
  */
-function actionOptions<Body extends TSchema, Out extends TSchema>(
-  doc: (typeof actionDocs)[keyof typeof actionDocs],
-  body: Body,
-  response: Out,
-) {
+function actionOptions<Body extends TSchema, Out extends TSchema>(doc: PeeredDoc, body: Body, response: Out) {
   return {
     schema: {
-      ...routeDoc({ ...doc, tags, errors: APP_WRITE_ERRORS }),
+      ...peeredRouteDoc(doc, tags, APP_WRITE_ERRORS),
       params: SpaceInvoiceParams,
       body,
       response: { 200: response },

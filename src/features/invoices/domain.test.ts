@@ -5,7 +5,9 @@ import {
   afterPayment,
   afterSend,
   allows,
+  CLIENT_CONTACT_FIELDS,
   computeTotals,
+  contactFromClient,
   formatRate,
   generatedNumber,
   type InvoiceStatus,
@@ -533,5 +535,28 @@ describe('invoice state machine', () => {
     ]);
     expect(generatedNumber(1)).toBe('INV-000001');
     expect(generatedNumber(1234567)).toBe('INV-1234567');
+  });
+});
+
+describe('client fields and contact requisites', () => {
+  it('maps every client field to its requisite, blanks as empty text', () => {
+    const contact = contactFromClient({ client_name: 'Acme', client_tax_id: 'DE123', client_email: null });
+    expect(contact).toEqual({
+      name: 'Acme',
+      email: '',
+      address: '',
+      country: '',
+      phone: '',
+      reg_number: '',
+      tax_id: 'DE123',
+    });
+  });
+
+  it('names each requisite once and each client field once', () => {
+    const fields = CLIENT_CONTACT_FIELDS.map(([field]) => field);
+    const requisites = CLIENT_CONTACT_FIELDS.map(([, requisite]) => requisite);
+    expect(new Set(fields).size).toBe(fields.length);
+    expect(new Set(requisites).size).toBe(requisites.length);
+    for (const [field, requisite] of CLIENT_CONTACT_FIELDS) expect(field).toBe(`client_${requisite}`);
   });
 });

@@ -399,3 +399,30 @@ export function freshInvoiceState(at: Date) {
     updated_at: at,
   };
 }
+
+/**
+ * Which of an invoice's client fields fills which of a contact's requisites. Read both ways: a
+ * picked contact fills the blank client fields of a form, and save_contact turns the client
+ * fields into a contact.
+ */
+export const CLIENT_CONTACT_FIELDS = [
+  ['client_name', 'name'],
+  ['client_email', 'email'],
+  ['client_address', 'address'],
+  ['client_country', 'country'],
+  ['client_phone', 'phone'],
+  ['client_reg_number', 'reg_number'],
+  ['client_tax_id', 'tax_id'],
+] as const;
+
+export type ClientField = (typeof CLIENT_CONTACT_FIELDS)[number][0];
+export type ContactField = (typeof CLIENT_CONTACT_FIELDS)[number][1];
+
+/** The contact an invoice's client fields describe; a field left out is empty text. */
+export function contactFromClient(
+  client: Partial<Record<ClientField, string | null | undefined>>,
+): Record<ContactField, string> {
+  const contact = {} as Record<ContactField, string>;
+  for (const [field, requisite] of CLIENT_CONTACT_FIELDS) contact[requisite] = client[field] ?? '';
+  return contact;
+}

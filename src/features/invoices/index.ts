@@ -11,7 +11,13 @@ export {
   settleChatAnswer,
 } from './chat-answers.ts';
 export { invoiceHtml, invoicePdf } from './document.ts';
-export { CURRENCY_MINOR_UNITS, computeTotals, minorUnitsOf } from './domain.ts';
+export {
+  CLIENT_CONTACT_FIELDS,
+  type ClientField,
+  CURRENCY_MINOR_UNITS,
+  computeTotals,
+  minorUnitsOf,
+} from './domain.ts';
 export { registerInvoicePages } from './page-routes.ts';
 export { registerInvoiceRoutes } from './routes.ts';
 export { InvoiceOut } from './schemas.ts';

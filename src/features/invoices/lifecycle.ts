@@ -16,6 +16,7 @@ import {
   afterSend,
   allows,
   computeTotals,
+  contactFromClient,
   creditRoom,
   freshInvoiceState,
   generatedNumber,
@@ -80,15 +81,7 @@ export async function nextFreeNumber(db: Queryable, spaceId: string): Promise<st
 async function contactFor(tx: Queryable, clock: Clock, spaceId: string, body: InvoiceCreateBody) {
   const named = body.contact_id ?? null;
   if (body.save_contact) {
-    return saveInvoiceContact(tx, clock, spaceId, named, {
-      name: body.client_name,
-      email: body.client_email ?? '',
-      phone: body.client_phone ?? '',
-      address: body.client_address ?? '',
-      country: body.client_country ?? '',
-      reg_number: body.client_reg_number ?? '',
-      tax_id: body.client_tax_id ?? '',
-    });
+    return saveInvoiceContact(tx, clock, spaceId, named, contactFromClient(body));
   }
   if (named !== null && !(await contactExists(tx, spaceId, named)))
     throw new AppError('invalid_request', 'No contact with this id in this space.', { field: 'contact_id' });

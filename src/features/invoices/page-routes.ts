@@ -7,7 +7,13 @@ import { formRoute, type Opened, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { canWrite } from '../../platform/web/shell.ts';
 import * as writes from './app-writes.ts';
-import { type InvoicesDeps, listDeliveries, writeOffInvoice } from './index.ts';
+import {
+  CLIENT_CONTACT_FIELDS,
+  type ClientField,
+  type InvoicesDeps,
+  listDeliveries,
+  writeOffInvoice,
+} from './index.ts';
 import { type BookShell, InvoicesPage, invoicePath, type Kind } from './pages.tsx';
 import { type InvoiceAction, InvoiceDetailPage } from './pages-detail.tsx';
 import { type FormChoices, LINES_AT_START, LINES_IN_FORM_MAX, NewInvoicePage } from './pages-form.tsx';
@@ -61,18 +67,6 @@ const InvoiceForm = Type.Object({
   client_name: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
 });
 
-const CONTACT_FIELDS = [
-  ['client_name', 'name'],
-  ['client_email', 'email'],
-  ['client_address', 'address'],
-  ['client_country', 'country'],
-  ['client_phone', 'phone'],
-  ['client_reg_number', 'reg_number'],
-  ['client_tax_id', 'tax_id'],
-] as const;
-
-type ClientField = (typeof CONTACT_FIELDS)[number][0];
-
 /** The client fields left blank that the picked contact fills, with the contact's values. */
 function contactDefaults(
   body: { contact_id?: string | null | undefined } & Partial<Record<ClientField, unknown>>,
@@ -81,7 +75,7 @@ function contactDefaults(
   const contact = choices.contacts.find((candidate) => candidate.id === body.contact_id);
   const filled: Partial<Record<ClientField, string>> = {};
   if (!contact) return filled;
-  for (const [field, from] of CONTACT_FIELDS) {
+  for (const [field, from] of CLIENT_CONTACT_FIELDS) {
     const value = contact[from];
     // The schema's defaults have already turned absent fields into empty text.
     const blank = body[field] === undefined || body[field] === '';

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import {
+  DELIVERY_ERRORS,
   INTEGRATION_READ_ERRORS,
   INTEGRATION_WRITE_ERRORS,
-  type RouteDoc,
+  type PeeredDoc,
+  peeredRouteDoc,
   routeDoc,
 } from '../../platform/http/openapi.ts';
 import type { TSchema } from '../../platform/http/schema-kit.ts';
@@ -58,6 +60,7 @@ const docs = {
   },
   sendInvoice: {
     operationId: 'sendInvoice',
+    peers: DELIVERY_ERRORS,
     summary: 'Send an invoice (via "none" marks it sent)',
     description:
       'Sends a draft invoice to the client by email, with via "chat" to the client’s connected chat group (the PDF with "I paid" and "Need more time" buttons; 503 chat_unavailable without the bot, 422 delivery_unavailable when the contact has no group, 403 plan_required below Pro), or with via "none" only marks it sent. From then on it can be paid on its page and reminded.',
@@ -75,6 +78,7 @@ const docs = {
   },
   remindInvoice: {
     operationId: 'remindInvoice',
+    peers: DELIVERY_ERRORS,
     summary: 'Record a reminder for a sent or partial invoice',
     description:
       'Sends (or records) a reminder for an invoice that is sent or partly paid; other states are refused. Without via it goes by mail when mail is configured and to the client’s chat group when one is connected; via "email" or "chat" sends by that channel only and refuses when it is unavailable.',
@@ -85,15 +89,11 @@ const docs = {
  * The options of one POST /integration/invoices/{id}/<action> route. The handler is written where
  * the route is registered, so the type provider reads its body from the concrete schema.
  */
-function actionOptions<Body extends TSchema, Out extends TSchema>(
-  doc: Pick<RouteDoc, 'operationId' | 'summary' | 'description'>,
-  body: Body,
-  response: Out,
-) {
+function actionOptions<Body extends TSchema, Out extends TSchema>(doc: PeeredDoc, body: Body, response: Out) {
   return {
     config,
     schema: {
-      ...routeDoc({ ...doc, tags, errors: INTEGRATION_WRITE_ERRORS }),
+      ...peeredRouteDoc(doc, tags, INTEGRATION_WRITE_ERRORS),
       params: IdParams,
       body,
       response: { 200: response },

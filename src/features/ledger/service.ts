@@ -85,8 +85,14 @@ function spellEntry(draft: EntryDraft, at: Date) {
     isWellFormed(draft.postings),
     `Unbalanced ledger entry: ${JSON.stringify([...imbalance(draft.postings)].map(String))}`,
   );
-  const entry: store.EntryInsert = {
-    id: draft.id ?? randomUUID(),
+  const entry: store.EntryInsert = { ...entryColumns(draft, randomUUID), at };
+  return { updates: balanceUpdates(draft.postings), entry, postings: postingColumns(draft) };
+}
+
+/** An entry's own columns, however it is filed; `newId` names it when the draft does not. */
+function entryColumns(draft: EntryDraft, newId: () => string) {
+  return {
+    id: draft.id ?? newId(),
     spaceId: draft.spaceId,
     origin: draft.origin,
     kind: draft.kind,
@@ -96,14 +102,15 @@ function spellEntry(draft: EntryDraft, at: Date) {
     counterparty: draft.counterparty ?? '',
     memo: draft.memo ?? '',
     reversesEntryId: draft.reversesEntryId ?? null,
-    at,
   };
-  const postings = draft.postings.map((posting) => ({
+}
+
+function postingColumns(draft: EntryDraft) {
+  return draft.postings.map((posting) => ({
     accountId: posting.account.id,
     currency: posting.account.currency,
     amount: formatAmount(posting.amount),
   }));
-  return { updates: balanceUpdates(draft.postings), entry, postings };
 }
 
 export type ConditionalPostResult = { ok: true; entryId: string } | { ok: false; code: 'condition_unmet' };
@@ -200,23 +207,7 @@ export function prepareEntries(drafts: EntryDraft[], at: Date): PreparedEntries 
     updates.every((update) => !update.account.noOverdraft),
     'postEntries takes no guarded accounts',
   );
-  const rows = drafts.map((draft) => ({
-    id: draft.id ?? uuidv7(),
-    spaceId: draft.spaceId,
-    origin: draft.origin,
-    kind: draft.kind,
-    occurredOn: draft.occurredOn,
-    causeType: draft.causeType,
-    causeId: draft.causeId,
-    counterparty: draft.counterparty ?? '',
-    memo: draft.memo ?? '',
-    reversesEntryId: draft.reversesEntryId ?? null,
-    postings: draft.postings.map((posting) => ({
-      accountId: posting.account.id,
-      currency: posting.account.currency,
-      amount: formatAmount(posting.amount),
-    })),
-  }));
+  const rows = drafts.map((draft) => ({ ...entryColumns(draft, uuidv7), postings: postingColumns(draft) }));
   return {
     rows,
     at,

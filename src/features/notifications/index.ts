@@ -1,4 +1,4 @@
 export { registerNotificationPages } from './page-routes.ts';
 export { registerNotificationRoutes } from './routes.ts';
-export { listForMember, unreadCount } from './service.ts';
+export { listForMember } from './service.ts';
 export { insertNotification, type NewNotification } from './store.ts';

@@ -20,7 +20,7 @@ export function registerNotificationPages(server: FastifyInstance, deps: { db: D
     async (request, reply) => {
       const shell = shellOf(request);
       const query = request.query;
-      const page = await listForMember(deps, shell.book.id, shell.user.id, query);
+      const page = await listForMember(deps, shell.member, query);
       return sendPage(reply, NotificationsPage({ shell, page, cursor: query.cursor }));
     },
   );
@@ -30,7 +30,7 @@ export function registerNotificationPages(server: FastifyInstance, deps: { db: D
     { schema: { hide: true, params: BookParams }, config: { viewerMay: true } },
     async (request, reply) => {
       const shell = shellOf(request);
-      await markRead(deps, shell.book.id, shell.user.id, deps.clock.now());
+      await markRead(deps, shell.member, deps.clock.now());
       return seeOther(reply, bookPath(shell.book.id, 'notifications'));
     },
   );

@@ -4,6 +4,7 @@ import type { Db } from '../../platform/db/database.ts';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { CursorPage, CursorParam, Type } from '../../platform/http/schema-kit.ts';
 import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
+import { requireMember } from '../spaces/index.ts';
 import { listForMember, markRead } from './service.ts';
 
 const Params = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -50,7 +51,8 @@ export function registerNotificationRoutes(server: FastifyInstance, deps: { db: 
     },
     async (request) => {
       const { id } = request.params;
-      await markRead(deps, id, requireCaller(request).userId, deps.clock.now());
+      const member = await requireMember(deps.db, id, requireCaller(request).userId);
+      await markRead(deps, member, deps.clock.now());
       return { read: true };
     },
   );
@@ -66,7 +68,8 @@ export function registerNotificationRoutes(server: FastifyInstance, deps: { db: 
     },
     async (request) => {
       const { id } = request.params;
-      return listForMember(deps, id, requireCaller(request).userId, request.query);
+      const member = await requireMember(deps.db, id, requireCaller(request).userId);
+      return listForMember(deps, member, request.query);
     },
   );
 }

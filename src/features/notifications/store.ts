@@ -48,16 +48,8 @@ export function listNotifications(
     .execute();
 }
 
-export async function countUnread(db: Queryable, spaceId: string, userId: string): Promise<number> {
-  const row = await db
-    .selectFrom('notifications')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('space_id', '=', spaceId)
-    .where('user_id', '=', userId)
-    .where('read_at', 'is', null)
-    .executeTakeFirst();
-  return Number(row?.count ?? 0);
-}
+// The unread count (the shell's badge) is read with the viewer's books, in the same statement:
+// see app-shell/store.ts `readViewer`.
 
 export async function markAllRead(db: Queryable, spaceId: string, userId: string, at: Date) {
   await db

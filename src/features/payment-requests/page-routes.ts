@@ -22,7 +22,7 @@ async function render(
   query: Static<typeof RequestListQuery>,
 ) {
   const shell = shellOf(request);
-  const page = await service.listRequests(deps, shell.user.id, shell.book.id, query);
+  const page = await service.listRequests(deps, shell.member, query);
   return PaymentRequestsPage({ shell, page, status: query.status, cursor: query.cursor });
 }
 
@@ -33,7 +33,7 @@ async function renderMarkPaid(
   form?: FormState,
 ) {
   const shell = shellOf(request);
-  const found = await service.getRequestInApp(deps, shell.user.id, shell.book.id, token);
+  const found = await service.getRequestInApp(deps, shell.member, token);
   return MarkPaidPage({ shell, request: found, form });
 }
 
@@ -56,9 +56,7 @@ export function registerPaymentRequestPages(scope: FastifyInstance, deps: servic
     async (request, reply) => {
       const shell = shellOf(request);
       const { token } = request.params;
-      const outcome = await runForm(request, ({ body }) =>
-        service.markPaid(deps, shell.user.id, shell.book.id, token, body),
-      );
+      const outcome = await runForm(request, ({ body }) => service.markPaid(deps, shell.member, token, body));
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'payment-requests'));
       if (outcome.status === 404)
         throw new AppError('not_found', 'No payment request with this token in this space.');

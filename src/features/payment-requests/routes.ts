@@ -9,6 +9,7 @@ import {
 import { Type } from '../../platform/http/schema-kit.ts';
 import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { runWrite } from '../../platform/http/write.ts';
+import { requireMember } from '../spaces/index.ts';
 import {
   MarkPaidIn,
   PaymentRequestCreate,
@@ -115,7 +116,8 @@ export function registerPaymentRequestAppRoutes(server: FastifyInstance, deps: s
     },
     async (request) => {
       const { id } = request.params;
-      return service.listRequests(deps, requireCaller(request).userId, id, request.query);
+      const member = await requireMember(deps.db, id, requireCaller(request).userId);
+      return service.listRequests(deps, member, request.query);
     },
   );
   app.get(
@@ -136,7 +138,8 @@ export function registerPaymentRequestAppRoutes(server: FastifyInstance, deps: s
     },
     async (request) => {
       const { id, token } = request.params;
-      return service.getRequestInApp(deps, requireCaller(request).userId, id, token);
+      const member = await requireMember(deps.db, id, requireCaller(request).userId);
+      return service.getRequestInApp(deps, member, token);
     },
   );
   app.post(
@@ -151,7 +154,8 @@ export function registerPaymentRequestAppRoutes(server: FastifyInstance, deps: s
     },
     async (request) => {
       const { id, token } = request.params;
-      return service.markPaid(deps, requireCaller(request).userId, id, token, request.body);
+      const member = await requireMember(deps.db, id, requireCaller(request).userId);
+      return service.markPaid(deps, member, token, request.body);
     },
   );
 }

@@ -14,6 +14,7 @@ import {
 } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import { type Db, inTransaction, type Queryable } from '../../platform/db/database.ts';
+import { type Member, spaceOfMember } from '../../platform/http/member.ts';
 import { moneyIn, moneyOut, paymentRequestPaid } from '../../platform/outbox/events.ts';
 import { enqueueEvents, eventsRider, type OutboxEvent } from '../../platform/outbox/outbox.ts';
 import { type AccountFacts, requireAccountFacts } from '../accounts/index.ts';
@@ -34,7 +35,7 @@ import {
   reverseEntry,
 } from '../ledger/index.ts';
 import { fileResource } from '../resources/index.ts';
-import { requireAdministrator, requireRole } from '../spaces/index.ts';
+import { requireAdministering } from '../spaces/index.ts';
 import {
   afterReversal,
   afterSettlement,
@@ -183,9 +184,8 @@ export async function getRequest(
 }
 
 /** One request of the space for its members, by token (app API and the mark-paid page). */
-export async function getRequestInApp(deps: RequestsDeps, userId: string, spaceId: string, token: string) {
-  await requireRole(deps.db, spaceId, userId);
-  return getRequest(deps, spaceId, token);
+export async function getRequestInApp(deps: RequestsDeps, member: Member, token: string) {
+  return getRequest(deps, spaceOfMember(member), token);
 }
 
 /** For pages and rails: any request by its public token. */
@@ -702,12 +702,12 @@ export function openPrice(request: store.RequestRow): AmountE8 {
 /** Bank transfer settled by hand by an owner or admin (the development and small-office rail). */
 export async function markPaid(
   deps: RequestsDeps,
-  userId: string,
-  spaceId: string,
+  member: Member,
   token: string,
   input: { amount: number | string; reference: string; payer?: string },
 ) {
-  await requireAdministrator(deps.db, spaceId, userId);
+  const spaceId = spaceOfMember(member);
+  requireAdministering(member);
   const row = await findOwnByToken(deps.db, spaceId, token);
   if (!row) throw new AppError('not_found', 'No payment request with this token in this space.');
   const outcome = await deps.db.transaction().execute((tx) =>
@@ -738,11 +738,10 @@ export function lapseRequests(deps: { db: Db; clock: Clock }, batchSize = 500): 
 /** A space's payment requests for its members, newest first, 50 a page (app API and page). */
 export async function listRequests(
   deps: RequestsDeps,
-  userId: string,
-  spaceId: string,
+  member: Member,
   query: { status?: 'active' | 'paid' | 'cancelled' | undefined; cursor?: string | undefined },
 ) {
-  await requireRole(deps.db, spaceId, userId);
+  const spaceId = spaceOfMember(member);
   const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   if (query.cursor !== undefined && before === undefined) {
     throw new AppError('invalid_request', 'The cursor is not one this list gave out.', { field: 'cursor' });

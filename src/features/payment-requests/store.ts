@@ -1,4 +1,5 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { compiledOnce, type QueryArg } from '../../platform/db/compiled-once.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { Rider } from '../../platform/db/rider.ts';
 import type { PaymentRequestsTable, SettlementsTable } from '../../platform/db/schema.ts';
@@ -271,28 +272,38 @@ export type RequestListFilter = {
   limit: number;
 };
 
-/** A space's requests, newest first, one page from a (created_at, id) cursor. */
-export function listRequests(db: Queryable, spaceId: string, filter: RequestListFilter): Promise<ShownRow[]> {
-  let query = db.selectFrom('payment_requests').select(SHOWN).where('space_id', '=', spaceId);
-  if (filter.status === 'paid') query = query.where('status', '=', 'paid');
-  if (filter.status === 'active')
-    query = query.where('status', '=', 'active').where('expires_at', '>', filter.now);
-  if (filter.status === 'cancelled') {
+type ListArgs = { spaceId: string; now: Date; beforeAt: Date | null; beforeId: string | null; limit: number };
+type ListShape = `${'all' | 'active' | 'paid' | 'cancelled'}:${'first' | 'next'}`;
+
+/** The list's eight shapes (a status filter or none, a cursor or none), each compiled once. */
+const listQuery = compiledOnce((db: Queryable, arg: QueryArg<ListArgs>, shape: ListShape) => {
+  const [status, page] = shape.split(':');
+  let query = db.selectFrom('payment_requests').select(SHOWN).where('space_id', '=', arg('spaceId'));
+  if (status === 'paid') query = query.where('status', '=', 'paid');
+  if (status === 'active') query = query.where('status', '=', 'active').where('expires_at', '>', arg('now'));
+  if (status === 'cancelled') {
     query = query.where((eb) =>
       eb.or([
         eb('status', '=', 'cancelled'),
-        eb.and([eb('status', '=', 'active'), eb('expires_at', '<=', filter.now)]),
+        eb.and([eb('status', '=', 'active'), eb('expires_at', '<=', arg('now'))]),
       ]),
     );
   }
-  const before = filter.before;
-  if (before) {
+  if (page === 'next') {
     query = query.where((eb) =>
       eb.or([
-        eb('created_at', '<', before.at),
-        eb.and([eb('created_at', '=', before.at), eb('id', '<', before.id)]),
+        eb('created_at', '<', arg('beforeAt')),
+        eb.and([eb('created_at', '=', arg('beforeAt')), eb('id', '<', arg('beforeId'))]),
       ]),
     );
   }
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(arg('limit'));
+});
+
+/** A space's requests, newest first, one page from a (created_at, id) cursor. */
+export function listRequests(db: Queryable, spaceId: string, filter: RequestListFilter): Promise<ShownRow[]> {
+  const { before, now, limit } = filter;
+  const shape: ListShape = `${filter.status ?? 'all'}:${before ? 'next' : 'first'}`;
+  const args = { spaceId, now, beforeAt: before?.at ?? null, beforeId: before?.id ?? null, limit };
+  return listQuery(db, args, shape);
 }

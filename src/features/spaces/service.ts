@@ -5,19 +5,23 @@ import { AppError } from '../../core/errors.ts';
 import type { AuthStamps } from '../../platform/auth-stamps.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { Plan, Role } from '../../platform/db/schema.ts';
+import { Member } from '../../platform/http/member.ts';
 import { findUserIdByEmail } from '../users/index.ts';
 import { canAdminister, canSetRole, handleFrom, leavesAnOwner } from './domain.ts';
 import * as store from './store.ts';
 
 export type SpacesDeps = { db: Db; clock: Clock; authStamps: AuthStamps };
 
-/** The caller's role in the space; a space the caller is not in does not exist for them. */
-export async function requireRole(
+/**
+ * The caller's proven membership of the space, read from the members row; a space the caller is
+ * not in does not exist for them. The one place a Member is made (see platform/http/member.ts).
+ */
+export async function requireMember(
   db: Queryable,
   spaceId: string,
   userId: string,
   allowed?: readonly Role[],
-): Promise<Role> {
+): Promise<Member> {
   const role = await store.findRole(db, spaceId, userId);
   if (!role) throw new AppError('not_found', 'No such space.');
   if (allowed && !allowed.includes(role)) {
@@ -26,14 +30,28 @@ export async function requireRole(
       `This needs the role ${allowed.join(' or ')} in this space; you are ${role}.`,
     );
   }
-  return role;
+  return Member.fromMembersRow({ spaceId, userId, role });
+}
+
+/** The caller's role in the space; a space the caller is not in does not exist for them. */
+export async function requireRole(
+  db: Queryable,
+  spaceId: string,
+  userId: string,
+  allowed?: readonly Role[],
+): Promise<Role> {
+  return (await requireMember(db, spaceId, userId, allowed)).role;
+}
+
+/** A proven member who may administer the space (owner or admin); forbidden otherwise. */
+export function requireAdministering(member: Member): Member {
+  if (!canAdminister(member.role))
+    throw new AppError('forbidden', `Only an owner or an admin can do this; you are ${member.role}.`);
+  return member;
 }
 
 export async function requireAdministrator(db: Queryable, spaceId: string, userId: string): Promise<Role> {
-  const role = await requireRole(db, spaceId, userId);
-  if (!canAdminister(role))
-    throw new AppError('forbidden', `Only an owner or an admin can do this; you are ${role}.`);
-  return role;
+  return requireAdministering(await requireMember(db, spaceId, userId)).role;
 }
 
 /** Bumps the auth version inside `tx`; call the returned function after commit. */

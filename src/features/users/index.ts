@@ -13,5 +13,6 @@ export {
   getUser,
   hashPassword,
   resolveSession,
+  sessionTokenHash,
   type UsersDeps,
 } from './service.ts';

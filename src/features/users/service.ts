@@ -107,9 +107,15 @@ export async function login(
   return openSession(deps, user.id);
 }
 
+/** How a session token is looked up: its SHA-256; undefined for a token not of a session's shape. */
+export function sessionTokenHash(token: string): string | undefined {
+  return hasSecretShape(token, SECRET_PREFIX.session) ? sha256Hex(token) : undefined;
+}
+
 export async function resolveSession(deps: UsersDeps, token: string) {
-  if (!hasSecretShape(token, SECRET_PREFIX.session)) return undefined;
-  return store.findLiveSession(deps.db, sha256Hex(token), deps.clock.now());
+  const tokenHash = sessionTokenHash(token);
+  if (tokenHash === undefined) return undefined;
+  return store.findLiveSession(deps.db, tokenHash, deps.clock.now());
 }
 
 export async function logout(deps: UsersDeps, sessionId: string) {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { type PendingSettlementStore, x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
@@ -6,7 +7,12 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Chain } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
-import { type ContractCall, createSendPlanner } from '../../platform/chain/send-plan.ts';
+import {
+  type ContractCall,
+  createPlannedSender,
+  createSendPlanner,
+  type PlannedCall,
+} from '../../platform/chain/send-plan.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
 import * as store from './store.ts';
@@ -34,6 +40,21 @@ export type Facilitator = {
 /** The pending store's key for a signature, as the claims hash it. */
 export function pendingKey(signature: string): string {
   return sha256Hex(signature.toLowerCase());
+}
+
+/**
+ * What a broadcast made within one settle call must wait for (the page's claim, committed while
+ * the scheme checked the authorization). The scheme calls the signer with no context of its
+ * own, so the gate travels with the call's async context; a gate that throws stops the send.
+ */
+const broadcastGate = new AsyncLocalStorage<() => Promise<void>>();
+
+export function withBroadcastGate<T>(gate: () => Promise<void>, run: () => Promise<T>): Promise<T> {
+  return broadcastGate.run(gate, run);
+}
+
+async function passBroadcastGate(): Promise<void> {
+  await broadcastGate.getStore()?.();
 }
 
 /** The scheme's pending-settlement store, shared by every process through PostgreSQL. */
@@ -80,6 +101,16 @@ function oneSenderAtATime(db: Db, chainId: number, wallet: string, logger: Logge
           logger?.error({ err: error }, 'the gas wallet lock failed');
         });
     });
+}
+
+/** Runs sends one at a time in this process (the embedded database's case: one process). */
+function oneAtATimeHere() {
+  let last: Promise<unknown> = Promise.resolve();
+  return <T>(send: () => Promise<T>): Promise<T> => {
+    const next = last.then(send, send);
+    last = next.catch(() => undefined);
+    return next;
+  };
 }
 
 /** How long a wallet's code, once read, answers again (the two reads one settlement makes). */
@@ -136,12 +167,20 @@ export function createFacilitator(
     const wallet = clients?.walletClient;
     if (!clients || !wallet) continue;
     const { publicClient } = clients;
-    // Embedded PGlite is one process's: its in-process nonce manager is enough there.
+    // Embedded PGlite is one process's: an in-process queue is enough there.
     const serialize = options.sharedDatabase
       ? oneSenderAtATime(db, network.chainId, wallet.account.address, options.logger)
-      : <T>(send: () => Promise<T>) => send();
+      : oneAtATimeHere();
     const codeOf = codeReader(publicClient, network.token.address);
     const planner = createSendPlanner(publicClient as never, network.chainId);
+    // A key held here signs while the node is asked for the nonce (see createPlannedSender).
+    const account = wallet.account;
+    const sendPlanned =
+      account.type === 'local' && account.signTransaction
+        ? createPlannedSender(publicClient as never, {
+            account: { address: account.address, signTransaction: account.signTransaction },
+          })
+        : undefined;
     // viem's clients have every method the scheme needs; their argument types are stricter than
     // the scheme's structural ones, hence the casts at this one seam.
     const signer = toFacilitatorEvmSigner(
@@ -151,12 +190,17 @@ export function createFacilitator(
         verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
         writeContract: async (args) => {
           // Gas and fee caps known beforehand spare the node a fill request per payment.
-          const plan = await planner
-            .plan(args as ContractCall, wallet.account.address)
-            .catch(() => undefined);
+          const [plan] = await Promise.all([
+            planner.plan(args as ContractCall, wallet.account.address).catch(() => undefined),
+            passBroadcastGate(),
+          ]);
+          if (plan && sendPlanned) return serialize(() => sendPlanned(args as PlannedCall, plan));
           return serialize(() => wallet.writeContract({ ...(args as object), ...plan } as never));
         },
-        sendTransaction: (args) => serialize(() => wallet.sendTransaction(args as never)),
+        sendTransaction: async (args) => {
+          await passBroadcastGate();
+          return serialize(() => wallet.sendTransaction(args as never));
+        },
         waitForTransactionReceipt: async (args) => {
           const receipt = await publicClient.waitForTransactionReceipt(args);
           if (receipt.status !== 'success') planner.forget();

@@ -29,7 +29,7 @@ import {
   requirementsFor,
   X402_VERSION,
 } from './domain.ts';
-import { type Facilitator, pendingKey } from './facilitator.ts';
+import { type Facilitator, pendingKey, withBroadcastGate } from './facilitator.ts';
 import * as store from './store.ts';
 
 // The machine side of a payment page (spec §4 rules 2–3): the x402 quote, and the settlement of
@@ -173,23 +173,41 @@ export async function payOnPage(deps: X402Deps, token: string, header: string): 
     const error = `no_matching_quote: this request takes no ${read.facts.scheme} payment on ${read.facts.network}.`;
     return quoteAnswer({ ...quote, error });
   }
-  // The claim comes first: the facilitator's settle verifies everything (signature, amount,
-  // pay-to, time window, nonce, a simulation) before it broadcasts, and a refused authorization
-  // frees the claim at once. A retry of the same authorization finds the claim it made.
+  // The claim is written while the facilitator's settle checks the authorization (signature,
+  // amount, pay-to, time window, nonce, a simulation): its broadcast, and only that, waits for the
+  // claim's commit, so a crash during the broadcast stays recoverable and two calls never both
+  // broadcast, while the claim's round trip and WAL flush cost the payment nothing. A refused
+  // authorization frees the claim at once; a retry of the same authorization finds the claim.
   const claim = newClaim(deps, request, requirement, read.facts, 'page');
-  if (!(await store.insertClaim(deps.db, claim))) {
-    const existing = await store.findLiveByAuthorization(deps.db, claimKey(requirement, read.facts));
-    if (existing)
-      return answerForExisting(deps, request, quote, requirement, payload as PaymentPayload, existing);
-    const racing = await store.findLiveByRequest(deps.db, request.id);
-    if (racing && racing.signature_hash !== claim.signature_hash) {
-      return refusal(409, 'request_not_payable', 'Another authorization is already settling this request.', {
-        status: 'settling',
-      });
-    }
-    return refusal(409, 'conflict', 'This authorization is being settled by another call; retry shortly.');
+  const claimed = store.insertClaim(deps.db, claim);
+  // Awaited in settleClaim; until then a failed insert must not count as unhandled.
+  claimed.catch(() => {});
+  return settleClaim(deps, claim, request, quote, requirement, payload as PaymentPayload, claimed);
+}
+
+/** The answer when another call holds the authorization's claim: this call broadcast nothing. */
+async function answerForLostClaim(
+  deps: X402Deps,
+  request: RequestRow,
+  quote: PaymentRequired,
+  requirement: Requirements,
+  payload: PaymentPayload,
+  claim: store.SettlementClaim,
+): Promise<MachineAnswer> {
+  const existing = await store.findLiveByAuthorization(deps.db, {
+    network: claim.network,
+    asset: claim.asset,
+    payer: claim.payer,
+    nonce: claim.nonce,
+  });
+  if (existing) return answerForExisting(deps, request, quote, requirement, payload, existing);
+  const racing = await store.findLiveByRequest(deps.db, request.id);
+  if (racing && racing.signature_hash !== claim.signature_hash) {
+    return refusal(409, 'request_not_payable', 'Another authorization is already settling this request.', {
+      status: 'settling',
+    });
   }
-  return settleClaim(deps, claim, request, quote, requirement, payload as PaymentPayload, true);
+  return refusal(409, 'conflict', 'This authorization is being settled by another call; retry shortly.');
 }
 
 export function claimKey(requirement: Requirements, facts: PayloadFacts) {
@@ -274,10 +292,14 @@ async function answerForExisting(
   if (!(await store.takeOverClaim(deps.db, existing.id, now, new Date(now.getTime() + CLAIM_LEASE_MS)))) {
     return refusal(409, 'conflict', 'This authorization is being settled by another call; retry shortly.');
   }
-  return settleClaim(deps, existing, request, quote, requirement, payload, false);
+  return settleClaim(deps, existing, request, quote, requirement, payload);
 }
 
-/** Puts a claimed authorization on chain and books it; frees the claim when the chain refuses. */
+/**
+ * Puts a claimed authorization on chain and books it; frees the claim when the chain refuses.
+ * With `claimed` (the claim's insert, still in flight: a first attempt), the broadcast waits for
+ * it, and a claim another call made first sends this call to that claim's answer.
+ */
 async function settleClaim(
   deps: X402Deps,
   claim: store.SettlementClaim,
@@ -285,9 +307,11 @@ async function settleClaim(
   quote: PaymentRequired,
   requirement: Requirements,
   payload: PaymentPayload,
-  firstAttempt: boolean,
+  claimed?: Promise<boolean>,
 ): Promise<MachineAnswer> {
-  const outcome = await putOnChain(deps, claim, requirement, payload, firstAttempt);
+  const outcome = await putOnChain(deps, claim, requirement, payload, claimed !== undefined, claimed);
+  if (!outcome.ok && outcome.unclaimed)
+    return answerForLostClaim(deps, request, quote, requirement, payload, claim);
   if (!outcome.ok) return outcome.answer ?? quoteAnswer({ ...quote, error: outcome.error }, outcome.response);
   const booked = await bookSettlement(deps, claim, outcome.response, { seen: request });
   return paidAnswer(presentRequest(booked, deps.publicUrl, deps.clock.now()), outcome.response);
@@ -295,20 +319,36 @@ async function settleClaim(
 
 type ChainOutcome =
   | { ok: true; response: SettleResponse }
-  | { ok: false; error: string; response: SettleResponse; answer?: MachineAnswer };
+  | {
+      ok: false;
+      error: string;
+      response: SettleResponse;
+      answer?: MachineAnswer;
+      /** The claim in flight was not made (another call holds it): nothing was broadcast. */
+      unclaimed?: true;
+    };
 
+/**
+ * Settles a claimed authorization through the scheme. `claimed`, when given, is the claim's insert
+ * still in flight: the scheme's checks run meanwhile, and its broadcast waits for the insert and
+ * happens only if it made the claim (a claim not made answers `unclaimed` and changes nothing).
+ */
 export async function putOnChain(
   deps: X402Deps,
   claim: store.SettlementClaim,
   requirement: Requirements,
   payload: PaymentPayload,
   firstAttempt: boolean,
+  claimed?: Promise<boolean>,
 ): Promise<ChainOutcome> {
   let response: SettleResponse;
   const key = pendingKey(String(payload.payload.signature));
-  if (firstAttempt) deps.facilitator.firstAttempts.add(key);
+  // Only the call that put the key there takes it out (two calls may race for one claim).
+  const marked = firstAttempt && !deps.facilitator.firstAttempts.has(key);
+  if (marked) deps.facilitator.firstAttempts.add(key);
+  const settle = () => deps.facilitator.engine.settle(payload, requirement as PaymentRequirements);
   try {
-    response = await deps.facilitator.engine.settle(payload, requirement as PaymentRequirements);
+    response = await (claimed ? withBroadcastGate(() => claimMade(claimed), settle) : settle());
   } catch (error) {
     response = {
       success: false,
@@ -318,7 +358,8 @@ export async function putOnChain(
     };
     deps.logger?.error({ err: error, claim: claim.id }, 'x402 settlement threw');
   }
-  deps.facilitator.firstAttempts.delete(key);
+  if (marked) deps.facilitator.firstAttempts.delete(key);
+  if (claimed && !(await claimed)) return { ok: false, error: 'unclaimed', response, unclaimed: true };
   if (response.success) return { ok: true, response };
   if (response.errorReason === 'settlement_pending' && response.transaction) {
     const now = deps.clock.now();
@@ -341,6 +382,12 @@ export async function putOnChain(
   );
   const error = `${response.errorReason}: ${describeReason(response.errorReason, response.errorMessage)}`;
   return { ok: false, error, response };
+}
+
+/** The broadcast's gate: passes once the claim is committed, throws when another call made it. */
+async function claimMade(claimed: Promise<boolean>): Promise<void> {
+  if (!(await claimed))
+    throw new Error('Another call holds this authorization’s claim; nothing is broadcast.');
 }
 
 /**

@@ -1,4 +1,13 @@
-import type { Abi, PublicClient } from 'viem';
+import {
+  type Abi,
+  type Address,
+  concatHex,
+  encodeFunctionData,
+  type Hash,
+  type Hex,
+  type PublicClient,
+  type TransactionSerializableEIP1559,
+} from 'viem';
 
 // A gas wallet sends the same kind of call again and again (transferWithAuthorization on one
 // token). Asking the node to fill every transaction (eth_fillTransaction: gas, fees) costs a
@@ -79,5 +88,62 @@ export function createSendPlanner(client: PublicClient, chainId: number): SendPl
       gasByCall.clear();
       fees = undefined;
     },
+  };
+}
+
+/** A contract call as the x402 scheme asks the signer to send it. */
+export type PlannedCall = ContractCall & { dataSuffix?: Hex | undefined };
+
+type LocalWallet = {
+  account: {
+    address: Address;
+    signTransaction(transaction: TransactionSerializableEIP1559): Promise<Hex>;
+  };
+};
+
+/**
+ * Sends planned calls from a wallet whose key is in this process, one at a time (the caller
+ * serializes: a process-wide queue, and across processes the gas wallet's lock). The nonce is
+ * the node's pending count, read once the caller holds its turn, as viem's nonce manager would;
+ * but the transaction is signed meanwhile with the nonce this sender expects (one past the last
+ * it sent), so the signing (about a millisecond of CPU) overlaps the node's answer. When the
+ * node answers another nonce (another sender used the wallet), the transaction is signed again
+ * with it: the pending count decides, as before.
+ */
+export function createPlannedSender(publicClient: PublicClient, wallet: LocalWallet) {
+  let lastNonce: number | undefined;
+  return async (call: PlannedCall, plan: SendPlan): Promise<Hash> => {
+    const encoded = encodeFunctionData({
+      abi: call.abi as Abi,
+      functionName: call.functionName,
+      args: call.args as readonly unknown[],
+    });
+    const transaction: TransactionSerializableEIP1559 = {
+      type: 'eip1559',
+      chainId: plan.chainId,
+      to: call.address,
+      data: call.dataSuffix ? concatHex([encoded, call.dataSuffix]) : encoded,
+      gas: plan.gas,
+      maxFeePerGas: plan.maxFeePerGas,
+      maxPriorityFeePerGas: plan.maxPriorityFeePerGas,
+    };
+    const pending = publicClient.getTransactionCount({
+      address: wallet.account.address,
+      blockTag: 'pending',
+    });
+    pending.catch(() => {});
+    let early: { nonce: number; signed: Hex } | undefined;
+    if (lastNonce !== undefined) {
+      // One turn of the event loop lets the nonce request leave before the CPU-bound signing.
+      await new Promise((resolve) => setImmediate(resolve));
+      const nonce = lastNonce + 1;
+      early = { nonce, signed: await wallet.account.signTransaction({ ...transaction, nonce }) };
+    }
+    const nonce = await pending;
+    const signed =
+      early?.nonce === nonce ? early.signed : await wallet.account.signTransaction({ ...transaction, nonce });
+    const hash = await publicClient.sendRawTransaction({ serializedTransaction: signed });
+    lastNonce = nonce;
+    return hash;
   };
 }

@@ -929,6 +929,13 @@ export interface AgentWritesTable {
   decided_at: Timestamp | null;
   reject_reason: string | null;
   created_at: Timestamp;
+  /** The EIP-3009 authorization the write signed, recorded before it left the process (0130). */
+  signed_network: ColumnType<string | null, string | null | undefined, string | null>;
+  signed_nonce: ColumnType<string | null, string | null | undefined, string | null>;
+  signed_value: ColumnType<string | null, string | null | undefined, string | null>;
+  signed_valid_before: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** In flight when 0130 ran, with nothing recorded to repair it by: left to an operator. */
+  in_flight_before_repair: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface AgentSpendTable {

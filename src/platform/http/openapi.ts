@@ -6,7 +6,7 @@
 // the same way. test/openapi.test.ts fails when a route skips any of this.
 
 /** The refusals a route can document; each maps to one shared response object. */
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 502 | 503;
 
 export type RouteDoc = {
   /** Stable and unique: generated clients name their methods after it. camelCase verb first. */
@@ -32,6 +32,20 @@ export function routeDoc(doc: RouteDoc) {
   };
 }
 
+/** A route's words, with the peers' statuses it may answer on top of its kind's refusals. */
+export type PeeredDoc = Pick<RouteDoc, 'operationId' | 'summary' | 'description'> & {
+  peers?: readonly ErrorStatus[];
+};
+
+/** `routeDoc` for a route whose refusals are its kind's (`base`) and its peers'. */
+export function peeredRouteDoc(
+  { peers = [], ...doc }: PeeredDoc,
+  tags: readonly string[],
+  base: readonly ErrorStatus[],
+) {
+  return routeDoc({ ...doc, tags, errors: [...base, ...peers] });
+}
+
 /** What every route under /integration can answer besides its own refusals: the key door and body rules. */
 export const INTEGRATION_READ_ERRORS: readonly ErrorStatus[] = [401, 403, 404, 422, 429];
 /** A money or record write under /integration: also 409 (same key in flight), 413 and 415 for bodies. */
@@ -40,6 +54,10 @@ export const INTEGRATION_WRITE_ERRORS: readonly ErrorStatus[] = [401, 403, 404, 
 export const APP_READ_ERRORS: readonly ErrorStatus[] = [401, 403, 404, 422, 429];
 /** An app route behind a session that takes a body. */
 export const APP_WRITE_ERRORS: readonly ErrorStatus[] = [401, 403, 404, 409, 413, 415, 422, 429];
+/** A write that asks a peer (the chain, a mail server, Telegram) before it answers, and says so when the peer refuses. */
+export const UPSTREAM_ERRORS: readonly ErrorStatus[] = [502];
+/** A write that delivers by mail or through the chat bot: the peer refused (502) or no bot runs here (503). */
+export const DELIVERY_ERRORS: readonly ErrorStatus[] = [502, 503];
 
 type Json = Record<string, unknown>;
 
@@ -215,6 +233,28 @@ export const ERROR_RESPONSES: Record<ErrorStatus, { name: string; response: Json
         'application/json': {
           schema: errorRef,
           examples: { rate_limited: errorExample('rate_limited', 'Too many calls; retry after 12 seconds.') },
+        },
+      },
+    },
+  },
+  502: {
+    name: 'BadGateway',
+    response: {
+      description:
+        'A peer this call needed refused it or could not be reached (the chain, the mail server, Telegram, the card processor); nothing was spent or booked, and details say what the peer answered.',
+      content: {
+        'application/json': {
+          schema: errorRef,
+          examples: {
+            transfer_failed: errorExample(
+              'transfer_failed',
+              'The chain refused the transfer; nothing was spent.',
+            ),
+            delivery_failed: errorExample(
+              'delivery_failed',
+              'The mail server refused the message: 550 mailbox unavailable',
+            ),
+          },
         },
       },
     },

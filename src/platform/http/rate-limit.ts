@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { sql } from 'kysely';
+import { type Expression, type RawBuilder, sql } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { createBatcher } from '../batch.ts';
 import type { Db } from '../db/database.ts';
@@ -26,8 +26,17 @@ export type RateDecision = {
 export type RateHit = { keyId: string; stampKey?: string };
 export type RateResult = { decision: RateDecision; stamp: string | null };
 
+/** A row found by a lookup, and the decision on the key it names (none when nothing was found). */
+export type RateAlong<Row> = { row: Row | undefined; decision: RateDecision | null };
+
 export interface RateLimiter {
   hit(item: RateHit): Promise<RateResult>;
+  /**
+   * Runs `lookup` (at most one row; its `rate_key` names the key, null for none) and counts one
+   * call on that key. On PostgreSQL both are one statement, so a door that finds its caller
+   * and counts the call pays one round trip; with Redis, the lookup runs first, then the hit.
+   */
+  hitAlong<Row extends { rate_key: string | null }>(db: Db, lookup: Expression<Row>): Promise<RateAlong<Row>>;
 }
 
 type BucketTotals = { total: number; oldestBucket: number | null };
@@ -58,6 +67,29 @@ function groupByKey(items: RateHit[]): Map<string, number[]> {
   return groups;
 }
 
+/**
+ * The count both PostgreSQL paths share, as two steps of a WITH: `bumped` adds each key's calls
+ * (`calls` yields key_id uuid, hits int) to its current bucket; `counted` reads back the window's
+ * total and its oldest non-empty bucket. The window's sum reads the statement's snapshot, so it
+ * sees the earlier buckets only; the current one's count comes from `bumped`.
+ */
+function countingSteps(calls: RawBuilder<unknown>, bucket: number) {
+  return sql`bumped AS (
+        INSERT INTO rate_buckets (key_id, bucket_start, hits)
+        SELECT key_id, ${bucket}, hits FROM (${calls}) AS calls
+        ON CONFLICT (key_id, bucket_start) DO UPDATE SET hits = rate_buckets.hits + excluded.hits
+        RETURNING key_id, hits
+      ), counted AS (
+        SELECT b.key_id,
+               (b.hits + COALESCE(SUM(r.hits), 0))::int AS total,
+               LEAST(MIN(r.bucket_start), ${bucket})::int AS oldest
+        FROM bumped b
+        LEFT JOIN rate_buckets r
+          ON r.key_id = b.key_id AND r.bucket_start >= ${bucket - BUCKETS_BACK} AND r.bucket_start < ${bucket}
+        GROUP BY b.key_id, b.hits
+      )`;
+}
+
 export function createPostgresRateLimiter(db: Db, clock: Clock, limit = RATE_LIMIT_PER_MINUTE): RateLimiter {
   const run = async (items: RateHit[]): Promise<RateResult[]> => {
     const nowMs = clock.now().getTime();
@@ -68,21 +100,8 @@ export function createPostgresRateLimiter(db: Db, clock: Clock, limit = RATE_LIM
     // One statement per batch: add this batch's calls to the current buckets, then read back
     // the window's total and its oldest non-empty bucket for every key in the batch.
     const rows = await sql<{ key_id: string; total: number; oldest: number | null }>`
-      WITH input AS (
-        SELECT * FROM unnest(${keyIds}::uuid[], ${counts}::int[]) AS t(key_id, hits)
-      ), bumped AS (
-        INSERT INTO rate_buckets (key_id, bucket_start, hits)
-        SELECT key_id, ${bucket}, hits FROM input
-        ON CONFLICT (key_id, bucket_start) DO UPDATE SET hits = rate_buckets.hits + excluded.hits
-        RETURNING key_id, hits
-      )
-      SELECT b.key_id,
-             (b.hits + COALESCE(SUM(r.hits), 0))::int AS total,
-             LEAST(MIN(r.bucket_start), ${bucket})::int AS oldest
-      FROM bumped b
-      LEFT JOIN rate_buckets r
-        ON r.key_id = b.key_id AND r.bucket_start >= ${bucket - BUCKETS_BACK} AND r.bucket_start < ${bucket}
-      GROUP BY b.key_id, b.hits`.execute(db);
+      WITH ${countingSteps(sql`SELECT * FROM unnest(${keyIds}::uuid[], ${counts}::int[]) AS t(key_id, hits)`, bucket)}
+      SELECT key_id, total, oldest FROM counted`.execute(db);
     const byKey = new Map(rows.rows.map((row) => [row.key_id, row]));
     const results: RateResult[] = new Array(items.length);
     for (const [keyId, indexes] of groups) {
@@ -98,7 +117,36 @@ export function createPostgresRateLimiter(db: Db, clock: Clock, limit = RATE_LIM
     return results;
   };
   const hit = createBatcher(run);
-  return { hit };
+  const hitAlong = async <Row extends { rate_key: string | null }>(db: Db, lookup: Expression<Row>) => {
+    const nowMs = clock.now().getTime();
+    const bucket = Math.floor(nowMs / 1000 / BUCKET_SECONDS);
+    // The same count as `run`, for the one key the lookup found, in the lookup's statement.
+    const rows = await sql<Row & { rate_total: number | null; rate_oldest: number | null }>`
+      WITH found AS (${lookup}),
+      ${countingSteps(sql`SELECT rate_key::uuid AS key_id, 1 AS hits FROM found WHERE rate_key IS NOT NULL`, bucket)}
+      SELECT found.*, counted.total AS rate_total, counted.oldest AS rate_oldest
+      FROM found LEFT JOIN counted ON counted.key_id = found.rate_key::uuid`.execute(db);
+    const first = rows.rows[0];
+    if (!first) return { row: undefined, decision: null };
+    const { rate_total: total, rate_oldest: oldest, ...row } = first;
+    const decision =
+      total === null ? null : decide({ total, oldestBucket: oldest ?? bucket }, 1, 0, nowMs, limit);
+    return { row: row as unknown as Row, decision };
+  };
+  return { hit, hitAlong };
+}
+
+/** The lookup, then the hit: for limiters whose counts live outside the database. */
+async function lookupThenHit<Row extends { rate_key: string | null }>(
+  hit: RateLimiter['hit'],
+  db: Db,
+  lookup: Expression<Row>,
+): Promise<RateAlong<Row>> {
+  const rows = await sql<Row>`${lookup}`.execute(db);
+  const row = rows.rows[0];
+  if (!row || row.rate_key === null) return { row, decision: null };
+  const { decision } = await hit({ keyId: row.rate_key });
+  return { row, decision };
 }
 
 export function createRedisRateLimiter(
@@ -147,7 +195,7 @@ export function createRedisRateLimiter(
     return results;
   };
   const hit = createBatcher(run);
-  return { hit };
+  return { hit, hitAlong: (db, lookup) => lookupThenHit(hit, db, lookup) };
 }
 
 /** Drops buckets that have left every window; run by the housekeeping job. */

@@ -3,10 +3,11 @@ import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { AppError } from '../../core/errors.ts';
 import { RenderedRefusal, sendRendered } from '../http/errors.ts';
+import type { Member } from '../http/member.ts';
 import { assetAt } from './assets.ts';
 import { checkOutsideForm } from './forms.ts';
 import { errorPage } from './layout.tsx';
-import type { Shell, ShellBook } from './shell.ts';
+import type { Shell, ShellBook, Viewer } from './shell.ts';
 import { canWrite } from './shell.ts';
 
 // The plumbing under every page of the owner's web app (/app): form bodies, the session
@@ -30,10 +31,11 @@ const PAGE_HEADERS = {
 
 /** What app.ts passes in: the features' functions the plumbing needs, so platform imports none. */
 export type WebAppDeps = {
-  /** The session's user (read with it, in one query) and its CSRF token. */
-  resolveSession: (token: string) => Promise<{ user: Shell['user']; csrfToken: string } | undefined>;
-  /** The viewer's books and badge; throws not_found when `bookId` is not one of theirs. */
-  loadShell: (user: Shell['user'], bookId: string | undefined) => Promise<Omit<Shell, 'csrfToken' | 'path'>>;
+  /**
+   * The viewer a session token opens (undefined: none live), with their books and the book
+   * `bookId` names when they are a member of it; one statement a page.
+   */
+  loadViewer: (token: string, bookId: string | undefined) => Promise<Viewer | undefined>;
 };
 
 /** How a form's text fields become the body the route's schema checks. */
@@ -149,11 +151,14 @@ export function seeOther(reply: FastifyReply, location: string) {
   return reply.code(303).header('location', location).send();
 }
 
+/** A book page's shell: the open book and the viewer's proven membership of it. */
+export type BookShell = Shell & { book: ShellBook; member: Member };
+
 /** The signed-in viewer's shell; only called from routes behind the session (not webPublic). */
-export function shellOf(request: FastifyRequest): Shell & { book: ShellBook } {
+export function shellOf(request: FastifyRequest): BookShell {
   const shell = request.shell;
-  if (!shell?.book) throw new AppError('not_found', 'No such book.');
-  return shell as Shell & { book: ShellBook };
+  if (!shell?.book || !shell.member) throw new AppError('not_found', 'No such book.');
+  return shell as BookShell;
 }
 
 /** The shell of a page outside any book (the Books list). */
@@ -168,6 +173,31 @@ function loginRedirect(request: FastifyRequest, reply: FastifyReply) {
   return seeOther(reply, `/app/login${next}`);
 }
 
+/** The book id the address names: undefined outside a book, null when it cannot be one. */
+function bookIdOf(request: FastifyRequest): string | null | undefined {
+  const params = request.params;
+  if (typeof params !== 'object' || params === null || !('book_id' in params)) return undefined;
+  const bookId = params.book_id;
+  return typeof bookId === 'string' && UUID.test(bookId) ? bookId : null;
+}
+
+/** The request's shell from its viewer; a book they are not a member of does not exist for them. */
+function shellFrom(viewer: Viewer, request: FastifyRequest, bookId: string | null | undefined): Shell {
+  if (bookId === null) throw new AppError('not_found', 'No such book.');
+  if (bookId !== undefined && !viewer.open)
+    throw new AppError('not_found', 'No such book, or you are not a member of it.');
+  const open = bookId === undefined ? null : viewer.open;
+  return {
+    user: viewer.user,
+    csrfToken: viewer.csrfToken,
+    books: viewer.books,
+    book: open?.book ?? null,
+    member: open?.member ?? null,
+    unread: open?.unread ?? 0,
+    path: request.url.split('?')[0] ?? '',
+  };
+}
+
 function registerGuards(scope: FastifyInstance, deps: WebAppDeps) {
   scope.addHook('preHandler', async (request, reply) => {
     // The JSON API's own addresses reach this scope only when no API route took them (the
@@ -178,26 +208,22 @@ function registerGuards(scope: FastifyInstance, deps: WebAppDeps) {
     }
     if (request.routeOptions.config.webPublic) return;
     const token = request.cookies?.[SESSION_COOKIE];
-    const session = token ? await deps.resolveSession(token) : undefined;
-    if (!session) return loginRedirect(request, reply);
-    if (request.method === 'POST' && sentCsrf(request) !== session.csrfToken) {
+    const bookId = bookIdOf(request);
+    const viewer = token ? await deps.loadViewer(token, bookId ?? undefined) : undefined;
+    if (!viewer) return loginRedirect(request, reply);
+    if (request.method === 'POST' && sentCsrf(request) !== viewer.csrfToken) {
       throw new AppError(
         'forbidden',
         'This form is out of date or was not sent by this app; reload the page and try again.',
       );
     }
-    const params = request.params;
-    const bookId =
-      typeof params === 'object' && params !== null && 'book_id' in params ? params.book_id : undefined;
-    if (bookId !== undefined && (typeof bookId !== 'string' || !UUID.test(bookId)))
-      throw new AppError('not_found', 'No such book.');
-    const loaded = await deps.loadShell(session.user, bookId);
-    request.shell = { ...loaded, csrfToken: session.csrfToken, path: request.url.split('?')[0] ?? '' };
+    const shell = shellFrom(viewer, request, bookId);
+    request.shell = shell;
     // Two walls for a viewer: the pages show no write control, and a write is refused here.
     if (
       request.method === 'POST' &&
-      loaded.book &&
-      !canWrite(loaded.book.role) &&
+      shell.book &&
+      !canWrite(shell.book.role) &&
       !request.routeOptions.config.viewerMay
     ) {
       throw new AppError('forbidden', 'A viewer can look but not change anything in this book.');

@@ -1,3 +1,5 @@
+import type { Member } from '../http/member.ts';
+
 // What every signed-in page knows about its viewer: who they are, their books, the book open
 // now and their role in it. Loaded once per request by the web plumbing (see plumbing.ts).
 
@@ -12,10 +14,24 @@ export type Shell = {
   books: ShellBook[];
   /** The book in the address (/app/books/{id}/…), or null on pages outside a book. */
   book: ShellBook | null;
+  /**
+   * The viewer's proven membership of the open book (null with `book`): a book page hands it to
+   * the feature's service, which then does not read the role again.
+   */
+  member: Member | null;
   /** Unread notifications of the viewer in the open book: the badge in the top bar. */
   unread: number;
   /** The request's path, to mark the current screen in the navigation. */
   path: string;
+};
+
+/** What a session cookie opens: the person, their CSRF token, their books and the open book. */
+export type Viewer = {
+  user: Shell['user'];
+  csrfToken: string;
+  books: ShellBook[];
+  /** The book the address names, when the viewer is a member of it; null otherwise. */
+  open: { book: ShellBook; member: Member; unread: number } | null;
 };
 
 /** A viewer sees everything and may change nothing; the server refuses their writes too. */

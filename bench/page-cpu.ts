@@ -1,0 +1,96 @@
+// Server CPU of one owner's-app page, measured in process, so the figure does not depend on how
+// busy a shared machine is: the real app on PostgreSQL (DATABASE_URL), a book seeded once with
+// 10,000 payment requests minted through the integration API (kept between runs in
+// PAGE_CPU_SEED, so before and after read the same rows), then the Payment requests and Accounts
+// pages rendered through `app.inject`, one at a time, in rounds; the CPU time of the process
+// (user + system, the database's excluded) per page, best round, and the statements each page
+// sends. Run: DATABASE_URL=… npx tsx bench/page-cpu.ts; with PAGE_CPU_PROFILE=file.cpuprofile the
+// Payment requests page's rounds (only they) are profiled into that file.
+
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import pg from 'pg';
+import { createHarness } from '../test/harness.ts';
+
+const ROWS = 10_000;
+const MINT_CONCURRENCY = 8;
+const SEED_FILE = process.env.PAGE_CPU_SEED ?? '/tmp/page-cpu-seed.json';
+const ROUNDS = Number(process.env.PAGE_CPU_ROUNDS ?? 9);
+const PAGES_PER_ROUND = Number(process.env.PAGE_CPU_PAGES ?? 200);
+const PROFILE_FILE = process.env.PAGE_CPU_PROFILE;
+
+type Seed = { token: string; spaceId: string };
+
+type QueryFn = (...args: unknown[]) => unknown;
+let statements = 0;
+const original = pg.Client.prototype.query as unknown as QueryFn;
+(pg.Client.prototype as unknown as { query: QueryFn }).query = function counted(this: pg.Client, ...args) {
+  statements += 1;
+  return original.apply(this, args);
+};
+
+async function seed(harness: Awaited<ReturnType<typeof createHarness>>): Promise<Seed> {
+  const { owner, spaceId, key } = await harness.world({ scopes: ['payments'] });
+  const account = await harness.makeWallet(spaceId, `0x${'2'.repeat(40)}`);
+  let next = 0;
+  const worker = async () => {
+    while (next < ROWS) {
+      const index = next++;
+      const res = await harness.inject({
+        method: 'POST',
+        url: '/integration/payment-requests',
+        key: key.key,
+        payload: { account_id: account.id, amount: `${(index % 97) + 1}.25`, memo: `Bench request ${index}` },
+      });
+      if (res.statusCode !== 201) throw new Error(`mint ${index}: ${res.statusCode} ${res.body}`);
+    }
+  };
+  await Promise.all(Array.from({ length: MINT_CONCURRENCY }, worker));
+  return { token: owner.token, spaceId };
+}
+
+async function main() {
+  if (!process.env.DATABASE_URL) throw new Error('Set DATABASE_URL to a PostgreSQL database.');
+  const harness = await createHarness({ env: { RATE_LIMIT_PER_MINUTE: '10000000' } });
+  const saved = existsSync(SEED_FILE) ? (JSON.parse(readFileSync(SEED_FILE, 'utf8')) as Seed) : undefined;
+  const book = saved ?? (await seed(harness));
+  if (!saved) writeFileSync(SEED_FILE, JSON.stringify(book));
+  const headers = { cookie: `tb_session=${book.token}` };
+  for (const screen of ['payment-requests', 'accounts']) {
+    const url = `/app/books/${book.spaceId}/${screen}`;
+    const first = await harness.app.inject({ method: 'GET', url, headers });
+    if (first.statusCode !== 200) throw new Error(`${url}: ${first.statusCode}`);
+    for (let i = 0; i < 50; i++) await harness.app.inject({ method: 'GET', url, headers });
+    const before = statements;
+    await harness.app.inject({ method: 'GET', url, headers });
+    const perPage = statements - before;
+    const rounds: number[] = [];
+    const profiler = PROFILE_FILE && screen === 'payment-requests' ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      const start = process.cpuUsage();
+      for (let i = 0; i < PAGES_PER_ROUND; i++) await harness.app.inject({ method: 'GET', url, headers });
+      const used = process.cpuUsage(start);
+      rounds.push((used.user + used.system) / 1000 / PAGES_PER_ROUND);
+    }
+    if (profiler && PROFILE_FILE) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(PROFILE_FILE, JSON.stringify(profile));
+      profiler.disconnect();
+    }
+    rounds.sort((a, b) => a - b);
+    const median = rounds[Math.floor(rounds.length / 2)] ?? 0;
+    console.log(
+      `${screen}: ${perPage} statements a page, ${first.body.length} bytes; CPU a page: best ${rounds[0]?.toFixed(3)} ms, median ${median.toFixed(3)} ms (${ROUNDS} rounds of ${PAGES_PER_ROUND})`,
+    );
+  }
+  await harness.close();
+  await harness.database.close();
+}
+
+await main();
+process.exit(0);

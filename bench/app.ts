@@ -1,7 +1,8 @@
 // The owner's web app: how long a page takes with 10,000 rows in the book. A fresh server, a
 // person signed up with a book, an account and a key; 10,000 payment requests minted through
 // the integration API; then the Payment requests page (the book's biggest list, first page of
-// 50) and the Accounts page are loaded under load with the session cookie. Target: p99 < 100 ms.
+// 50) and the Accounts page are loaded under load with the session cookie. Target: p99 < 100 ms
+// at the bench's connections; a second run at 5 connections shows the page's own answer time.
 
 import {
   type BenchContext,
@@ -20,6 +21,8 @@ const DATABASE = process.env.BENCH_APP_DATABASE || 'tollbook_bench_app';
 const ROWS = 10_000;
 const MINT_CONCURRENCY = 16;
 const P99_TARGET_MS = 100;
+// A handful of people clicking without pause: more than a book's members do at once.
+const LIGHT_CONNECTIONS = 5;
 
 async function sessionJson(baseUrl: string, cookie: string, csrf: string, path: string, body: unknown) {
   const response = await fetch(`${baseUrl}${path}`, {
@@ -96,40 +99,47 @@ export async function benchApp(ctx: BenchContext): Promise<BenchReport> {
       if (check.status !== 200 || (screen === 'payment-requests' && !body.includes('Next page'))) {
         throw new Error(`GET ${screen} answered ${check.status} without its first page`);
       }
-      const m = await measure({
-        url,
-        headers: { cookie: book.cookie },
-        settings: ctx.settings,
-        serverPid: server.pid,
-      });
-      const route = `GET /app/books/:id/${screen}`;
-      ctx.log(
-        `    ${route}  ${fmt(m.rps)} req/s   p50 ${fmt(m.p50)} ms   p99 ${fmt(m.p99)} ms   ${fmt(m.total)} responses`,
-      );
-      ctx.log(`      cpu: ${describeCpu(m.cpu)}`);
-      logRunWarnings(ctx, m, route, 'req/s', server);
-      report.rows.push({
-        bench: BENCH,
-        config: `${ROWS} rows`,
-        route,
-        rps: m.rps,
-        p50: m.p50,
-        p99: m.p99,
-        non2xx: m.non2xx,
-        errors: m.errors,
-        serverCpu: m.cpu.byProcess.find((entry) => entry.name === 'server')?.pct ?? null,
-        otherCpu: m.cpu.foreignPct,
-      });
-      report.targets.push({
-        bench: BENCH,
-        config: `${ROWS} rows`,
-        what: `${screen} page p99 (ms)`,
-        value: m.p99,
-        target: P99_TARGET_MS,
-        pass: m.p99 < P99_TARGET_MS && m.non2xx === 0,
-        atMost: true,
-        contaminated: m.discarded.length > 0,
-      });
+      // The target is read at the bench's load (50 connections by default). The same page is
+      // then loaded by a few connections, which shows its answer time apart from the queue that
+      // 50 connections build on one process: that row carries no target.
+      for (const connections of [ctx.settings.connections, LIGHT_CONNECTIONS]) {
+        const m = await measure({
+          url,
+          headers: { cookie: book.cookie },
+          settings: { ...ctx.settings, connections },
+          serverPid: server.pid,
+        });
+        const route = `GET /app/books/:id/${screen}`;
+        ctx.log(
+          `    ${route}, ${connections} connections  ${fmt(m.rps)} req/s   p50 ${fmt(m.p50)} ms   p99 ${fmt(m.p99)} ms   ${fmt(m.total)} responses`,
+        );
+        ctx.log(`      cpu: ${describeCpu(m.cpu)}`);
+        logRunWarnings(ctx, m, route, 'req/s', server);
+        const config = `${ROWS} rows, ${connections} connections`;
+        report.rows.push({
+          bench: BENCH,
+          config,
+          route,
+          rps: m.rps,
+          p50: m.p50,
+          p99: m.p99,
+          non2xx: m.non2xx,
+          errors: m.errors,
+          serverCpu: m.cpu.byProcess.find((entry) => entry.name === 'server')?.pct ?? null,
+          otherCpu: m.cpu.foreignPct,
+        });
+        if (connections !== ctx.settings.connections) continue;
+        report.targets.push({
+          bench: BENCH,
+          config,
+          what: `${screen} page p99 (ms)`,
+          value: m.p99,
+          target: P99_TARGET_MS,
+          pass: m.p99 < P99_TARGET_MS && m.non2xx === 0,
+          atMost: true,
+          contaminated: m.discarded.length > 0,
+        });
+      }
     }
   });
 }

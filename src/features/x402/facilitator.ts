@@ -12,6 +12,7 @@ import {
   createPlannedSender,
   createSendPlanner,
   type PlannedCall,
+  type SendTurn,
 } from '../../platform/chain/send-plan.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
@@ -75,18 +76,24 @@ function pendingStore(db: Db, firstAttempts: Set<string>): PendingSettlementStor
  * pending count) already includes the other processes' transactions. The lock is held only
  * until the node accepted the transaction, not until it is mined. The send's answer goes back
  * as soon as the node gave it: the unlock (and the connection's release) follows on its own
- * while the caller waits for the receipt, so it costs the payment no round trip.
+ * while the caller waits for the receipt, so it costs the payment no round trip. The lock's
+ * statement also takes the next turn number (migration 0170), once the lock is held: the send is
+ * told its turn, so a sender can tell whether anybody sent between two of its own turns.
  */
 function oneSenderAtATime(db: Db, chainId: number, wallet: string, logger: Logger | undefined) {
   const digest = createHash('sha256').update(`gas-wallet:${chainId}:${wallet.toLowerCase()}`).digest();
   const [high, low] = [digest.readInt32BE(0), digest.readInt32BE(4)];
-  return <T>(send: () => Promise<T>): Promise<T> =>
+  return <T>(send: (turn: SendTurn) => Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       db.connection()
         .execute(async (connection) => {
-          await sql`SELECT pg_advisory_lock(${high}, ${low})`.execute(connection);
+          // The subquery (kept apart by OFFSET 0) yields its row once the lock is held, so the
+          // turn is drawn after every earlier holder's.
+          const locked = await sql<{ turn: string }>`
+            SELECT nextval('gas_wallet_turns')::text AS turn
+            FROM (SELECT pg_advisory_lock(${high}, ${low}) OFFSET 0) AS locked`.execute(connection);
           try {
-            resolve(await send());
+            resolve(await send(BigInt(locked.rows[0]!.turn)));
           } catch (error) {
             reject(error);
           } finally {
@@ -106,8 +113,10 @@ function oneSenderAtATime(db: Db, chainId: number, wallet: string, logger: Logge
 /** Runs sends one at a time in this process (the embedded database's case: one process). */
 function oneAtATimeHere() {
   let last: Promise<unknown> = Promise.resolve();
-  return <T>(send: () => Promise<T>): Promise<T> => {
-    const next = last.then(send, send);
+  let turns = 0n;
+  return <T>(send: (turn: SendTurn) => Promise<T>): Promise<T> => {
+    const run = () => send(++turns);
+    const next = last.then(run, run);
     last = next.catch(() => undefined);
     return next;
   };
@@ -173,7 +182,8 @@ export function createFacilitator(
       : oneAtATimeHere();
     const codeOf = codeReader(publicClient, network.token.address);
     const planner = createSendPlanner(publicClient as never, network.chainId);
-    // A key held here signs while the node is asked for the nonce (see createPlannedSender).
+    // A key held here signs while the node is asked for the nonce, or knows the nonce without
+    // asking after its own mined send in the turn before (see createPlannedSender).
     const account = wallet.account;
     const sendPlanned =
       account.type === 'local' && account.signTransaction
@@ -189,12 +199,16 @@ export function createFacilitator(
         readContract: (args) => publicClient.readContract(args as never),
         verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
         writeContract: async (args) => {
+          const gate = passBroadcastGate();
+          gate.catch(() => {});
           // Gas and fee caps known beforehand spare the node a fill request per payment.
-          const [plan] = await Promise.all([
-            planner.plan(args as ContractCall, wallet.account.address).catch(() => undefined),
-            passBroadcastGate(),
-          ]);
-          if (plan && sendPlanned) return serialize(() => sendPlanned(args as PlannedCall, plan));
+          const plan = await planner
+            .plan(args as ContractCall, wallet.account.address)
+            .catch(() => undefined);
+          // Signed while the gate and the turn are awaited; broadcast only past both.
+          const prepared = plan && sendPlanned?.prepare(args as PlannedCall, plan);
+          await gate;
+          if (prepared) return serialize((turn) => prepared.send(turn));
           return serialize(() => wallet.writeContract({ ...(args as object), ...plan } as never));
         },
         sendTransaction: async (args) => {
@@ -203,6 +217,7 @@ export function createFacilitator(
         },
         waitForTransactionReceipt: async (args) => {
           const receipt = await publicClient.waitForTransactionReceipt(args);
+          sendPlanned?.mined(receipt.transactionHash);
           if (receipt.status !== 'success') planner.forget();
           return receipt;
         },

@@ -182,6 +182,9 @@ export async function payOnPage(deps: X402Deps, token: string, header: string): 
   const claimed = store.insertClaim(deps.db, claim);
   // Awaited in settleClaim; until then a failed insert must not count as unhandled.
   claimed.catch(() => {});
+  // One turn of the event loop lets the insert leave before the scheme's CPU-bound checks
+  // (hashing, signature recovery) hold the thread: its connection is handed over on a later tick.
+  await new Promise((resolve) => setImmediate(resolve));
   return settleClaim(deps, claim, request, quote, requirement, payload as PaymentPayload, claimed);
 }
 

@@ -1,11 +1,13 @@
 import {
   type Abi,
   type Address,
+  BaseError,
   concatHex,
   encodeFunctionData,
   type Hash,
   type Hex,
   type PublicClient,
+  RpcRequestError,
   type TransactionSerializableEIP1559,
 } from 'viem';
 
@@ -102,17 +104,52 @@ type LocalWallet = {
 };
 
 /**
- * Sends planned calls from a wallet whose key is in this process, one at a time (the caller
- * serializes: a process-wide queue, and across processes the gas wallet's lock). The nonce is
- * the node's pending count, read once the caller holds its turn, as viem's nonce manager would;
- * but the transaction is signed meanwhile with the nonce this sender expects (one past the last
- * it sent), so the signing (about a millisecond of CPU) overlaps the node's answer. When the
- * node answers another nonce (another sender used the wallet), the transaction is signed again
- * with it: the pending count decides, as before.
+ * The sender's turn at the wallet, numbered by whoever hands out the turns (the gas wallet's
+ * lock across processes, or an in-process queue). Consecutive numbers mean nobody else sent
+ * through that lock in between.
  */
-export function createPlannedSender(publicClient: PublicClient, wallet: LocalWallet) {
-  let lastNonce: number | undefined;
-  return async (call: PlannedCall, plan: SendPlan): Promise<Hash> => {
+export type SendTurn = bigint;
+
+export type PlannedSender = {
+  /**
+   * Prepares a planned call before the caller's turn: it is signed meanwhile. `send` broadcasts
+   * it once the caller holds the wallet for `turn`, until `send` answers.
+   */
+  prepare(call: PlannedCall, plan: SendPlan): { send(turn: SendTurn): Promise<Hash> };
+  /** A receipt was seen for `hash` (whatever its status: its nonce is spent). */
+  mined(hash: Hash): void;
+};
+
+/** The node answered the send with an error (so it did not take the transaction). */
+function refusedByNode(error: unknown): boolean {
+  return error instanceof BaseError && error.walk((cause) => cause instanceof RpcRequestError) !== null;
+}
+
+/**
+ * Sends planned calls from a wallet whose key is in this process, one at a time (the caller
+ * serializes: a process-wide queue, and across processes the gas wallet's lock).
+ *
+ * A call is signed while the caller waits for its turn, with the nonce this sender expects (one
+ * past the last it sent), so the signing (about a millisecond of CPU) is off the payment's path.
+ * In the turn, the nonce is known without asking the node when this sender's last transaction
+ * was seen mined and the turn comes right after the one it was sent in: nobody sent through the
+ * lock since, and a mined nonce cannot be taken back. If someone sent from the wallet outside
+ * the lock meanwhile (the development faucet), the node refuses the send, and only then is
+ * asked. Otherwise the nonce is the node's pending count, read once the caller holds its turn,
+ * as viem's nonce manager would. A nonce other than the one signed for is signed again: the
+ * node decides, as before.
+ */
+export function createPlannedSender(publicClient: PublicClient, wallet: LocalWallet): PlannedSender {
+  let last: { nonce: number; turn: SendTurn; hash: Hash; mined: boolean } | undefined;
+  const pendingCount = () =>
+    publicClient.getTransactionCount({ address: wallet.account.address, blockTag: 'pending' });
+  const broadcast = async (signed: Hex, nonce: number, turn: SendTurn) => {
+    const hash = await publicClient.sendRawTransaction({ serializedTransaction: signed });
+    last = { nonce, turn, hash, mined: false };
+    return hash;
+  };
+
+  const prepare = (call: PlannedCall, plan: SendPlan) => {
     const encoded = encodeFunctionData({
       abi: call.abi as Abi,
       functionName: call.functionName,
@@ -127,23 +164,43 @@ export function createPlannedSender(publicClient: PublicClient, wallet: LocalWal
       maxFeePerGas: plan.maxFeePerGas,
       maxPriorityFeePerGas: plan.maxPriorityFeePerGas,
     };
-    const pending = publicClient.getTransactionCount({
-      address: wallet.account.address,
-      blockTag: 'pending',
+    const sign = (nonce: number) => wallet.account.signTransaction({ ...transaction, nonce });
+    // One turn of the event loop first lets the request for the turn leave before the CPU-bound
+    // signing.
+    const early = new Promise((resolve) => setImmediate(resolve)).then(async () => {
+      if (last === undefined) return undefined;
+      const nonce = last.nonce + 1;
+      return { nonce, signed: await sign(nonce) };
     });
-    pending.catch(() => {});
-    let early: { nonce: number; signed: Hex } | undefined;
-    if (lastNonce !== undefined) {
-      // One turn of the event loop lets the nonce request leave before the CPU-bound signing.
-      await new Promise((resolve) => setImmediate(resolve));
-      const nonce = lastNonce + 1;
-      early = { nonce, signed: await wallet.account.signTransaction({ ...transaction, nonce }) };
-    }
-    const nonce = await pending;
-    const signed =
-      early?.nonce === nonce ? early.signed : await wallet.account.signTransaction({ ...transaction, nonce });
-    const hash = await publicClient.sendRawTransaction({ serializedTransaction: signed });
-    lastNonce = nonce;
-    return hash;
+    early.catch(() => {});
+    const signedWith = async (nonce: number) => {
+      const signed = await early.catch(() => undefined);
+      return signed?.nonce === nonce ? signed.signed : sign(nonce);
+    };
+    const send = async (turn: SendTurn): Promise<Hash> => {
+      const known = last?.mined && turn === last.turn + 1n ? last.nonce + 1 : undefined;
+      if (known !== undefined) {
+        try {
+          return await broadcast(await signedWith(known), known, turn);
+        } catch (error) {
+          // Sent again only when the node refused it and its pending count moved past the nonce
+          // used: then another sender took that nonce. A send that may have reached the node
+          // (a timeout) is never repeated.
+          const nonce = await pendingCount();
+          if (nonce === known || !refusedByNode(error)) throw error;
+          return broadcast(await signedWith(nonce), nonce, turn);
+        }
+      }
+      const nonce = await pendingCount();
+      return broadcast(await signedWith(nonce), nonce, turn);
+    };
+    return { send };
+  };
+
+  return {
+    prepare,
+    mined(hash) {
+      if (last?.hash === hash) last.mined = true;
+    },
   };
 }

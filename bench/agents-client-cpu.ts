@@ -1,7 +1,8 @@
 // The agent's x402 client on the server, in process: CPU of what a paid fetch builds and signs,
-// the official helpers (toClientEvmSigner + registerExactEvmScheme, as before issue 19's h27
-// change) against what payingFetch does now (agentSigner, the schemes registered with their v1
+// the official helpers (toClientEvmSigner + registerExactEvmScheme, as payingFetch used them
+// before s27-agents) against what it does now (agentSigner, the schemes registered with their v1
 // names listed once). No network: the 402 quote is made here and the payment is only created.
+// The signing's overlap with the reservation's statement is not in these figures (no database).
 //   npx tsx bench/agents-client-cpu.ts        (BENCH_CLIENT_CPU_ROUNDS, BENCH_CLIENT_CPU_SETS)
 // CPU time of this process (process.cpuUsage), sets alternated old/new, the best set counts.
 
@@ -113,9 +114,11 @@ await compare(
   () => officialClient().createPaymentPayload(quote as never),
   () => agentClient().createPaymentPayload(quote as never),
 );
-const asked = new Request('http://localhost:3000/pay/abc', { headers: { accept: 'application/json' } });
+// A fresh Request a round on both sides (a copy follows its original's abort signal).
+const payUrl = 'http://localhost:3000/pay/abc';
+const init = { headers: { accept: 'application/json' } };
 await compare(
-  'the safe fetch reading the Request it is given',
-  () => new Request(asked, undefined),
-  () => (asked instanceof Request ? asked : new Request(asked)),
+  'the safe fetch: a copy of the Request, or none',
+  () => new Request(new Request(payUrl, init)),
+  () => new Request(payUrl, init),
 );

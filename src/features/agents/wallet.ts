@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { toClientEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { type Address, getAddress, isAddress } from 'viem';
 import { assert } from '../../core/assert.ts';
@@ -27,7 +26,7 @@ import {
 import { screen } from '../screening/index.ts';
 import type { Facilitator } from '../x402/index.ts';
 import { dayNumber, decide, PERM_OF, spendingFence } from './domain.ts';
-import { agentAccount } from './signer.ts';
+import { agentAccount, agentSigner } from './signer.ts';
 import * as store from './store.ts';
 import {
   type AgentCaller,
@@ -248,7 +247,7 @@ export function authorizationOf(
 async function sign(deps: WalletDeps, sealedKey: string, resolved: Resolved) {
   const account = agentAccount(deps.secrets, sealedKey);
   const client = deps.chain!.clients(resolved.network.name)!.publicClient;
-  const scheme = new ExactEvmScheme(toClientEvmSigner(account, client as never));
+  const scheme = new ExactEvmScheme(agentSigner(account, resolved.network, client));
   const requirements = {
     scheme: 'exact',
     network: resolved.caip2 as `${string}:${string}`,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import { toClientEvmSigner } from '@x402/evm';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { EVM_NETWORK_CHAIN_ID_MAP, ExactEvmSchemeV1 } from '@x402/evm/v1';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
@@ -12,7 +12,7 @@ import { checkPublicUrl, type Resolver } from '../../platform/net/public-address
 import { AddressRefused, createSafeFetch } from '../../platform/net/safe-fetch.ts';
 import { dayNumber, decide, type FenceVerdict, PERM_OF } from './domain.ts';
 import type { AgentAdmission } from './door.ts';
-import { agentAccount } from './signer.ts';
+import { agentAccount, agentSigner, type Countersign } from './signer.ts';
 import * as store from './store.ts';
 import { authorizationOf, bookWalletOutIf, readyWalletAccount, type WalletDeps } from './wallet.ts';
 import { type AgentCaller, type AgentWriteOut, agentSpentToday, fenceOf } from './writes.ts';
@@ -20,10 +20,11 @@ import { type AgentCaller, type AgentWriteOut, agentSpentToday, fenceOf } from '
 // POST /agent/x402 {url}: the agent fetches a URL and, when it answers 402, pays from its hot
 // wallet with the official x402 client (@x402/fetch over @x402/evm's exact scheme). The host
 // must be in the fence's x402_hosts; the quoted amount must fit the per-request cap and what is
-// left of the day's cap, reserved by one guarded statement once the client has signed and before
-// the payment leaves (its after-creation hook), so concurrent fetches cannot overspend; the same
-// statement records the signed authorization for the repair job. The URL is checked as webhook
-// addresses are and no redirect is followed.
+// left of the day's cap, reserved by one guarded statement sent when the client asks the agent's
+// signer to sign (the signature is computed meanwhile and handed out only once it committed), so
+// concurrent fetches cannot overspend and nothing leaves unreserved; the same statement records
+// the authorization for the repair job. The URL is checked as webhook addresses are and no
+// redirect is followed.
 
 export type X402FetchDeps = WalletDeps & { resolver: Resolver; allowPrivate: boolean };
 
@@ -193,46 +194,82 @@ function networkOf(deps: X402FetchDeps, caip2: string, asset: string) {
 export type Quote = { amount: AmountE8; network: ConfiguredNetwork };
 
 /**
- * Asked once the client has signed and before the signed payment leaves: the quote and the
- * EIP-3009 authorization it signed. Answers why not (the fence, the amount a person approved),
- * or undefined to send; it records the authorization first, so issue 19's repair can ask the
- * chain what became of it. Throwing stops the payment too.
+ * Asked with the quote and the EIP-3009 authorization about to be signed, before the signature
+ * is handed to the client (so before anything can leave): answers why not (the fence, the amount
+ * a person approved), or undefined to send; it records the authorization first, so issue 19's
+ * repair can ask the chain what became of it. Throwing stops the payment too.
  */
 export type BeforeSending = (quote: Quote, signed: store.SignedAuthorization) => Promise<string | undefined>;
 
+const ONLY_EIP3009 = 'Only an EIP-3009 authorization is paid: its outcome can be checked.';
+
 /**
  * The official client, signing with the agent's key. A quote in a token this server does not
- * pay is refused before signing; anything else is signed, then `beforeSending` decides, and a
- * refused payment is dropped unsent (the client sends nothing when the hook throws).
+ * pay is refused before signing; for anything else the signer asks `beforeSending` with the
+ * authorization it is about to sign and signs while that statement is on its way; the client gets
+ * the signature only once `beforeSending` let it go, and a refused payment is dropped unsent (the
+ * client sends nothing when signing throws). After creation, the payment must carry the very
+ * authorization that was recorded.
  */
 export function payingFetch(deps: X402FetchDeps, sealedKey: string, beforeSending: BeforeSending) {
   const account = agentAccount(deps.secrets, sealedKey);
+  // One client per fetch, so the quote read before signing is the one signed after it.
+  let quote: Quote | undefined;
+  let recorded: store.SignedAuthorization | undefined;
+  const countersign: Countersign = async (typed) => {
+    const signed =
+      quote && typed.primaryType === 'TransferWithAuthorization'
+        ? authorizationOf(quote.network, { authorization: typed.message })
+        : undefined;
+    if (!quote || !signed) throw new Error(ONLY_EIP3009);
+    const refusal = await beforeSending(quote, signed);
+    if (refusal !== undefined) throw new Error(`Payment creation aborted: ${refusal}`);
+    recorded = signed;
+  };
   const client = new x402Client();
   for (const network of deps.chain?.networks.list() ?? []) {
     const publicClient = deps.chain!.clients(network.name)?.publicClient;
-    if (publicClient)
-      registerExactEvmScheme(client, {
-        signer: toClientEvmSigner(account, publicClient as never),
-        networks: [network.caip2 as `${string}:${string}`],
-      });
+    if (!publicClient) continue;
+    // What registerExactEvmScheme registers for one network, with its v1 names listed once.
+    const signer = agentSigner(account, network, publicClient, countersign);
+    client.register(network.caip2, new ExactEvmScheme(signer));
+    for (const name of v1NamesOf(network.chainId)) client.registerV1(name, new ExactEvmSchemeV1(signer));
   }
   // Our own hook is the spend control: the client's default USD cap is replaced by the fence.
   client.setSpendControls({ maxAmountPerPayment: false, allowedAssets: true });
-  // One client per fetch, so the quote read before signing is the one signed after it.
-  let quote: Quote | undefined;
   client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
     quote = quoteOf(deps, selectedRequirements);
     if (!quote) return { abort: true, reason: NOT_OUR_TOKEN };
   });
   client.onAfterPaymentCreation(async ({ paymentPayload }) => {
-    const signed = quote && authorizationOf(quote.network, paymentPayload.payload);
-    if (!quote || !signed)
-      throw new Error('Only an EIP-3009 authorization is paid: its outcome can be checked.');
-    const refusal = await beforeSending(quote, signed);
-    if (refusal !== undefined) throw new Error(`Payment creation aborted: ${refusal}`);
+    const sending = quote && authorizationOf(quote.network, paymentPayload.payload);
+    if (!sending || !recorded || !sameAuthorization(sending, recorded)) throw new Error(ONLY_EIP3009);
   });
   const safeFetch = createSafeFetch({ policy: { allowPrivate: deps.allowPrivate }, resolver: deps.resolver });
   return wrapFetchWithPayment(safeFetch, client);
+}
+
+function sameAuthorization(a: store.SignedAuthorization, b: store.SignedAuthorization) {
+  return (
+    a.network === b.network &&
+    a.nonce.toLowerCase() === b.nonce.toLowerCase() &&
+    a.value === b.value &&
+    a.validBefore.getTime() === b.validBefore.getTime()
+  );
+}
+
+const v1Names = new Map<number, string[]>();
+
+/** The x402 v1 network names of a chain id (e.g. "base" for 8453), as the exact scheme knows them. */
+function v1NamesOf(chainId: number): string[] {
+  let names = v1Names.get(chainId);
+  if (!names) {
+    names = Object.entries(EVM_NETWORK_CHAIN_ID_MAP)
+      .filter(([, id]) => id === chainId)
+      .map(([name]) => name);
+    v1Names.set(chainId, names);
+  }
+  return names;
 }
 
 const NOT_OUR_TOKEN = 'The quote asks for a token this server does not pay.';
@@ -325,8 +362,8 @@ export async function fetchWithX402(
   const gated = await gate(deps, admission.principal, rawUrl);
   if (gated.decision.outcome === 'propose') return propose(deps, caller, gated.url, gated.decision.message);
   const outcome: Outcome = {};
-  // Signed first; then one statement reserves the quote and records the authorization, and only
-  // then does the signed payment leave.
+  // One statement reserves the quote and records the authorization while it is being signed;
+  // the signed payment leaves only once that statement committed.
   const beforeSending: BeforeSending = async (quote, signed) => {
     const reserved = await reserveQuote(deps, caller, gated.url, quote, signed).catch((error: unknown) => {
       if (error instanceof AppError) outcome.refused = error;

@@ -51,7 +51,8 @@ function dispatcherFor(url: URL, addresses: readonly string[]): Agent {
 export function createSafeFetch(options: SafeFetchOptions) {
   const timeoutMs = options.timeoutMs ?? SEND_TIMEOUT_MS;
   return async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
-    const asked = new Request(input, init);
+    // A Request with nothing to add is read as it is (building a copy of it costs ~40 µs).
+    const asked = input instanceof Request && init === undefined ? input : new Request(input, init);
     const verdict = await checkPublicUrl(asked.url, options.policy, options.resolver);
     if (!verdict.ok) throw new AddressRefused(verdict.reason);
     const { url, addresses } = verdict;

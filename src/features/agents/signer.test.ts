@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import { agentSigner } from './signer.ts';
 
-// The signer that keeps the token's domain separator must sign exactly what the account's own
+// The signer that splits hashing from signing must sign exactly what the account's own
 // signTypedData signs (RFC 6979 signatures are deterministic, so the bytes are equal).
 
 const network: ConfiguredNetwork = {
@@ -67,7 +67,7 @@ describe('agentSigner', () => {
   it('signs the token domain exactly as the account does, for many keys and messages', async () => {
     for (let index = 0; index < 12; index++) {
       const account = privateKeyToAccount(generatePrivateKey());
-      const signer = agentSigner(account, network, undefined);
+      const signer = agentSigner(account, undefined);
       const typed = typedData(account.address, tokenDomain, BigInt(index * 1_000_003 + 1), randomNonce());
       const ours = await signer.signTypedData(typed);
       expect(ours).toBe(await account.signTypedData(typed as never));
@@ -75,9 +75,9 @@ describe('agentSigner', () => {
     }
   });
 
-  it('signs any other domain as the account does (nothing of it is kept)', async () => {
+  it('signs any other domain as the account does', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    const signer = agentSigner(account, network, undefined);
+    const signer = agentSigner(account, undefined);
     const others = [
       { ...tokenDomain, name: 'Not the token' },
       { ...tokenDomain, version: '1' },
@@ -93,7 +93,7 @@ describe('agentSigner', () => {
 
   it('refuses what the account refuses: a value that is no uint256, a nonce that is no bytes32', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    const signer = agentSigner(account, network, undefined);
+    const signer = agentSigner(account, undefined);
     const tooBig = typedData(account.address, tokenDomain, 2n ** 256n, randomNonce());
     await expect(signer.signTypedData(tooBig)).rejects.toThrow();
     await expect(account.signTypedData(tooBig as never)).rejects.toThrow();
@@ -104,7 +104,7 @@ describe('agentSigner', () => {
 
   it('is what the official exact scheme signs an x402 payment with', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    const scheme = new ExactEvmScheme(agentSigner(account, network, undefined));
+    const scheme = new ExactEvmScheme(agentSigner(account, undefined));
     const requirements = {
       scheme: 'exact',
       network: network.caip2,

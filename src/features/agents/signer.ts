@@ -1,16 +1,6 @@
 import { type ClientEvmSigner, toClientEvmSigner } from '@x402/evm';
-import {
-  concat,
-  getTypesForEIP712Domain,
-  type Hex,
-  hashDomain,
-  hashStruct,
-  hashTypedData,
-  keccak256,
-  validateTypedData,
-} from 'viem';
+import { type Hex, hashTypedData } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import type { SecretBox } from '../../platform/crypto.ts';
 
 // The agent's signing account, opened from its seal. Deriving the public key from the private
@@ -49,25 +39,20 @@ export type Countersign = (typed: TypedData) => Promise<void>;
 type TypedData = Parameters<ClientEvmSigner['signTypedData']>[0];
 
 /**
- * What the x402 client signs with on one network: the agent's account, with EIP-712 typed data
- * hashed as viem does (keccak256 of "\x19\x01", the domain separator and the message's struct
- * hash, after the same validation) but with the token's domain separator computed once per
- * process. Only the configured token's own domain is kept (a quote names the domain it wants
- * signed, so a domain it made up is hashed afresh and never kept); the secp256k1 signature is
- * the account's. The result is the signature the account's own `signTypedData` makes.
- * With `countersign`, the typed data is first checked and hashed, then `countersign` starts, and
- * the secp256k1 signing runs once its statement is on its way; the signature is returned only
- * after `countersign` resolved.
+ * What the x402 client signs with: the agent's account. The typed data is hashed by viem's own
+ * `hashTypedData` (which checks its domain, types and message) and signed by the account, which
+ * is exactly what the account's `signTypedData` does in one step. Split in two, the secp256k1
+ * signing (the CPU-bound part) can run while `countersign`'s statement is on its way; the
+ * signature is returned only after `countersign` resolved.
  */
 export function agentSigner(
   account: PrivateKeyAccount,
-  network: ConfiguredNetwork,
   publicClient: unknown,
   countersign?: Countersign,
 ): ClientEvmSigner {
   const signer = toClientEvmSigner(account, publicClient as never);
   const signTypedData = async (typed: TypedData) => {
-    const hash = digestOf(network, typed);
+    const hash = hashTypedData(typed as never);
     if (!countersign) return account.sign({ hash });
     const answered = countersign(typed);
     // Seen as handled at once: if it rejects while the signature is computed, it is awaited below.
@@ -79,55 +64,4 @@ export function agentSigner(
     return signature;
   };
   return { ...signer, signTypedData };
-}
-
-/** The EIP-712 digest of `typed`, after viem's checks of its domain, types and message. */
-function digestOf(network: ConfiguredNetwork, typed: TypedData): Hex {
-  validateTypedData({
-    domain: typed.domain,
-    types: { EIP712Domain: getTypesForEIP712Domain({ domain: typed.domain }), ...typed.types },
-    primaryType: typed.primaryType,
-    message: typed.message,
-  } as never);
-  if (typed.primaryType === 'EIP712Domain') return hashTypedData(typed as never);
-  const separator =
-    tokenSeparatorFor(network, typed.domain) ??
-    hashDomain({
-      domain: typed.domain as never,
-      types: { EIP712Domain: getTypesForEIP712Domain({ domain: typed.domain as never }) },
-    });
-  const struct = hashStruct({
-    data: typed.message as never,
-    primaryType: typed.primaryType as never,
-    types: typed.types as never,
-  });
-  return keccak256(concat(['0x1901', separator, struct]));
-}
-
-type TypedDomain = TypedData['domain'];
-
-const tokenSeparators = new Map<string, Hex>();
-
-/** The token's domain separator when `domain` is exactly the network's token domain. */
-function tokenSeparatorFor(network: ConfiguredNetwork, domain: TypedDomain): Hex | undefined {
-  const { token } = network;
-  const keys = Object.keys(domain).sort().join(',');
-  const same =
-    keys === 'chainId,name,verifyingContract,version' &&
-    domain.name === token.name &&
-    domain.version === token.version &&
-    Number(domain.chainId) === network.chainId &&
-    typeof domain.verifyingContract === 'string' &&
-    domain.verifyingContract.toLowerCase() === token.address.toLowerCase();
-  if (!same) return undefined;
-  const key = `${network.chainId}|${token.address.toLowerCase()}|${token.name}|${token.version}`;
-  let separator = tokenSeparators.get(key);
-  if (separator === undefined) {
-    separator = hashDomain({
-      domain: domain as never,
-      types: { EIP712Domain: getTypesForEIP712Domain({ domain: domain as never }) },
-    });
-    tokenSeparators.set(key, separator);
-  }
-  return separator;
 }

@@ -247,7 +247,7 @@ export function authorizationOf(
 async function sign(deps: WalletDeps, sealedKey: string, resolved: Resolved) {
   const account = agentAccount(deps.secrets, sealedKey);
   const client = deps.chain!.clients(resolved.network.name)!.publicClient;
-  const scheme = new ExactEvmScheme(agentSigner(account, resolved.network, client));
+  const scheme = new ExactEvmScheme(agentSigner(account, client));
   const requirements = {
     scheme: 'exact',
     network: resolved.caip2 as `${string}:${string}`,

@@ -231,7 +231,7 @@ export function payingFetch(deps: X402FetchDeps, sealedKey: string, beforeSendin
     const publicClient = deps.chain!.clients(network.name)?.publicClient;
     if (!publicClient) continue;
     // What registerExactEvmScheme registers for one network, with its v1 names listed once.
-    const signer = agentSigner(account, network, publicClient, countersign);
+    const signer = agentSigner(account, publicClient, countersign);
     client.register(network.caip2, new ExactEvmScheme(signer));
     for (const name of v1NamesOf(network.chainId)) client.registerV1(name, new ExactEvmSchemeV1(signer));
   }

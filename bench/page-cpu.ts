@@ -9,6 +9,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { createHarness } from '../test/harness.ts';
 
@@ -89,6 +90,8 @@ async function main() {
   const saved = existsSync(SEED_FILE) ? (JSON.parse(readFileSync(SEED_FILE, 'utf8')) as Seed) : undefined;
   const book = saved ?? (await seed(harness));
   if (!saved) writeFileSync(SEED_FILE, JSON.stringify(book));
+  // Statistics, as autovacuum would gather them (it is off on the CI machine's PostgreSQL).
+  await harness.database.db.executeQuery(CompiledQuery.raw('ANALYZE', []));
   const headers = { cookie: `tb_session=${book.token}` };
   for (const screen of ['payment-requests', 'accounts']) {
     const url = `/app/books/${book.spaceId}/${screen}`;

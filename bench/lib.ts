@@ -324,6 +324,19 @@ async function answers200(url: string, headers?: Record<string, string>): Promis
  * Spawns `node --import tsx src/main.ts` with a demo space on a fresh data dir, waits until
  * `/livez` answers 200 and (when expectKey) the demo block has printed the integration key.
  */
+/** The node flags of package.json's start script (`tsx <flags> src/main.ts`). */
+function startScriptNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const words = (manifest.scripts.start ?? '').split(' ').filter(Boolean);
+  if (words[0] !== 'tsx' || words.at(-1) !== 'src/main.ts')
+    throw new Error(
+      "package.json's start script is no longer `tsx <node flags> src/main.ts`; update startServer.",
+    );
+  return words.slice(1, -1);
+}
+
 export async function startServer(options: ServerOptions & { expectKey?: boolean }): Promise<ServerHandle> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollbook-bench-'));
@@ -342,8 +355,12 @@ export async function startServer(options: ServerOptions & { expectKey?: boolean
   if (options.redisUrl) env.REDIS_URL = options.redisUrl;
   Object.assign(env, options.env ?? {});
 
-  // BENCH_NODE_ARGS passes flags to the server's node (for instance --cpu-prof) when profiling.
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // The server's node runs with the flags `npm start` gives it (package.json is their one place);
+  // BENCH_NODE_ARGS adds flags (for instance --cpu-prof) when profiling.
+  const nodeArgs = [
+    ...startScriptNodeFlags(),
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { CursorPage, CursorParam, Type } from '../../platform/http/schema-kit.ts';
 import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
+import { requireMember } from '../spaces/index.ts';
 import { completeProof, type ProofsDeps, startProof } from './proofs.ts';
 import { AccountCreate, AccountOut } from './schemas.ts';
 import { type AccountsDeps, createAccountInApp, listAccountsInApp } from './service.ts';
@@ -96,7 +97,8 @@ export function registerAccountListRoutes(server: FastifyInstance, deps: Account
     },
     async (request) => {
       const { id } = request.params;
-      return listAccountsInApp(deps, requireCaller(request).userId, id, request.query);
+      const member = await requireMember(deps.db, id, requireCaller(request).userId);
+      return listAccountsInApp(deps, member, request.query);
     },
   );
   app.post(
@@ -111,7 +113,8 @@ export function registerAccountListRoutes(server: FastifyInstance, deps: Account
     },
     async (request, reply) => {
       const { id } = request.params;
-      const account = await createAccountInApp(deps, requireCaller(request).userId, id, request.body);
+      const member = await requireMember(deps.db, id, requireCaller(request).userId);
+      const account = await createAccountInApp(deps, member, request.body);
       return reply.code(201).send(account);
     },
   );

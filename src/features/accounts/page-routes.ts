@@ -30,7 +30,7 @@ async function renderList(
   notice?: string,
 ) {
   const shell = shellOf(request);
-  const page = await listAccountsInApp(deps, shell.user.id, shell.book.id, query);
+  const page = await listAccountsInApp(deps, shell.member, query);
   return AccountsPage({
     shell,
     accounts: page.items,
@@ -63,9 +63,7 @@ export function registerAccountPages(server: FastifyInstance, deps: AccountsDeps
   );
   scope.post(path, formRoute({ params: BookParams, body: AccountCreate }), async (request, reply) => {
     const shell = shellOf(request);
-    const outcome = await runForm(request, ({ body }) =>
-      createAccountInApp(deps, shell.user.id, shell.book.id, body),
-    );
+    const outcome = await runForm(request, ({ body }) => createAccountInApp(deps, shell.member, body));
     if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'accounts'));
     return sendPage(reply, await renderList(deps, request, outcome.form), outcome.status);
   });

@@ -12,8 +12,9 @@ import {
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { LastingRows } from '../../platform/db/lasting.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
+import { type Member, spaceOfMember } from '../../platform/http/member.ts';
 import { increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
-import { requireRole } from '../spaces/index.ts';
+import { requireWriting } from '../spaces/index.ts';
 import { normalizeAccount } from './domain.ts';
 import * as store from './store.ts';
 
@@ -246,23 +247,18 @@ export async function markServerProven(tx: Queryable, clock: Clock, accountId: s
   await store.markProven(tx, accountId, address, clock.now());
 }
 
-export async function createAccountInApp(
-  deps: AccountsDeps,
-  userId: string,
-  spaceId: string,
-  input: AccountCreateInput,
-) {
-  await requireRole(deps.db, spaceId, userId, ['owner', 'admin', 'member']);
+export async function createAccountInApp(deps: AccountsDeps, member: Member, input: AccountCreateInput) {
+  const spaceId = spaceOfMember(requireWriting(member));
   return deps.db.transaction().execute((tx) => createAccount(tx, deps.clock, { spaceId }, input));
 }
 
+/** The space's accounts for a proven member, newest first (app API and the Accounts page). */
 export async function listAccountsInApp(
   deps: AccountsDeps,
-  userId: string,
-  spaceId: string,
+  member: Member,
   query: { cursor?: string | undefined },
 ) {
-  await requireRole(deps.db, spaceId, userId);
+  const spaceId = spaceOfMember(member);
   const before = readCursor(query.cursor);
   const rows = await store.listAccountsNewestFirst(deps.db, spaceId, { before, limit: PAGE_SIZE + 1 });
   const page = pageOf(rows, (row) => ({ at: row.created_at, id: row.id }));

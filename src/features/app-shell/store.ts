@@ -1,4 +1,4 @@
-import { compiledOnce, type QueryArg } from '../../platform/db/compiled-once.ts';
+import { compiledOnce, type QueryArg, writtenCount } from '../../platform/db/compiled-once.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 
 // The web app shell's one read per page. A page used to spend a round trip on each of the
@@ -36,7 +36,7 @@ const viewerQuery = compiledOnce((db: Queryable, arg: QueryArg<ViewerArgs>) =>
           .whereRef('members.user_id', '=', 'sessions.user_id')
           .orderBy('spaces.created_at', 'desc')
           .orderBy('spaces.id', 'desc')
-          .limit(SWITCHER_BOOKS)
+          .limit(writtenCount(SWITCHER_BOOKS))
           .as('book'),
       (join) => join.onTrue(),
     )

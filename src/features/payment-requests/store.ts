@@ -1,5 +1,5 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
-import { compiledOnce, type QueryArg } from '../../platform/db/compiled-once.ts';
+import { compiledOnce, type QueryArg, writtenCount } from '../../platform/db/compiled-once.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { Rider } from '../../platform/db/rider.ts';
 import type { PaymentRequestsTable, SettlementsTable } from '../../platform/db/schema.ts';
@@ -272,12 +272,15 @@ export type RequestListFilter = {
   limit: number;
 };
 
-type ListArgs = { spaceId: string; now: Date; beforeAt: Date | null; beforeId: string | null; limit: number };
-type ListShape = `${'all' | 'active' | 'paid' | 'cancelled'}:${'first' | 'next'}`;
+type ListArgs = { spaceId: string; now: Date; beforeAt: Date | null; beforeId: string | null };
+type ListShape = `${'all' | 'active' | 'paid' | 'cancelled'}:${'first' | 'next'}:${number}`;
 
-/** The list's eight shapes (a status filter or none, a cursor or none), each compiled once. */
+/**
+ * The list's eight shapes (a status filter or none, a cursor or none), each compiled once, with
+ * the page's row count written into the text (callers ask for one size, a page and one more).
+ */
 const listQuery = compiledOnce((db: Queryable, arg: QueryArg<ListArgs>, shape: ListShape) => {
-  const [status, page] = shape.split(':');
+  const [status, page, limit] = shape.split(':');
   let query = db.selectFrom('payment_requests').select(SHOWN).where('space_id', '=', arg('spaceId'));
   if (status === 'paid') query = query.where('status', '=', 'paid');
   if (status === 'active') query = query.where('status', '=', 'active').where('expires_at', '>', arg('now'));
@@ -297,13 +300,16 @@ const listQuery = compiledOnce((db: Queryable, arg: QueryArg<ListArgs>, shape: L
       ]),
     );
   }
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(arg('limit'));
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(writtenCount(Number(limit)));
 });
 
 /** A space's requests, newest first, one page from a (created_at, id) cursor. */
 export function listRequests(db: Queryable, spaceId: string, filter: RequestListFilter): Promise<ShownRow[]> {
   const { before, now, limit } = filter;
-  const shape: ListShape = `${filter.status ?? 'all'}:${before ? 'next' : 'first'}`;
-  const args = { spaceId, now, beforeAt: before?.at ?? null, beforeId: before?.id ?? null, limit };
+  const shape: ListShape = `${filter.status ?? 'all'}:${before ? 'next' : 'first'}:${limit}`;
+  const args = { spaceId, now, beforeAt: before?.at ?? null, beforeId: before?.id ?? null };
   return listQuery(db, args, shape);
 }

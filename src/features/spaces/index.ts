@@ -25,6 +25,7 @@ export {
   requireAdministrator,
   requireMember,
   requireRole,
+  requireWriting,
   type SpacesDeps,
   spaceNameAndPlan,
 } from './service.ts';

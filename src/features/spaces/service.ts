@@ -50,6 +50,16 @@ export function requireAdministering(member: Member): Member {
   return member;
 }
 
+/** A proven member who may change the space's records (not a viewer); forbidden otherwise. */
+export function requireWriting(member: Member): Member {
+  if (member.role === 'viewer')
+    throw new AppError(
+      'forbidden',
+      'This needs the role owner or admin or member in this space; you are viewer.',
+    );
+  return member;
+}
+
 export async function requireAdministrator(db: Queryable, spaceId: string, userId: string): Promise<Role> {
   return requireAdministering(await requireMember(db, spaceId, userId)).role;
 }

@@ -13,28 +13,13 @@ import { EVM_NETWORK_CHAIN_ID_MAP, ExactEvmSchemeV1 } from '@x402/evm/v1';
 import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { agentSigner } from '../src/features/agents/signer.ts';
-import type { ConfiguredNetwork } from '../src/platform/chain/networks.ts';
+import { LOCAL_NETWORK } from '../test/fixtures/local-network.ts';
 import { fmt } from './lib.ts';
 
 const ROUNDS = Number(process.env.BENCH_CLIENT_CPU_ROUNDS ?? 300);
 const SETS = Number(process.env.BENCH_CLIENT_CPU_SETS ?? 8);
 
-const network: ConfiguredNetwork = {
-  name: 'local',
-  caip2: 'eip155:31337',
-  chainId: 31337,
-  usdc: undefined,
-  rpcUrlVariable: undefined,
-  testnet: true,
-  rpcUrl: 'http://127.0.0.1:8545',
-  token: {
-    address: getAddress('0x5fbdb2315678afecb367f032d93f642f64180aa3'),
-    name: 'USD Coin',
-    version: '2',
-    decimals: 6,
-    symbol: 'USDC',
-  },
-};
+const network = LOCAL_NETWORK;
 const account = privateKeyToAccount(generatePrivateKey());
 const quote = {
   x402Version: 2,
@@ -68,7 +53,7 @@ const v1Names = Object.entries(EVM_NETWORK_CHAIN_ID_MAP)
 
 function agentClient() {
   const client = new x402Client();
-  const signer = agentSigner(account, network, undefined);
+  const signer = agentSigner(account, undefined);
   client.register(network.caip2, new ExactEvmScheme(signer));
   for (const name of v1Names) client.registerV1(name, new ExactEvmSchemeV1(signer));
   client.setSpendControls({ maxAmountPerPayment: false, allowedAssets: true });

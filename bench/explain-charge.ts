@@ -9,37 +9,16 @@
 
 import { randomUUID } from 'node:crypto';
 import { type CompiledQuery, sql } from 'kysely';
-import { systemClock } from '../src/core/clock.ts';
 import { asAmount } from '../src/core/money.ts';
 import { charge } from '../src/features/charges/service.ts';
-import { createHarness } from '../test/harness.ts';
+import { chargeWorld } from './charge-world.ts';
 
 const WARM = Number(process.env.CHARGE_EXPLAIN_WARM ?? 2_000);
-const CARD = { number: '4242424242424242', exp: '12/34', cvc: '123' };
 
-const h = await createHarness({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-const { key } = await h.world({ scopes: ['payments'] });
-const bank = await h.makeAccount(key.spaceId, { kind: 'bank', name: 'USD bank', currency: 'USD' });
-const deps = { clock: systemClock, publicUrl: 'http://127.0.0.1' };
-const caller = {
-  keyId: key.id,
-  spaceId: key.spaceId,
-  issuerUserId: key.id,
-  scopes: ['payments' as const],
-  pushSourceId: null,
-};
+const { h, deps, caller, bank, topUp } = await chargeWorld();
 const ref = `explain-${randomUUID().slice(0, 8)}`;
 const input = { client_ref: ref, account_id: bank.id, amount: '0.0001' };
-const refused = await charge(h.db, deps, caller, input, {
-  price: asAmount(10_000n),
-  topUp: asAmount(10n ** 14n),
-});
-const paid = await h.inject({
-  method: 'POST',
-  url: `/pay/${(refused.top_up as { token: string }).token}/card`,
-  payload: CARD,
-});
-if (paid.json().status !== 'paid') throw new Error(`top-up not paid: ${paid.body}`);
+await topUp(ref, asAmount(10n ** 14n));
 for (let index = 0; index < WARM; index++)
   await charge(h.db, deps, caller, input, { price: asAmount(10_000n), topUp: null });
 

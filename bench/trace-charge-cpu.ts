@@ -9,10 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import { systemClock } from '../src/core/clock.ts';
 import { asAmount } from '../src/core/money.ts';
 import { charge } from '../src/features/charges/service.ts';
-import { createHarness } from '../test/harness.ts';
+import { chargeWorld } from './charge-world.ts';
 
 const REFS = 200;
 const WORKERS = Number(process.env.CHARGE_CPU_WORKERS ?? 20);
@@ -20,27 +19,10 @@ const PER_ROUND = Number(process.env.CHARGE_CPU_CHARGES ?? 4_000);
 const ROUNDS = Number(process.env.CHARGE_CPU_ROUNDS ?? 5);
 const PRICE = asAmount(10_000n); // 0.0001 USD
 const TOP_UP = asAmount(1_000n * 10n ** 8n);
-const CARD = { number: '4242424242424242', exp: '12/34', cvc: '123' };
 
-const h = await createHarness({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-const { key } = await h.world({ scopes: ['payments'] });
-const bank = await h.makeAccount(key.spaceId, { kind: 'bank', name: 'USD bank', currency: 'USD' });
-const deps = { clock: systemClock, publicUrl: 'http://127.0.0.1' };
-const caller = {
-  keyId: key.id,
-  spaceId: key.spaceId,
-  issuerUserId: key.id,
-  scopes: ['payments' as const],
-  pushSourceId: null,
-};
+const { h, bank, deps, caller, topUp } = await chargeWorld();
 const refs = Array.from({ length: REFS }, (_, index) => `cpu-${index}-${randomUUID().slice(0, 8)}`);
-for (const ref of refs) {
-  const input = { client_ref: ref, account_id: bank.id, amount: '1' };
-  const refused = await charge(h.db, deps, caller, input, { price: TOP_UP, topUp: TOP_UP });
-  const token = (refused.top_up as { token: string }).token;
-  const paid = await h.inject({ method: 'POST', url: `/pay/${token}/card`, payload: CARD });
-  if (paid.json().status !== 'paid') throw new Error(`top-up not paid: ${paid.body}`);
-}
+for (const ref of refs) await topUp(ref, TOP_UP);
 
 // The minimal reference of bench/charges.ts, on ledger accounts of a space of its own.
 const minimalAccounts = new Map<string, string>();

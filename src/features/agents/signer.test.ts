@@ -2,39 +2,16 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { getAddress, type Hex, recoverTypedDataAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
+import { LOCAL_NETWORK } from '../../../test/fixtures/local-network.ts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../platform/chain/token.ts';
 import { agentSigner } from './signer.ts';
 
 // The signer that splits hashing from signing must sign exactly what the account's own
 // signTypedData signs (RFC 6979 signatures are deterministic, so the bytes are equal).
 
-const network: ConfiguredNetwork = {
-  name: 'local',
-  caip2: 'eip155:31337',
-  chainId: 31337,
-  usdc: undefined,
-  rpcUrlVariable: undefined,
-  testnet: true,
-  rpcUrl: 'http://127.0.0.1:8545',
-  token: {
-    address: getAddress('0x5fbdb2315678afecb367f032d93f642f64180aa3'),
-    name: 'USD Coin',
-    version: '2',
-    decimals: 6,
-    symbol: 'USDC',
-  },
-};
+const network = LOCAL_NETWORK;
 
-const types = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-};
+const types = TRANSFER_WITH_AUTHORIZATION_TYPES;
 
 function typedData(from: Hex, domain: Record<string, unknown>, value: bigint, nonce: Hex) {
   return {

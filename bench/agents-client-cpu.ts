@@ -10,10 +10,9 @@ import { x402Client } from '@x402/core/client';
 import { toClientEvmSigner } from '@x402/evm';
 import { ExactEvmScheme, registerExactEvmScheme } from '@x402/evm/exact/client';
 import { EVM_NETWORK_CHAIN_ID_MAP, ExactEvmSchemeV1 } from '@x402/evm/v1';
-import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { agentSigner } from '../src/features/agents/signer.ts';
-import { LOCAL_NETWORK } from '../test/fixtures/local-network.ts';
+import { LOCAL_NETWORK, localExactRequirement } from '../test/fixtures/local-network.ts';
 import { fmt } from './lib.ts';
 
 const ROUNDS = Number(process.env.BENCH_CLIENT_CPU_ROUNDS ?? 300);
@@ -24,17 +23,7 @@ const account = privateKeyToAccount(generatePrivateKey());
 const quote = {
   x402Version: 2,
   resource: { url: 'http://localhost/pay/x', description: '', mimeType: 'application/json' },
-  accepts: [
-    {
-      scheme: 'exact',
-      network: network.caip2,
-      asset: network.token.address,
-      amount: '1000000',
-      payTo: getAddress('0x70997970c51812dc3a010c7d01b50e0d17dc79c8'),
-      maxTimeoutSeconds: 60,
-      extra: { name: network.token.name, version: network.token.version },
-    },
-  ],
+  accepts: [localExactRequirement()],
 };
 
 function officialClient() {

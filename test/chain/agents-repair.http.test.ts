@@ -6,11 +6,9 @@ import {
   encodePaymentResponseHeader,
 } from '@x402/core/http';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { type Address, getAddress, type Hex, parseSignature, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
 import { type Clock, systemClock } from '../../src/core/clock.ts';
 import { asAmount, formatAmount } from '../../src/core/money.ts';
 import { REPAIR_GRACE_MS, repairAgentWrites } from '../../src/features/agents/index.ts';
@@ -18,14 +16,11 @@ import * as agentStore from '../../src/features/agents/store.ts';
 import { bookWalletOutIf, readyWalletAccount } from '../../src/features/agents/wallet.ts';
 import { watchOnce } from '../../src/features/chain-watch/index.ts';
 import { checkLedger, readAmount } from '../../src/features/ledger/index.ts';
-import { noAuthStamps } from '../../src/platform/auth-stamps.ts';
 import type { Chain } from '../../src/platform/chain/chain.ts';
 import { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/platform/chain/token.ts';
-import { loadConfig } from '../../src/platform/config.ts';
 import { SecretBox } from '../../src/platform/crypto.ts';
-import { createPostgresRateLimiter } from '../../src/platform/http/rate-limit.ts';
-import { createHarness, type Harness, sharedDatabase, testResolver } from '../harness.ts';
-import { startTestChain } from './chain-setup.ts';
+import { createHarness, type Harness } from '../harness.ts';
+import { buildChainApp, startTestChain } from './chain-setup.ts';
 import { freePort, sendTokenTransfer, takeTurnWatchingChains, type X402World } from './x402-setup.ts';
 
 // Issue 19's repair on anvil. A process that dies between claiming an agent write and recording
@@ -55,20 +50,7 @@ beforeAll(async () => {
     RATE_LIMIT_PER_MINUTE: '100000',
     WEBHOOK_ALLOW_PRIVATE: '1',
   };
-  const config = loadConfig(env);
-  const database = await sharedDatabase();
-  app = await buildApp({
-    config,
-    database,
-    clock: systemClock,
-    logger: pino({ level: 'silent' }),
-    secrets,
-    authStamps: noAuthStamps,
-    limiter: createPostgresRateLimiter(database.db, systemClock, config.rateLimitPerMinute),
-    resolver: testResolver,
-    redis: undefined,
-    chain,
-  });
+  app = await buildChainApp(chain, env, { secrets });
   await app.listen({ port, host: '127.0.0.1' });
   h = await createHarness({ env });
   // The watch starts from the chain's head: what came before this file is not its business.
@@ -138,6 +120,18 @@ async function agentKey(agentId: string) {
 }
 
 /** A signed transfer authorization from the agent's wallet, valid `seconds` of chain time. */
+type SignedMessage = Awaited<ReturnType<typeof authorize>>['message'];
+
+/** Records a signed authorization on the write, as the agent's path does before sending it. */
+function recordMessage(writeId: string, message: SignedMessage) {
+  return agentStore.recordSigned(h.db, writeId, {
+    network: 'local',
+    nonce: message.nonce,
+    value: message.value,
+    validBefore: new Date(Number(message.validBefore) * 1000),
+  });
+}
+
 async function authorize(world: World, to: Address, value: bigint, seconds: number) {
   const account = privateKeyToAccount(await agentKey(world.agentId));
   const block = await chain.local!.publicClient.getBlock({ blockTag: 'latest' });
@@ -218,12 +212,7 @@ async function leftOnItsWay(
   }
   const signed = await authorize(world, to, 2_000_000n, options.validSeconds ?? 120);
   if (options.signed !== false) {
-    const recorded = await agentStore.recordSigned(h.db, writeId, {
-      network: 'local',
-      nonce: signed.message.nonce,
-      value: signed.message.value,
-      validBefore: new Date(Number(signed.message.validBefore) * 1000),
-    });
+    const recorded = await recordMessage(writeId, signed.message);
     expect(recorded).toBe(true);
   }
   return { writeId, to, signed };
@@ -333,12 +322,7 @@ describe('the repair of agent writes left on their way', () => {
     await repairAgentWrites(repairDeps());
     expect((await writeOf(writeId)).status).toBe('failed');
     expect(await spentOf(world.agentId)).toBe('0.00000000');
-    const late = await agentStore.recordSigned(h.db, writeId, {
-      network: 'local',
-      nonce: signed.message.nonce,
-      value: signed.message.value,
-      validBefore: new Date(Number(signed.message.validBefore) * 1000),
-    });
+    const late = await recordMessage(writeId, signed.message);
     expect(late).toBe(false);
   });
 

@@ -5,16 +5,11 @@ import pino from 'pino';
 import { type Address, getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { systemClock } from '../../src/core/clock.ts';
-import { noAuthStamps } from '../../src/platform/auth-stamps.ts';
 import type { Chain } from '../../src/platform/chain/chain.ts';
 import { EIP3009_TOKEN_ABI } from '../../src/platform/chain/token.ts';
-import { loadConfig } from '../../src/platform/config.ts';
 import { SecretBox } from '../../src/platform/crypto.ts';
-import { createPostgresRateLimiter } from '../../src/platform/http/rate-limit.ts';
-import { createHarness, type Harness, sharedDatabase, testResolver } from '../harness.ts';
-import { startTestChain } from './chain-setup.ts';
+import { createHarness, type Harness } from '../harness.ts';
+import { buildChainApp, startTestChain } from './chain-setup.ts';
 import { freePort } from './x402-setup.ts';
 
 // The agent's hot wallet on anvil: balances from the chain, a transfer signed with the agent's
@@ -33,27 +28,14 @@ beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   const env = { NODE_ENV: 'test', DATA_DIR: 'memory://', PUBLIC_URL: base, RATE_LIMIT_PER_MINUTE: '100000' };
-  const config = loadConfig(env);
-  const database = await sharedDatabase();
   const sink = new Writable({
     write(chunk, _encoding, done) {
       logLines.push(String(chunk));
       done();
     },
   });
-  app = await buildApp({
-    config,
-    database,
-    clock: systemClock,
-    // Every line the server logs at any level is kept, to look for the key in it.
-    logger: pino({ level: 'trace' }, sink),
-    secrets,
-    authStamps: noAuthStamps,
-    limiter: createPostgresRateLimiter(database.db, systemClock, config.rateLimitPerMinute),
-    resolver: testResolver,
-    redis: undefined,
-    chain,
-  });
+  // Every line the server logs at any level is kept, to look for the key in it.
+  app = await buildChainApp(chain, env, { secrets, logger: pino({ level: 'trace' }, sink) });
   await app.listen({ port, host: '127.0.0.1' });
   h = await createHarness({ env });
 }, 120_000);

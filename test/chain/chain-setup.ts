@@ -53,10 +53,14 @@ export async function waitUntilGone(pid: number, timeoutMs: number): Promise<boo
   return !isRunning(pid);
 }
 
-/** The real app (on the test database) with a chain in its deps, as `serve` builds it. */
+/**
+ * The real app (on the test database) with a chain in its deps, as `serve` builds it. A test that
+ * opens what the app seals (agent keys) passes its own `secrets`; one that reads the log, a logger.
+ */
 export async function buildChainApp(
   chain: Chain,
   env: Record<string, string> = {},
+  options: { secrets?: SecretBox; logger?: Parameters<typeof buildApp>[0]['logger'] } = {},
 ): Promise<FastifyInstance> {
   const database = await sharedDatabase();
   const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: 'memory://', LOG_LEVEL: 'silent', ...env });
@@ -64,8 +68,8 @@ export async function buildChainApp(
     config,
     database,
     clock: systemClock,
-    logger: false,
-    secrets: new SecretBox(randomBytes(32).toString('hex')),
+    logger: options.logger ?? false,
+    secrets: options.secrets ?? new SecretBox(randomBytes(32).toString('hex')),
     authStamps: noAuthStamps,
     limiter: createPostgresRateLimiter(database.db, systemClock, config.rateLimitPerMinute),
     resolver: testResolver,

@@ -2,7 +2,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { getAddress, type Hex, recoverTypedDataAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_NETWORK } from '../../../test/fixtures/local-network.ts';
+import { LOCAL_NETWORK, localExactRequirement } from '../../../test/fixtures/local-network.ts';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../platform/chain/token.ts';
 import { agentSigner } from './signer.ts';
 
@@ -82,15 +82,7 @@ describe('agentSigner', () => {
   it('is what the official exact scheme signs an x402 payment with', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const scheme = new ExactEvmScheme(agentSigner(account, undefined));
-    const requirements = {
-      scheme: 'exact',
-      network: network.caip2,
-      asset: network.token.address,
-      amount: '1000000',
-      payTo: getAddress('0x70997970c51812dc3a010c7d01b50e0d17dc79c8'),
-      maxTimeoutSeconds: 60,
-      extra: { name: network.token.name, version: network.token.version },
-    };
+    const requirements = localExactRequirement();
     const created = await scheme.createPaymentPayload(2, requirements);
     const { authorization, signature } = created.payload as {
       authorization: Record<string, string>;

@@ -12,7 +12,7 @@ import { SecretBox } from './platform/crypto.ts';
 import { openDatabase } from './platform/db/database.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { createPostgresRateLimiter, createRedisRateLimiter } from './platform/http/rate-limit.ts';
-import { type Resolver, systemResolver } from './platform/net/public-address.ts';
+import { cachedResolver, type Resolver, systemResolver } from './platform/net/public-address.ts';
 
 /**
  * The master key seals webhook secrets. Production must set MASTER_KEY; in development one is
@@ -76,7 +76,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     secrets: new SecretBox(overrides.masterKey ?? loadMasterKey(config, quietLogger)),
     authStamps: redis ? createRedisAuthStamps(redis) : noAuthStamps,
     limiter,
-    resolver: overrides.resolver ?? systemResolver,
+    resolver: overrides.resolver ?? cachedResolver(systemResolver),
     redis,
     chain,
     close: async () => {

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeAgentBook } from './agents-setup.ts';
 import { createHarness, type Harness } from './harness.ts';
 
 // With REDIS_URL the door caches keys in each process. These tests run two app instances, as two
@@ -115,6 +116,34 @@ describe.runIf(available)('the door with Redis', () => {
     await redis.del(`tb:auth:${spaceId}`);
     expect((await ping(b, key.key)).statusCode).toBe(401);
     expect(owner.id).toBeTruthy();
+  });
+
+  it('admits an agent token, counts its calls in Redis across processes and stops it once revoked', async () => {
+    const book = await makeAgentBook(a);
+    const agent = await book.issue();
+    const me = (harness: Harness) =>
+      harness.inject({
+        method: 'GET',
+        url: '/agent/me',
+        headers: { authorization: `Bearer ${agent.token}` },
+      });
+    const first = await me(a);
+    expect(first.statusCode).toBe(200);
+    expect(first.json().agent_id).toBe(agent.id);
+    const second = await me(b);
+    expect(second.statusCode).toBe(200);
+    // One count for the token, whichever process answered.
+    expect(Number(second.headers['ratelimit-remaining'])).toBe(
+      Number(first.headers['ratelimit-remaining']) - 1,
+    );
+    const revoked = await a.inject({
+      method: 'DELETE',
+      url: `/app/api/spaces/${book.spaceId}/agents/${agent.id}`,
+      session: book.owner.token,
+    });
+    expect(revoked.statusCode).toBeLessThan(300);
+    expect((await me(b)).statusCode).toBe(401);
+    expect((await me(a)).statusCode).toBe(401);
   });
 
   it('shares the rate count between processes through Redis', async () => {

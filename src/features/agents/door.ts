@@ -26,10 +26,9 @@ export function createAgentDoor(deps: AgentDoorDeps) {
     const token = authorization.startsWith('Bearer ') ? authorization.slice(7).trim() : '';
     if (!hasSecretShape(token, SECRET_PREFIX.agentKey)) throw new AppError('unauthorized', UNAUTHORIZED);
     // One statement finds the agent and counts this call on its rate bucket.
-    const { row, decision } = await deps.limiter.hitAlong(
-      deps.db,
-      store.agentByHash(deps.db, sha256Hex(token)),
-    );
+    const { row, decision } = await deps.limiter.hitAlong(deps.db, store.agentByHash, {
+      token_hash: sha256Hex(token),
+    });
     if (!row || row.revoked_at !== null || decision === null)
       throw new AppError('unauthorized', UNAUTHORIZED);
     const { rate_key: _key, account_ids: restrictedTo, ...principal } = row;

@@ -41,9 +41,9 @@ type TypedData = Parameters<ClientEvmSigner['signTypedData']>[0];
 /**
  * What the x402 client signs with: the agent's account. The typed data is hashed by viem's own
  * `hashTypedData` (which checks its domain, types and message) and signed by the account, which
- * is exactly what the account's `signTypedData` does in one step. Split in two, the secp256k1
- * signing (the CPU-bound part) can run while `countersign`'s statement is on its way; the
- * signature is returned only after `countersign` resolved.
+ * is exactly what the account's `signTypedData` does in one step. Split in two, both CPU-bound
+ * steps (hashing and the secp256k1 signing) run while `countersign`'s statement is on its way;
+ * the signature is returned only after `countersign` resolved.
  */
 export function agentSigner(
   account: PrivateKeyAccount,
@@ -52,14 +52,16 @@ export function agentSigner(
 ): ClientEvmSigner {
   const signer = toClientEvmSigner(account, publicClient as never);
   const signTypedData = async (typed: TypedData) => {
-    const hash = hashTypedData(typed as never);
-    if (!countersign) return account.sign({ hash });
+    if (!countersign) return account.sign({ hash: hashTypedData(typed as never) });
     const answered = countersign(typed);
     // Seen as handled at once: if it rejects while the signature is computed, it is awaited below.
     answered.catch(() => undefined);
-    // Signing is CPU-bound: let the countersign's statement be written to its socket first.
+    // Hashing and signing are CPU-bound: let the countersign's statement be written to its socket
+    // first. Should hashing throw (typed data viem refuses), nothing is signed, so nothing leaves;
+    // an authorization the countersign recorded meanwhile is released by the repair job once
+    // its validBefore passed, as any recorded authorization that never reached the chain.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const signature = await account.sign({ hash });
+    const signature = await account.sign({ hash: hashTypedData(typed as never) });
     await answered;
     return signature;
   };

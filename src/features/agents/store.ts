@@ -1,4 +1,5 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
+import type { QueryArg } from '../../platform/db/compiled-once.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { committedByOthers, LastingRows } from '../../platform/db/lasting.ts';
 import type {
@@ -68,13 +69,13 @@ export async function lockAgent(db: Queryable, agentId: string) {
 }
 
 /**
- * The door's lookup of a token hash (built, not run: the rate limiter runs it and counts the
- * call in the same statement): the agent with its issuer's role and name, its space, the
+ * The door's lookup of a token hash (built once, with the hash as its argument, and run by the
+ * rate limiter, which counts the call in the same statement): the agent with its issuer's role and name, its space, the
  * accounts a restricted agent may touch, and `rate_key`, the key its calls count on (none for
  * a revoked agent).
  */
-export function agentByHash(db: Queryable, hash: string) {
-  return db
+export const agentByHash = (db: Queryable, arg: QueryArg<{ token_hash: string }>) =>
+  db
     .selectFrom('agents')
     .innerJoin('spaces', 'spaces.id', 'agents.space_id')
     .innerJoin('users', 'users.id', 'agents.issuer_user_id')
@@ -102,8 +103,7 @@ export function agentByHash(db: Queryable, hash: string) {
         .whereRef('agent_accounts.agent_id', '=', 'agents.id')
         .as('account_ids'),
     ])
-    .where('agents.token_hash', '=', hash);
-}
+    .where('agents.token_hash', '=', arg('token_hash'));
 
 export type AgentPrincipal = AgentRow & {
   issuer_role: Role | null;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type AddressPolicy,
   type AddressVerdict,
+  cachedResolver,
   checkPublicUrl,
   isPublicIp,
   type Resolver,
@@ -411,5 +412,64 @@ describe('checkPublicUrl as a whole', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('cachedResolver', () => {
+  function clock(start = 1_000) {
+    let at = start;
+    return { now: () => at, pass: (ms: number) => (at += ms) };
+  }
+
+  it('asks once per name within the time it keeps an answer, then asks again', async () => {
+    const stub = stubResolver({ 'api.example.com': ['93.184.216.34'] });
+    const time = clock();
+    const resolve = cachedResolver(stub, 10_000, time.now);
+    expect(await resolve('api.example.com')).toEqual(['93.184.216.34']);
+    time.pass(9_999);
+    expect(await resolve('API.example.com')).toEqual(['93.184.216.34']);
+    expect(stub.calls).toEqual(['api.example.com']);
+    time.pass(1);
+    await resolve('api.example.com');
+    expect(stub.calls).toEqual(['api.example.com', 'api.example.com']);
+  });
+
+  it('forgets a failed lookup at once, so the next ask tries again', async () => {
+    const stub = stubResolver({});
+    const resolve = cachedResolver(stub, 10_000, clock().now);
+    await expect(resolve('missing.example.com')).rejects.toThrow();
+    await expect(resolve('missing.example.com')).rejects.toThrow();
+    expect(stub.calls).toEqual(['missing.example.com', 'missing.example.com']);
+  });
+
+  it('shares one lookup between concurrent asks for a name', async () => {
+    const stub = stubResolver({ 'a.example.com': ['93.184.216.34'] });
+    const resolve = cachedResolver(stub, 10_000, clock().now);
+    const answers = await Promise.all([resolve('a.example.com'), resolve('a.example.com')]);
+    expect(answers).toEqual([['93.184.216.34'], ['93.184.216.34']]);
+    expect(stub.calls).toEqual(['a.example.com']);
+  });
+
+  it('keeps at most 1,024 names, dropping the oldest first', async () => {
+    const table = Object.fromEntries(
+      Array.from({ length: 1_025 }, (_, index) => [`h${index}.example.com`, ['93.184.216.34']]),
+    );
+    const stub = stubResolver(table);
+    const resolve = cachedResolver(stub, 10_000, clock().now);
+    for (let index = 0; index < 1_025; index++) await resolve(`h${index}.example.com`);
+    await resolve('h1.example.com');
+    expect(stub.calls.length).toBe(1_025);
+    await resolve('h0.example.com');
+    expect(stub.calls.length).toBe(1_026);
+  });
+
+  it('still refuses a kept answer the policy does not admit', async () => {
+    const stub = stubResolver({ 'inside.example.com': ['10.0.0.5'] });
+    const resolve = cachedResolver(stub, 10_000, clock().now);
+    const first = await checkPublicUrl('https://inside.example.com/', { allowPrivate: false }, resolve);
+    const second = await checkPublicUrl('https://inside.example.com/', { allowPrivate: false }, resolve);
+    expect(first.ok).toBe(false);
+    expect(second.ok).toBe(false);
+    expect(stub.calls).toEqual(['inside.example.com']);
   });
 });

@@ -16,6 +16,40 @@ export const systemResolver: Resolver = async (hostname) => {
   return results.map((result) => result.address);
 };
 
+/** How long an answer is reused: shorter than almost any record's TTL, so a moved host is soon followed. */
+export const RESOLVER_CACHE_MS = 10_000;
+const RESOLVER_CACHE_NAMES_MAX = 1024;
+
+/**
+ * The resolver's answers kept for `ttlMs` per name (at most RESOLVER_CACHE_NAMES_MAX names; the
+ * oldest is dropped first). A lookup costs a thread-pool round trip even for a cached name, and
+ * an agent fetches the same few hosts again and again. Only answers are kept, never failures,
+ * and callers still check every address before connecting to it, so a name that turns private
+ * is refused once its answer is asked again; a kept answer only delays that by `ttlMs`.
+ * Concurrent asks for one name share one lookup.
+ */
+export function cachedResolver(resolver: Resolver, ttlMs = RESOLVER_CACHE_MS, now = Date.now): Resolver {
+  const kept = new Map<string, { answer: Promise<string[]>; until: number }>();
+  return (hostname) => {
+    const key = hostname.toLowerCase();
+    const hit = kept.get(key);
+    if (hit && hit.until > now()) return hit.answer;
+    const answer = resolver(hostname);
+    kept.delete(key);
+    if (kept.size >= RESOLVER_CACHE_NAMES_MAX) {
+      const oldest = kept.keys().next().value;
+      if (oldest !== undefined) kept.delete(oldest);
+    }
+    const entry = { answer, until: now() + ttlMs };
+    kept.set(key, entry);
+    // A failed lookup is forgotten at once, so the next ask tries again.
+    answer.catch(() => {
+      if (kept.get(key) === entry) kept.delete(key);
+    });
+    return answer;
+  };
+}
+
 export type AddressPolicy = { allowPrivate: boolean; requirePort443?: boolean };
 
 export type AddressVerdict = { ok: true; url: URL; addresses: string[] } | { ok: false; reason: string };

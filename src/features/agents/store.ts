@@ -70,9 +70,9 @@ export async function lockAgent(db: Queryable, agentId: string) {
 
 /**
  * The door's lookup of a token hash (built once, with the hash as its argument, and run by the
- * rate limiter, which counts the call in the same statement): the agent with its issuer's role and name, its space, the
- * accounts a restricted agent may touch, and `rate_key`, the key its calls count on (none for
- * a revoked agent).
+ * rate limiter, which counts the call in the same statement): the agent with its issuer's role
+ * and name, its space, the accounts a restricted agent may touch, and `rate_key`, the key its
+ * calls count on (none for a revoked agent).
  */
 export const agentByHash = (db: Queryable, arg: QueryArg<{ token_hash: string }>) =>
   db

@@ -83,12 +83,6 @@ function groupByKey(items: RateHit[]): Map<string, number[]> {
   return groups;
 }
 
-/**
- * The count both PostgreSQL paths share, as two steps of a WITH: `bumped` adds each key's calls
- * (`calls` yields key_id uuid, hits int) to its current bucket; `counted` reads back the window's
- * total and its oldest non-empty bucket. The window's sum reads the statement's snapshot, so it
- * sees the earlier buckets only; the current one's count comes from `bumped`.
- */
 /** The current bucket and the first of the window's earlier ones, as `countingSteps` reads them. */
 function windowOf(nowMs: number) {
   const bucket = Math.floor(nowMs / 1000 / BUCKET_SECONDS);
@@ -97,6 +91,12 @@ function windowOf(nowMs: number) {
 
 type Window = ReturnType<typeof windowOf>;
 
+/**
+ * The count both PostgreSQL paths share, as two steps of a WITH: `bumped` adds each key's calls
+ * (`calls` yields key_id uuid, hits int) to its current bucket; `counted` reads back the window's
+ * total and its oldest non-empty bucket. The window's sum reads the statement's snapshot, so it
+ * sees the earlier buckets only; the current one's count comes from `bumped`.
+ */
 function countingSteps(calls: RawBuilder<unknown>, window: Window) {
   const { rate_bucket: bucket, rate_since: since } = window;
   return sql`bumped AS (

@@ -12,6 +12,7 @@ import {
   fmt,
   logRunWarnings,
   measure,
+  measuredRow,
   postJson,
   withFreshServer,
 } from './lib.ts';
@@ -136,18 +137,7 @@ export async function benchApp(ctx: BenchContext): Promise<BenchReport> {
         ctx.log(`      cpu: ${describeCpu(m.cpu)}`);
         logRunWarnings(ctx, m, route, 'req/s', server);
         const config = `${ROWS} rows, ${connections} connections`;
-        report.rows.push({
-          bench: BENCH,
-          config,
-          route,
-          rps: m.rps,
-          p50: m.p50,
-          p99: m.p99,
-          non2xx: m.non2xx,
-          errors: m.errors,
-          serverCpu: m.cpu.byProcess.find((entry) => entry.name === 'server')?.pct ?? null,
-          otherCpu: m.cpu.foreignPct,
-        });
+        report.rows.push(measuredRow({ bench: BENCH, config, route }, m));
         if (connections !== ctx.settings.connections) continue;
         report.targets.push({
           bench: BENCH,

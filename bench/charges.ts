@@ -39,6 +39,7 @@ import {
   freshDatabase,
   logRunWarnings,
   type Measurement,
+  measuredRow,
   non2xxCodes,
   percentile,
   type ServerHandle,
@@ -543,18 +544,7 @@ function describe(
 }
 
 function row(config: string, route: string, m: Measured, withServer: boolean) {
-  return {
-    bench: BENCH,
-    config,
-    route,
-    rps: m.rps,
-    p50: m.p50,
-    p99: m.p99,
-    non2xx: m.non2xx,
-    errors: m.errors + m.timeouts,
-    serverCpu: withServer ? (m.cpu.byProcess.find((entry) => entry.name === 'server')?.pct ?? null) : null,
-    otherCpu: m.cpu.foreignPct,
-  };
+  return measuredRow({ bench: BENCH, config, route }, m, withServer);
 }
 
 type Counts = { charges: number; topUps: number; sales: number };

@@ -644,6 +644,28 @@ export type Measurement = {
   discarded: { rps: number; foreignPct: number; foreignTop: string | undefined }[];
 };
 
+/**
+ * The summary row of one measured load: timeouts count as errors; the server's CPU is left out
+ * when the load did not go through the server (a direct database run).
+ */
+export function measuredRow(
+  where: { bench: string; config: string; route: string },
+  m: Measurement,
+  withServer = true,
+): ResultRow {
+  const serverCpu = m.cpu.byProcess.find((entry) => entry.name === 'server')?.pct ?? null;
+  return {
+    ...where,
+    rps: m.rps,
+    p50: m.p50,
+    p99: m.p99,
+    non2xx: m.non2xx,
+    errors: m.errors + m.timeouts,
+    serverCpu: withServer ? serverCpu : null,
+    otherCpu: m.cpu.foreignPct,
+  };
+}
+
 export function non2xxCodes(result: autocannon.Result): Record<string, number> {
   const codes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {

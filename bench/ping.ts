@@ -15,6 +15,7 @@ import {
   logRunWarnings,
   type Measurement,
   measure,
+  measuredRow,
   type ServerHandle,
   startServer,
 } from './lib.ts';
@@ -104,19 +105,7 @@ async function runConfig(ctx: BenchContext, config: Config, report: BenchReport)
       ['GET /livez', livez],
       ['GET /integration/ping', ping],
     ] as const) {
-      const serverCpu = m.cpu.byProcess.find((entry) => entry.name === 'server')?.pct ?? null;
-      report.rows.push({
-        bench: BENCH,
-        config: config.name,
-        route,
-        rps: m.rps,
-        p50: m.p50,
-        p99: m.p99,
-        non2xx: m.non2xx,
-        errors: m.errors + m.timeouts,
-        serverCpu,
-        otherCpu: m.cpu.foreignPct,
-      });
+      report.rows.push(measuredRow({ bench: BENCH, config: config.name, route }, m));
     }
     report.targets.push({
       bench: BENCH,

@@ -7,8 +7,9 @@ import type { Queryable } from '../src/platform/db/database.ts';
 // (status unions, the shapes of JSON documents, what an insert may leave out). This module keeps
 // it true: it reads the interface `Database` with the TypeScript compiler and compares every
 // table and column with information_schema of a migrated database — the same tables, the same
-// columns, NULL allowed exactly where the column is nullable, and a TypeScript type of the kind
-// the drivers return for the column's SQL type. test/schema-types.test.ts runs it on every
+// columns, NULL allowed exactly where the column is nullable, a TypeScript type of the kind the
+// drivers return for the column's SQL type, and, where a column's type is a union of string
+// literals and a CHECK lists the column's values, the same values. test/schema-types.test.ts runs it on every
 // database the suite runs on; `npm run schema:check` runs it too.
 
 export const SCHEMA_TS_PATH = fileURLToPath(new URL('../src/platform/db/schema.ts', import.meta.url));
@@ -36,8 +37,10 @@ const KINDS_BY_SQL_TYPE: Record<string, readonly Kind[]> = {
   _text: ['array'],
 };
 
-export type DeclaredColumn = { nullable: boolean; kinds: Set<Kind> };
-export type CatalogColumn = { nullable: boolean; sqlType: string };
+/** `literals` holds the string literals of a union of them; null when any string is allowed. */
+export type DeclaredColumn = { nullable: boolean; kinds: Set<Kind>; literals?: Set<string> | null };
+/** `allowed` holds the values a `CHECK (column = ANY (ARRAY[…]))` lists, when there is one. */
+export type CatalogColumn = { nullable: boolean; sqlType: string; allowed?: Set<string> };
 export type Columns<T> = Map<string, Map<string, T>>;
 
 function kindsOf(type: ts.Type, checker: ts.TypeChecker, into: DeclaredColumn): void {
@@ -52,8 +55,16 @@ function kindsOf(type: ts.Type, checker: ts.TypeChecker, into: DeclaredColumn): 
   }
   const flags = type.flags;
   if (flags & ts.TypeFlags.Null) into.nullable = true;
-  else if (flags & ts.TypeFlags.StringLike) into.kinds.add('string');
-  else if (flags & ts.TypeFlags.NumberLike) into.kinds.add('number');
+  else if (flags & ts.TypeFlags.StringLiteral) {
+    into.kinds.add('string');
+    if (into.literals !== null) {
+      into.literals ??= new Set();
+      into.literals.add((type as ts.StringLiteralType).value);
+    }
+  } else if (flags & ts.TypeFlags.StringLike) {
+    into.kinds.add('string');
+    into.literals = null;
+  } else if (flags & ts.TypeFlags.NumberLike) into.kinds.add('number');
   else if (flags & ts.TypeFlags.BigIntLike) into.kinds.add('bigint');
   else if (flags & ts.TypeFlags.BooleanLike) into.kinds.add('boolean');
   else if (checker.isArrayType(type)) into.kinds.add('array');
@@ -112,7 +123,43 @@ export async function catalogColumns(db: Queryable): Promise<Columns<CatalogColu
     }
     columns.set(row.column_name, { nullable: row.is_nullable === 'YES', sqlType: row.udt_name });
   }
+  const checks = await sql<{ table_name: string; definition: string }>`
+    SELECT rel.relname AS table_name, pg_get_constraintdef(c.oid) AS definition
+    FROM pg_constraint c
+    JOIN pg_class rel ON rel.oid = c.conrelid
+    JOIN pg_namespace ns ON ns.oid = rel.relnamespace
+    WHERE c.contype = 'c' AND ns.nspname = 'public'`.execute(db);
+  for (const check of checks.rows) {
+    const listed = listedValues(check.definition);
+    const column = listed && tables.get(check.table_name)?.get(listed.column);
+    if (listed && column) column.allowed = listed.values;
+  }
   return tables;
+}
+
+/**
+ * The column and values of a CHECK that only lists a column's values, as PostgreSQL spells it
+ * back: `CHECK ((kind = ANY (ARRAY['bank'::text, 'card'::text])))`. Any other CHECK is null.
+ */
+export function listedValues(definition: string): { column: string; values: Set<string> } | null {
+  const head = 'CHECK ((';
+  const middle = ' = ANY (ARRAY[';
+  const tail = '])))';
+  if (!definition.startsWith(head) || !definition.endsWith(tail)) return null;
+  const inner = definition.slice(head.length, -tail.length);
+  const split = inner.indexOf(middle);
+  if (split < 0) return null;
+  const column = inner.slice(0, split);
+  if (!/^[a-z_][a-z0-9_]*$/.test(column)) return null;
+  const values = new Set<string>();
+  for (const item of inner.slice(split + middle.length).split(', ')) {
+    const suffix = "'::text";
+    if (!item.startsWith("'") || !item.endsWith(suffix)) return null;
+    const value = item.slice(1, -suffix.length);
+    if (value.includes("'")) return null;
+    values.add(value);
+  }
+  return { column, values };
 }
 
 /** Every way schema.ts disagrees with the catalog, one sentence each; empty when they agree. */
@@ -149,6 +196,16 @@ export function schemaTypeProblems(
       if (!allowed) {
         problems.push(`${table}.${name}: SQL type ${column.sqlType} has no known TypeScript kind here`);
         continue;
+      }
+      if (row.literals && column.allowed) {
+        const unknown = [...row.literals].filter((value) => !column.allowed?.has(value));
+        const missing = [...column.allowed].filter((value) => !row.literals?.has(value));
+        if (unknown.length > 0 || missing.length > 0) {
+          problems.push(
+            `${table}.${name}: the CHECK allows ${[...column.allowed].join(', ')}; ` +
+              `schema.ts says ${[...row.literals].join(' | ')}`,
+          );
+        }
       }
       const wrong = [...row.kinds].filter((kind) => !allowed.includes(kind));
       if (row.kinds.size === 0 || wrong.length > 0) {

@@ -8,7 +8,7 @@ import { CLIENT_TYPES_PATH, clientTypes } from '../scripts/client-generate.ts';
 import { listOperations } from '../src/platform/http/openapi.ts';
 import { createHarness } from './harness.ts';
 
-// The rules of docs/decisions.md "Issue 21": every operation of /openapi.json has a stable
+// The rules of docs/design/platform.md "The OpenAPI document": every operation of /openapi.json has a stable
 // operationId, a summary, a description, feature tags and its refusals; Redocly's recommended
 // rules pass with no error and no warning; the typed client's checked-in types are the ones the
 // live document generates. A route added without routeDoc() fails here.

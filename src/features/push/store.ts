@@ -49,7 +49,7 @@ export async function openBatch<Terms extends object>(
 /**
  * Of these external_ids, the ones the source has filed already (call after `openBatch`). Each id
  * is looked up by key on its own (the LIMIT keeps the lookup a nested probe), whatever the
- * planner believes of the source's size; the plans tried before are in docs/benchmarks.md.
+ * planner believes of the source's size; the plans tried before are in docs/design/push.md.
  */
 export async function filedExternalIds(
   db: Queryable,

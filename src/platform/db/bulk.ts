@@ -2,8 +2,8 @@ import { type RawBuilder, sql } from 'kysely';
 
 // Bulk inserts pass their rows as one JSON document (an array of row arrays, read as jsonb)
 // instead of one array parameter per column: V8 writes JSON natively, while the driver spells
-// arrays element by element in JavaScript. The measurements behind the choice are in
-// docs/benchmarks.md ("Bulk rows as one JSON document").
+// arrays element by element in JavaScript. The reasons are in docs/design/platform.md
+// ("Database", bulk rows).
 
 type Column = { name: string; type: string };
 

@@ -1,7 +1,10 @@
 import type { ColumnType } from 'kysely';
 
-// Row shapes as the drivers return them: NUMERIC arrives as text (parsed by core/money in the
-// stores), timestamptz as Date, date as text (cast in queries), arrays as arrays.
+// Row shapes as the drivers return them: NUMERIC and int8 arrive as text (amounts are parsed by
+// core/money in the stores), timestamptz as Date, date as text (database.ts sets the parser),
+// JSON as parsed values, arrays as arrays. Kept by hand, and checked against the migrated
+// database's catalog, table by table and column by column, by test/schema-types.test.ts
+// (scripts/schema-types.ts). The schema itself reads best in db/schema.sql.
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type Numeric = ColumnType<string, string, string>;
@@ -359,7 +362,7 @@ export interface PushRowsTable {
   entry_id: string;
 }
 
-/** One row a push batch refused, and why (migrations/0045_push_rejections.sql). */
+/** One row a push batch refused, and why. */
 export interface PushRejectionsTable {
   batch_id: string;
   space_id: string;
@@ -407,8 +410,8 @@ export interface Database {
   push_rejections: PushRejectionsTable;
 }
 
-// Invoice mirroring (migrations/0006_invoices.sql). Declared by interface merging so the tables
-// join the Database above without editing it.
+// Invoice mirroring. Declared by interface merging so the tables join the Database above
+// without editing it.
 type Json<T> = ColumnType<T, string, string>;
 
 /** One line of an invoice as `invoices.line_items` keeps it: amounts as decimal strings. */
@@ -493,7 +496,7 @@ export interface InvoicesTable {
   /** For an accepted quote: the invoice made from it. */
   invoice_id: ColumnType<string | null, string | null | undefined, string | null>;
   reminders_paused_at: Timestamp | null;
-  // Chat answers (migrations/0070_chat.sql).
+  // Chat answers.
   payer_marked_paid_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   promised_on: ColumnType<string | null, string | null | undefined, string | null>;
   deferral_state: ColumnType<DeferralState | null, DeferralState | null | undefined, DeferralState | null>;
@@ -547,7 +550,7 @@ export interface Database {
   invoice_deliveries: InvoiceDeliveriesTable;
 }
 
-// x402 settlements (migrations/0008_x402.sql).
+// x402 settlements.
 export interface X402SettlementsTable {
   id: string;
   space_id: string;
@@ -580,7 +583,7 @@ export interface Database {
   x402_pending_transactions: X402PendingTransactionsTable;
 }
 
-// Proven sites (migrations/0010_sites.sql).
+// Proven sites.
 export interface SitesTable {
   id: string;
   space_id: string;
@@ -594,7 +597,7 @@ export interface Database {
   sites: SitesTable;
 }
 
-// The account watch (migrations/0011_chain_watch.sql).
+// The account watch.
 export interface ChainCursorsTable {
   network: string;
   next_block: ColumnType<string, string | number | bigint, string | number | bigint>;
@@ -624,7 +627,7 @@ export interface Database {
   chain_transfers: ChainTransfersTable;
 }
 
-// Money out: payouts, their rules and approvals, the sanctions list (migrations/0028_payouts.sql).
+// Money out: payouts, their rules and approvals, the sanctions list.
 export type PayoutStatus =
   | 'awaiting_approval'
   | 'approved'
@@ -722,7 +725,7 @@ export interface Database {
   screening_entries: ScreeningEntriesTable;
 }
 
-// The card rail in production: Stripe Checkout (migrations/0023_card_checkouts.sql).
+// The card rail in production: Stripe Checkout.
 export interface CardCheckoutsTable {
   id: string;
   space_id: string;
@@ -752,7 +755,7 @@ export interface Database {
   stripe_events: StripeEventsTable;
 }
 
-// Throttled attempts and password resets (migrations/0020_login_throttle.sql).
+// Throttled attempts and password resets.
 export type ThrottleScope =
   | 'login-account'
   | 'login-address'
@@ -782,7 +785,7 @@ export interface Database {
   password_resets: PasswordResetsTable;
 }
 
-// Payments out: the status history the detail screen shows (migrations/0050_payout_status_changes.sql).
+// Payments out: the status history the detail screen shows.
 export interface PayoutStatusChangesTable {
   id: ColumnType<string, never, never>;
   space_id: string;
@@ -797,7 +800,7 @@ export interface Database {
   payout_status_changes: PayoutStatusChangesTable;
 }
 
-// Chat (migrations/0070_chat.sql).
+// Chat.
 export type DeferralState = 'requested' | 'accepted' | 'declined';
 
 export interface ChatLinkCodesTable {
@@ -841,7 +844,7 @@ export interface ChatMessagesTable {
 }
 
 export interface TelegramUpdatesTable {
-  update_id: ColumnType<unknown, string, never>;
+  update_id: ColumnType<string, string, never>;
   claimed_at: Timestamp;
 }
 
@@ -852,7 +855,7 @@ export interface Database {
   telegram_updates: TelegramUpdatesTable;
 }
 
-// Agents: tokens, fences, their writes and proposals, categories (migrations/0060_agents.sql).
+// Agents: tokens, fences, their writes and proposals, categories.
 
 export type AgentStatus = 'observing' | 'active' | 'frozen';
 export type AgentPerm = 'payments' | 'transactions' | 'chain_payments' | 'wallet' | 'x402' | 'cards';
@@ -929,12 +932,15 @@ export interface AgentWritesTable {
   decided_at: Timestamp | null;
   reject_reason: string | null;
   created_at: Timestamp;
-  /** The EIP-3009 authorization the write signed, recorded before it left the process (0130). */
+  /** The EIP-3009 authorization the write signed, recorded before it left the process. */
   signed_network: ColumnType<string | null, string | null | undefined, string | null>;
   signed_nonce: ColumnType<string | null, string | null | undefined, string | null>;
   signed_value: ColumnType<string | null, string | null | undefined, string | null>;
   signed_valid_before: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  /** In flight when 0130 ran, with nothing recorded to repair it by: left to an operator. */
+  /**
+   * Already in flight when signed authorizations began to be recorded: nothing to repair it by,
+   * so the repair job leaves it to an operator.
+   */
   in_flight_before_repair: ColumnType<boolean, boolean | undefined, boolean>;
 }
 

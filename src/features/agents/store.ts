@@ -1,6 +1,6 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
-import { committedByOthers, LastingRows } from '../../platform/db/lasting.ts';
+import { CommittedRows, readBeforeAnyWrite } from '../../platform/db/lasting.ts';
 import type {
   AgentBookRowsTable,
   AgentStatus,
@@ -705,7 +705,7 @@ export function approvedIfApproving(writeId: string, result: Record<string, unkn
 /** The book account of an agent's wallet on one network, as a booking needs it (see walletAccountOf). */
 export type WalletAccountRef = { id: string; currency: string };
 
-const lastingWalletAccounts = new LastingRows<WalletAccountRef>();
+const lastingWalletAccounts = new CommittedRows<WalletAccountRef>();
 
 /**
  * The proven book account of an agent's wallet on a network, read once per process: an account's
@@ -724,7 +724,7 @@ export async function provenWalletAccount(
   if (known) return known;
   const row = await db
     .selectFrom('accounts')
-    .select(['id', 'currency', committedByOthers.as('lasting')])
+    .select(['id', 'currency', readBeforeAnyWrite.as('lasting')])
     .where('space_id', '=', spaceId)
     .where('address', '=', address)
     .where('network', '=', network)
@@ -733,6 +733,6 @@ export async function provenWalletAccount(
     .executeTakeFirst();
   if (!row) return undefined;
   const ref = { id: row.id, currency: row.currency };
-  if (row.lasting) lastingWalletAccounts.remember(key, ref);
+  lastingWalletAccounts.keep(key, ref, row.lasting);
   return ref;
 }

@@ -11,10 +11,9 @@ import {
   type X402World,
 } from './x402-setup.ts';
 
-// A page payment writes its claim while the scheme checks the authorization; the broadcast, and
-// only it, waits for the claim. So nothing reaches the chain before the claim is committed (a
-// crash during the broadcast stays recoverable), and a claim another call holds means this call
-// broadcasts nothing at all.
+// A page payment commits its claim before the scheme settles. So nothing reaches the chain before
+// the claim is committed (a crash during the broadcast stays recoverable), and a claim another
+// call holds means this call broadcasts nothing at all.
 
 let w: X402World;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import {
   parseDecimalText,
 } from '../../core/money.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
-import { LastingRows } from '../../platform/db/lasting.ts';
+import { CommittedRows } from '../../platform/db/lasting.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { type Member, spaceOfMember } from '../../platform/http/member.ts';
 import { increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
@@ -162,7 +162,7 @@ export type AccountFacts = { id: string; kind: string; currency: string };
 
 // An account's kind and currency never change and accounts are never deleted: once read from a
 // committed row they are kept by (space, id) (see platform/db/lasting.ts).
-const lastingFacts = new LastingRows<AccountFacts>();
+const lastingFacts = new CommittedRows<AccountFacts>();
 
 /** An account's kind and currency, for a caller that needs no more (a charge); 422 when unknown. */
 export async function requireAccountFacts(
@@ -179,7 +179,7 @@ export async function requireAccountFacts(
       account_id: accountId,
     });
   const facts = { id: row.id, kind: row.kind, currency: row.currency };
-  if (row.lasting) lastingFacts.remember(key, facts);
+  lastingFacts.keep(key, facts, row.lasting);
   return facts;
 }
 

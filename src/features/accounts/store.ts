@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
-import { committedByOthers } from '../../platform/db/lasting.ts';
+import { readBeforeAnyWrite } from '../../platform/db/lasting.ts';
 import { olderThan } from '../../platform/db/paging.ts';
 import type { AccountsTable } from '../../platform/db/schema.ts';
 
@@ -61,7 +61,7 @@ export async function insertAccount(db: Queryable, row: AccountRow) {
 export function findAccountFacts(db: Queryable, spaceId: string, accountId: string) {
   return db
     .selectFrom('accounts')
-    .select(['id', 'kind', 'currency', committedByOthers.as('lasting')])
+    .select(['id', 'kind', 'currency', readBeforeAnyWrite.as('lasting')])
     .where('space_id', '=', spaceId)
     .where('id', '=', accountId)
     .executeTakeFirst();

@@ -25,13 +25,11 @@ export function createAgentDoor(deps: AgentDoorDeps) {
       throw new AppError('unauthorized', 'Send the agent token as Authorization: Bearer oat_….');
     const token = authorization.startsWith('Bearer ') ? authorization.slice(7).trim() : '';
     if (!hasSecretShape(token, SECRET_PREFIX.agentKey)) throw new AppError('unauthorized', UNAUTHORIZED);
-    // One statement finds the agent and counts this call on its rate bucket.
-    const { row, decision } = await deps.limiter.hitAlong(deps.db, store.agentByHash, {
-      token_hash: sha256Hex(token),
-    });
-    if (!row || row.revoked_at !== null || decision === null)
-      throw new AppError('unauthorized', UNAUTHORIZED);
-    const { rate_key: _key, account_ids: restrictedTo, ...principal } = row;
+    const row = await store.agentByTokenHash(deps.db, sha256Hex(token));
+    if (!row || row.revoked_at !== null) throw new AppError('unauthorized', UNAUTHORIZED);
+    // A live agent's every call counts, refused ones too.
+    const { decision } = await deps.limiter.hit({ keyId: row.id });
+    const { account_ids: restrictedTo, ...principal } = row;
     if (principal.issuer_role === null || !canAdminister(principal.issuer_role)) {
       throw new AppError('unauthorized', UNAUTHORIZED);
     }

@@ -6,8 +6,8 @@ import { LOCAL_NETWORK, localExactRequirement } from '../../../test/fixtures/loc
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../platform/chain/token.ts';
 import { agentSigner } from './signer.ts';
 
-// The signer that splits hashing from signing must sign exactly what the account's own
-// signTypedData signs (RFC 6979 signatures are deterministic, so the bytes are equal).
+// The agent's signer must sign exactly what the account's own signTypedData signs (RFC 6979
+// signatures are deterministic, so the bytes are equal), and only after its countersign resolved.
 
 const network = LOCAL_NETWORK;
 
@@ -77,6 +77,35 @@ describe('agentSigner', () => {
     const longNonce = typedData(account.address, tokenDomain, 1n, `0x${'11'.repeat(33)}`);
     await expect(signer.signTypedData(longNonce)).rejects.toThrow();
     await expect(account.signTypedData(longNonce as never)).rejects.toThrow();
+  });
+
+  it('signs only once the countersign resolved, and not at all when it rejects', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const typed = typedData(account.address, tokenDomain, 3n, randomNonce());
+    const order: string[] = [];
+    let release!: () => void;
+    const recorded = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const signer = agentSigner(account, undefined, async () => {
+      order.push('countersign asked');
+      await recorded;
+      order.push('countersign resolved');
+    });
+    const signing = signer.signTypedData(typed).then((signature) => {
+      order.push('signed');
+      return signature;
+    });
+    await Promise.resolve();
+    expect(order).toEqual(['countersign asked']);
+    release();
+    expect(await signing).toBe(await account.signTypedData(typed as never));
+    expect(order).toEqual(['countersign asked', 'countersign resolved', 'signed']);
+
+    const refusing = agentSigner(account, undefined, async () => {
+      throw new Error('the fence refused');
+    });
+    await expect(refusing.signTypedData(typed)).rejects.toThrow('the fence refused');
   });
 
   it('is what the official exact scheme signs an x402 payment with', async () => {

@@ -1,5 +1,5 @@
 import { type ClientEvmSigner, toClientEvmSigner } from '@x402/evm';
-import { type Hex, hashTypedData } from 'viem';
+import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { SecretBox } from '../../platform/crypto.ts';
 
@@ -31,19 +31,17 @@ export function agentAccount(secrets: SecretBox, sealedKey: string, nowMs = Date
 
 /**
  * Asked with the typed data about to be signed, before its signature is made; the signature is
- * handed out only once the answer resolves, and not at all when it rejects. It runs while the
- * signature is computed (an x402 fetch records the authorization meanwhile).
+ * made only once the answer resolved (an x402 fetch records the authorization first), and not
+ * at all when it rejects.
  */
 export type Countersign = (typed: TypedData) => Promise<void>;
 
 type TypedData = Parameters<ClientEvmSigner['signTypedData']>[0];
 
 /**
- * What the x402 client signs with: the agent's account. The typed data is hashed by viem's own
- * `hashTypedData` (which checks its domain, types and message) and signed by the account, which
- * is exactly what the account's `signTypedData` does in one step. Split in two, both CPU-bound
- * steps (hashing and the secp256k1 signing) run while `countersign`'s statement is on its way;
- * the signature is returned only after `countersign` resolved.
+ * What the x402 client signs with: the agent's account, after `countersign` (when given)
+ * resolved. A recorded authorization is signed only then, so no signature exists for an
+ * authorization whose record failed.
  */
 export function agentSigner(
   account: PrivateKeyAccount,
@@ -52,18 +50,8 @@ export function agentSigner(
 ): ClientEvmSigner {
   const signer = toClientEvmSigner(account, publicClient as never);
   const signTypedData = async (typed: TypedData) => {
-    if (!countersign) return account.sign({ hash: hashTypedData(typed as never) });
-    const answered = countersign(typed);
-    // Seen as handled at once: if it rejects while the signature is computed, it is awaited below.
-    answered.catch(() => undefined);
-    // Hashing and signing are CPU-bound: let the countersign's statement be written to its socket
-    // first. Should hashing throw (typed data viem refuses), nothing is signed, so nothing leaves;
-    // an authorization the countersign recorded meanwhile is released by the repair job once
-    // its validBefore passed, as any recorded authorization that never reached the chain.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    const signature = await account.sign({ hash: hashTypedData(typed as never) });
-    await answered;
-    return signature;
+    if (countersign) await countersign(typed);
+    return account.signTypedData(typed as never);
   };
   return { ...signer, signTypedData };
 }

@@ -1,7 +1,6 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
-import type { QueryArg } from '../../platform/db/compiled-once.ts';
 import type { Queryable } from '../../platform/db/database.ts';
-import { committedByOthers, LastingRows } from '../../platform/db/lasting.ts';
+import { CommittedRows, readBeforeAnyWrite } from '../../platform/db/lasting.ts';
 import type {
   AgentBookRowsTable,
   AgentStatus,
@@ -69,13 +68,11 @@ export async function lockAgent(db: Queryable, agentId: string) {
 }
 
 /**
- * The door's lookup of a token hash (built once, with the hash as its argument, and run by the
- * rate limiter, which counts the call in the same statement): the agent with its issuer's role
- * and name, its space, the accounts a restricted agent may touch, and `rate_key`, the key its
- * calls count on (none for a revoked agent).
+ * The door's lookup of a token hash: the agent with its issuer's role and name, its space, and
+ * the accounts a restricted agent may touch.
  */
-export const agentByHash = (db: Queryable, arg: QueryArg<{ token_hash: string }>) =>
-  db
+export function agentByTokenHash(db: Queryable, tokenHash: string) {
+  return db
     .selectFrom('agents')
     .innerJoin('spaces', 'spaces.id', 'agents.space_id')
     .innerJoin('users', 'users.id', 'agents.issuer_user_id')
@@ -91,19 +88,14 @@ export const agentByHash = (db: Queryable, arg: QueryArg<{ token_hash: string }>
       'spaces.name as space_name',
       'spaces.base_currency as base_currency',
       eb
-        .case()
-        .when('agents.revoked_at', 'is', null)
-        .then(eb.ref('agents.id'))
-        .else(null)
-        .end()
-        .as('rate_key'),
-      eb
         .selectFrom('agent_accounts')
         .select(sql<string[]>`array_agg(account_id::text ORDER BY account_id)`.as('ids'))
         .whereRef('agent_accounts.agent_id', '=', 'agents.id')
         .as('account_ids'),
     ])
-    .where('agents.token_hash', '=', arg('token_hash'));
+    .where('agents.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
 
 export type AgentPrincipal = AgentRow & {
   issuer_role: Role | null;
@@ -713,7 +705,7 @@ export function approvedIfApproving(writeId: string, result: Record<string, unkn
 /** The book account of an agent's wallet on one network, as a booking needs it (see walletAccountOf). */
 export type WalletAccountRef = { id: string; currency: string };
 
-const lastingWalletAccounts = new LastingRows<WalletAccountRef>();
+const lastingWalletAccounts = new CommittedRows<WalletAccountRef>();
 
 /**
  * The proven book account of an agent's wallet on a network, read once per process: an account's
@@ -732,7 +724,7 @@ export async function provenWalletAccount(
   if (known) return known;
   const row = await db
     .selectFrom('accounts')
-    .select(['id', 'currency', committedByOthers.as('lasting')])
+    .select(['id', 'currency', readBeforeAnyWrite.as('lasting')])
     .where('space_id', '=', spaceId)
     .where('address', '=', address)
     .where('network', '=', network)
@@ -741,6 +733,6 @@ export async function provenWalletAccount(
     .executeTakeFirst();
   if (!row) return undefined;
   const ref = { id: row.id, currency: row.currency };
-  if (row.lasting) lastingWalletAccounts.remember(key, ref);
+  lastingWalletAccounts.keep(key, ref, row.lasting);
   return ref;
 }

@@ -206,9 +206,9 @@ const ONLY_EIP3009 = 'Only an EIP-3009 authorization is paid: its outcome can be
 /**
  * The official client, signing with the agent's key. A quote in a token this server does not
  * pay is refused before signing; for anything else the signer asks `beforeSending` with the
- * authorization it is about to sign and signs while that statement is on its way; the client gets
- * the signature only once `beforeSending` let it go, and a refused payment is dropped unsent (the
- * client sends nothing when signing throws). After creation, the payment must carry the very
+ * authorization it is about to sign and signs only once `beforeSending` let it go (its reservation
+ * committed); a refused payment is never signed and is dropped unsent (the client sends nothing
+ * when signing throws). After creation, the payment must carry the very
  * authorization that was recorded.
  */
 export function payingFetch(deps: X402FetchDeps, sealedKey: string, beforeSending: BeforeSending) {

@@ -5,7 +5,7 @@ import { AppError } from '../../core/errors.ts';
 import { formatAmount } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable, Tx } from '../../platform/db/database.ts';
-import { LastingRows } from '../../platform/db/lasting.ts';
+import { CommittedRows } from '../../platform/db/lasting.ts';
 import { contactExists } from '../contacts/index.ts';
 import {
   type LedgerAccountRef,
@@ -30,7 +30,7 @@ export type OpenCredit = Pick<
 
 // Kept by (space, client_ref, currency), a unique key, once read from a committed row (see
 // platform/db/lasting.ts): the charge path then reads nothing to find its client.
-const lastingCredits = new LastingRows<OpenCredit>();
+const lastingCredits = new CommittedRows<OpenCredit>();
 
 /**
  * Serializes the writes that must see each other for one client credit (the refusal that reuses
@@ -59,7 +59,7 @@ export async function openClientCredit(
   if (existing) {
     const { lasting, ...fields } = existing;
     const credit = { ...fields, ledgerAccount };
-    if (lasting) lastingCredits.remember(key, credit);
+    lastingCredits.keep(key, credit, lasting);
     return credit;
   }
   const row = await store.insertOrGet(tx, {

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
-import { committedByOthers } from '../../platform/db/lasting.ts';
+import { readBeforeAnyWrite } from '../../platform/db/lasting.ts';
 import type { ClientCreditsTable } from '../../platform/db/schema.ts';
 
 export type ClientCreditRow = Selectable<ClientCreditsTable>;
@@ -15,7 +15,7 @@ export async function findByRef(db: Queryable, spaceId: string, clientRef: strin
     .executeTakeFirst();
 }
 
-/** The fields of a client credit that never change, and whether another transaction wrote it. */
+/** The fields of a client credit that never change, and whether they were read before any write. */
 export async function findLastingByRef(db: Queryable, spaceId: string, clientRef: string, currency: string) {
   return db
     .selectFrom('client_credits')
@@ -26,7 +26,7 @@ export async function findLastingByRef(db: Queryable, spaceId: string, clientRef
       'currency',
       'ledger_account_id',
       'page_token',
-      committedByOthers.as('lasting'),
+      readBeforeAnyWrite.as('lasting'),
     ])
     .where('space_id', '=', spaceId)
     .where('client_ref', '=', clientRef)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { jsonRecords, recordsJson } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
-import { committedByOthers, committedByOthersOf, LastingRows } from '../../platform/db/lasting.ts';
+import { CommittedRows, readBeforeAnyWrite } from '../../platform/db/lasting.ts';
 import type { Rider } from '../../platform/db/rider.ts';
 import type { LedgerAccountsTable } from '../../platform/db/schema.ts';
 import { type LedgerAccountKind, type LedgerAccountRef, type NormalSide, naturalSign } from './domain.ts';
@@ -41,7 +41,7 @@ const toRef = (row: Row): LedgerAccountRef => ({
 
 // A ledger account's id, currency, side and flags never change and the row is never deleted:
 // once read from a committed row it is kept by its unique key (see platform/db/lasting.ts).
-const lastingAccounts = new LastingRows<LedgerAccountRef>();
+const lastingAccounts = new CommittedRows<LedgerAccountRef>();
 
 const specKey = (spec: { spaceId: string; kind: string; ref: string; currency: string }) =>
   `${spec.spaceId}|${spec.kind}|${spec.currency}|${spec.ref}`;
@@ -60,7 +60,7 @@ export async function ensureLedgerAccount(db: Queryable, spec: LedgerAccountSpec
         'normal_side',
         'tracks_balance',
         'no_overdraft',
-        committedByOthers.as('lasting'),
+        readBeforeAnyWrite.as('lasting'),
       ])
       .where('space_id', '=', spec.spaceId)
       .where('kind', '=', spec.kind)
@@ -69,7 +69,7 @@ export async function ensureLedgerAccount(db: Queryable, spec: LedgerAccountSpec
       .executeTakeFirst();
     if (!row) return undefined;
     const ref = toRef(row);
-    if (row.lasting) lastingAccounts.remember(key, ref);
+    lastingAccounts.keep(key, ref, row.lasting);
     return ref;
   };
   const existing = await find();
@@ -103,7 +103,7 @@ export async function ensureLedgerAccounts(
   const lookup = () =>
     sql<Row & { space_id: string; kind: string; ref: string; lasting: boolean }>`
       SELECT a.id, a.space_id, a.kind, a.ref, a.currency, a.normal_side, a.tracks_balance, a.no_overdraft,
-        ${committedByOthersOf('a')} AS lasting
+        ${readBeforeAnyWrite} AS lasting
       FROM ${jsonRecords(
         wanted.map((spec) => ({
           space_id: spec.spaceId,
@@ -122,7 +122,7 @@ export async function ensureLedgerAccounts(
           const key = specKey({ ...row, spaceId: row.space_id });
           const ref = toRef(row);
           found.set(key, ref);
-          if (row.lasting) lastingAccounts.remember(key, ref);
+          lastingAccounts.keep(key, ref, row.lasting);
         }
         return found;
       });

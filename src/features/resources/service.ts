@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock.ts';
 import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
-import { LastingRows } from '../../platform/db/lasting.ts';
+import { CommittedRows } from '../../platform/db/lasting.ts';
 import { incomeRowEntries, incomeRows, type PageInput } from '../ledger/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
 import { chartStart, dailySeries } from './domain.ts';
@@ -12,7 +12,7 @@ export type ResourcesDeps = { db: Db; clock: Clock };
 
 // An endpoint's id never changes for its (space, address), a unique key, and endpoints are never
 // deleted: once read from a committed row it is kept (see platform/db/lasting.ts).
-const lastingResources = new LastingRows<string>();
+const lastingResources = new CommittedRows<string>();
 
 /**
  * Files a payment or a charge under the endpoint it paid for: the address creates the card the
@@ -30,7 +30,7 @@ export async function fileResource(
   const known = lastingResources.get(key);
   if (known) return known;
   const filed = await store.upsertResource(db, spaceId, address, at);
-  if (filed.lasting) lastingResources.remember(key, filed.id);
+  lastingResources.keep(key, filed.id, filed.lasting);
   return filed.id;
 }
 

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
-import { committedByOthers } from '../../platform/db/lasting.ts';
+import { readBeforeAnyWrite } from '../../platform/db/lasting.ts';
 import { olderThan } from '../../platform/db/paging.ts';
 
 /**
  * The endpoint filed under `address` in the space, created on first use. Answers its id and
- * whether the row was written by another, committed transaction (only then may it be kept).
+ * whether it was read before this transaction wrote anything (only then may it be kept).
  */
 export async function upsertResource(
   db: Queryable,
@@ -18,7 +18,7 @@ export async function upsertResource(
   const find = () =>
     db
       .selectFrom('resources')
-      .select(['id', committedByOthers.as('lasting')])
+      .select(['id', readBeforeAnyWrite.as('lasting')])
       .where('space_id', '=', spaceId)
       .where('address', '=', address)
       .executeTakeFirst();

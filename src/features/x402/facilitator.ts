@@ -1,9 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
 import { type PendingSettlementStore, x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Chain } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
@@ -12,10 +9,10 @@ import {
   createPlannedSender,
   createSendPlanner,
   type PlannedCall,
-  type SendTurn,
 } from '../../platform/chain/send-plan.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
+import { withSessionLock } from '../../platform/db/session-lock.ts';
 import * as store from './store.ts';
 
 // The x402 facilitator Tollbook runs: the maintained @x402/core facilitator with @x402/evm's
@@ -43,21 +40,6 @@ export function pendingKey(signature: string): string {
   return sha256Hex(signature.toLowerCase());
 }
 
-/**
- * What a broadcast made within one settle call must wait for (the page's claim, committed while
- * the scheme checked the authorization). The scheme calls the signer with no context of its
- * own, so the gate travels with the call's async context; a gate that throws stops the send.
- */
-const broadcastGate = new AsyncLocalStorage<() => Promise<void>>();
-
-export function withBroadcastGate<T>(gate: () => Promise<void>, run: () => Promise<T>): Promise<T> {
-  return broadcastGate.run(gate, run);
-}
-
-async function passBroadcastGate(): Promise<void> {
-  await broadcastGate.getStore()?.();
-}
-
 /** The scheme's pending-settlement store, shared by every process through PostgreSQL. */
 function pendingStore(db: Db, firstAttempts: Set<string>): PendingSettlementStore {
   return {
@@ -70,53 +52,25 @@ function pendingStore(db: Db, firstAttempts: Set<string>): PendingSettlementStor
   };
 }
 
+/** Runs one send at a time: what a gas wallet's lane does with each send. */
+type Lane = <T>(send: () => Promise<T>) => Promise<T>;
+
 /**
- * Runs a gas-wallet send while holding a PostgreSQL advisory lock on (chain, wallet): every
- * process sharing the database sends one at a time, so the nonce each one reads (the node's
- * pending count) already includes the other processes' transactions. The lock is held only
- * until the node accepted the transaction, not until it is mined. The send's answer goes back
- * as soon as the node gave it: the unlock (and the connection's release) follows on its own
- * while the caller waits for the receipt, so it costs the payment no round trip. The lock's
- * statement also takes the next turn number (migration 0170), once the lock is held: the send is
- * told its turn, so a sender can tell whether anybody sent between two of its own turns.
+ * The lane across processes sharing PostgreSQL: a session lock on (chain, wallet), held on a
+ * connection of its own outside any transaction from before the nonce is read until the node
+ * answered the broadcast (or the send ended unknown), so each sender's nonce read already holds
+ * every other process's sends. The lock is not held until the transaction is mined.
  */
-function oneSenderAtATime(db: Db, chainId: number, wallet: string, logger: Logger | undefined) {
-  const digest = createHash('sha256').update(`gas-wallet:${chainId}:${wallet.toLowerCase()}`).digest();
-  const [high, low] = [digest.readInt32BE(0), digest.readInt32BE(4)];
-  return <T>(send: (turn: SendTurn) => Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      db.connection()
-        .execute(async (connection) => {
-          // The subquery (kept apart by OFFSET 0) yields its row once the lock is held, so the
-          // turn is drawn after every earlier holder's.
-          const locked = await sql<{ turn: string }>`
-            SELECT nextval('gas_wallet_turns')::text AS turn
-            FROM (SELECT pg_advisory_lock(${high}, ${low}) OFFSET 0) AS locked`.execute(connection);
-          try {
-            resolve(await send(BigInt(locked.rows[0]!.turn)));
-          } catch (error) {
-            reject(error);
-          } finally {
-            await sql`SELECT pg_advisory_unlock(${high}, ${low})`.execute(connection);
-          }
-        })
-        .catch((error: unknown) => {
-          // Before the send: the lock was not taken, so the send fails. After it, the answer is
-          // already given and only the failed unlock is reported (as before this change, only a
-          // broken connection fails it, and the end of its session frees the lock).
-          reject(error);
-          logger?.error({ err: error }, 'the gas wallet lock failed');
-        });
-    });
+function sharedLane(db: Db, chainId: number, wallet: string, logger: Logger | undefined): Lane {
+  const name = `gas-wallet:${chainId}:${wallet.toLowerCase()}`;
+  return (send) => withSessionLock(db, name, send, logger);
 }
 
-/** Runs sends one at a time in this process (the embedded database's case: one process). */
-function oneAtATimeHere() {
+/** The lane in this process only (the embedded database's case: one process). */
+function localLane(): Lane {
   let last: Promise<unknown> = Promise.resolve();
-  let turns = 0n;
-  return <T>(send: (turn: SendTurn) => Promise<T>): Promise<T> => {
-    const run = () => send(++turns);
-    const next = last.then(run, run);
+  return <T>(send: () => Promise<T>): Promise<T> => {
+    const next = last.then(send, send);
     last = next.catch(() => undefined);
     return next;
   };
@@ -177,19 +131,22 @@ export function createFacilitator(
     if (!clients || !wallet) continue;
     const { publicClient } = clients;
     // Embedded PGlite is one process's: an in-process queue is enough there.
-    const serialize = options.sharedDatabase
-      ? oneSenderAtATime(db, network.chainId, wallet.account.address, options.logger)
-      : oneAtATimeHere();
+    const lane = options.sharedDatabase
+      ? sharedLane(db, network.chainId, wallet.account.address, options.logger)
+      : localLane();
     const codeOf = codeReader(publicClient, network.token.address);
     const planner = createSendPlanner(publicClient as never, network.chainId);
-    // A key held here signs while the node is asked for the nonce, or knows the nonce without
-    // asking after its own mined send in the turn before (see createPlannedSender).
+    // A key held here signs in this process, at the nonce the node gives in the lane, and a send
+    // that ends unknown is followed by its hash (see createPlannedSender).
     const account = wallet.account;
-    const sendPlanned =
+    const planned =
       account.type === 'local' && account.signTransaction
-        ? createPlannedSender(publicClient as never, {
-            account: { address: account.address, signTransaction: account.signTransaction },
-          })
+        ? createPlannedSender(
+            publicClient as never,
+            { account: { address: account.address, signTransaction: account.signTransaction } },
+            network.name,
+            options.logger,
+          )
         : undefined;
     // viem's clients have every method the scheme needs; their argument types are stricter than
     // the scheme's structural ones, hence the casts at this one seam.
@@ -199,25 +156,16 @@ export function createFacilitator(
         readContract: (args) => publicClient.readContract(args as never),
         verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
         writeContract: async (args) => {
-          const gate = passBroadcastGate();
-          gate.catch(() => {});
-          // Gas and fee caps known beforehand spare the node a fill request per payment.
-          const plan = await planner
-            .plan(args as ContractCall, wallet.account.address)
-            .catch(() => undefined);
-          // Signed while the gate and the turn are awaited; broadcast only past both.
-          const prepared = plan && sendPlanned?.prepare(args as PlannedCall, plan);
-          await gate;
-          if (prepared) return serialize((turn) => prepared.send(turn));
-          return serialize(() => wallet.writeContract({ ...(args as object), ...plan } as never));
+          // Gas and fee caps known beforehand spare the node a fill request per payment. A plan
+          // that could not be made fails the send before anything leaves.
+          const plan = await planner.plan(args as ContractCall, wallet.account.address);
+          if (plan && planned) return lane(() => planned.send(args as PlannedCall, plan));
+          // A chain without EIP-1559 fees, or a key held by the node: viem fills and sends.
+          return lane(() => wallet.writeContract({ ...(args as object), ...plan } as never));
         },
-        sendTransaction: async (args) => {
-          await passBroadcastGate();
-          return serialize(() => wallet.sendTransaction(args as never));
-        },
+        sendTransaction: (args) => lane(() => wallet.sendTransaction(args as never)),
         waitForTransactionReceipt: async (args) => {
           const receipt = await publicClient.waitForTransactionReceipt(args);
-          sendPlanned?.mined(receipt.transactionHash);
           if (receipt.status !== 'success') planner.forget();
           return receipt;
         },

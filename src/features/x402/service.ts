@@ -29,7 +29,7 @@ import {
   requirementsFor,
   X402_VERSION,
 } from './domain.ts';
-import { type Facilitator, pendingKey, withBroadcastGate } from './facilitator.ts';
+import { type Facilitator, pendingKey } from './facilitator.ts';
 import * as store from './store.ts';
 
 // The machine side of a payment page (spec §4 rules 2–3): the x402 quote, and the settlement of
@@ -173,19 +173,13 @@ export async function payOnPage(deps: X402Deps, token: string, header: string): 
     const error = `no_matching_quote: this request takes no ${read.facts.scheme} payment on ${read.facts.network}.`;
     return quoteAnswer({ ...quote, error });
   }
-  // The claim is written while the facilitator's settle checks the authorization (signature,
-  // amount, pay-to, time window, nonce, a simulation): its broadcast, and only that, waits for the
-  // claim's commit, so a crash during the broadcast stays recoverable and two calls never both
-  // broadcast, while the claim's round trip and WAL flush cost the payment nothing. A refused
-  // authorization frees the claim at once; a retry of the same authorization finds the claim.
+  // The claim is committed before the facilitator's settle runs, so a crash during the broadcast
+  // stays recoverable and two calls never both broadcast. A refused authorization frees the
+  // claim; a retry of the same authorization finds it.
   const claim = newClaim(deps, request, requirement, read.facts, 'page');
-  const claimed = store.insertClaim(deps.db, claim);
-  // Awaited in settleClaim; until then a failed insert must not count as unhandled.
-  claimed.catch(() => {});
-  // One turn of the event loop lets the insert leave before the scheme's CPU-bound checks
-  // (hashing, signature recovery) hold the thread: its connection is handed over on a later tick.
-  await new Promise((resolve) => setImmediate(resolve));
-  return settleClaim(deps, claim, request, quote, requirement, payload as PaymentPayload, claimed);
+  if (!(await store.insertClaim(deps.db, claim)))
+    return answerForLostClaim(deps, request, quote, requirement, payload as PaymentPayload, claim);
+  return settleClaim(deps, claim, request, quote, requirement, payload as PaymentPayload, true);
 }
 
 /** The answer when another call holds the authorization's claim: this call broadcast nothing. */
@@ -300,8 +294,7 @@ async function answerForExisting(
 
 /**
  * Puts a claimed authorization on chain and books it; frees the claim when the chain refuses.
- * With `claimed` (the claim's insert, still in flight: a first attempt), the broadcast waits for
- * it, and a claim another call made first sends this call to that claim's answer.
+ * `firstAttempt`: this call just made the claim, so no earlier attempt can have broadcast it.
  */
 async function settleClaim(
   deps: X402Deps,
@@ -310,11 +303,9 @@ async function settleClaim(
   quote: PaymentRequired,
   requirement: Requirements,
   payload: PaymentPayload,
-  claimed?: Promise<boolean>,
+  firstAttempt = false,
 ): Promise<MachineAnswer> {
-  const outcome = await putOnChain(deps, claim, requirement, payload, claimed !== undefined, claimed);
-  if (!outcome.ok && outcome.unclaimed)
-    return answerForLostClaim(deps, request, quote, requirement, payload, claim);
+  const outcome = await putOnChain(deps, claim, requirement, payload, firstAttempt);
   if (!outcome.ok) return outcome.answer ?? quoteAnswer({ ...quote, error: outcome.error }, outcome.response);
   const booked = await bookSettlement(deps, claim, outcome.response, { seen: request });
   return paidAnswer(presentRequest(booked, deps.publicUrl, deps.clock.now()), outcome.response);
@@ -327,14 +318,11 @@ type ChainOutcome =
       error: string;
       response: SettleResponse;
       answer?: MachineAnswer;
-      /** The claim in flight was not made (another call holds it): nothing was broadcast. */
-      unclaimed?: true;
     };
 
 /**
- * Settles a claimed authorization through the scheme. `claimed`, when given, is the claim's insert
- * still in flight: the scheme's checks run meanwhile, and its broadcast waits for the insert and
- * happens only if it made the claim (a claim not made answers `unclaimed` and changes nothing).
+ * Settles a claimed authorization through the scheme. `firstAttempt`: the caller just made the
+ * claim, so the scheme's pending-settlement store need not be asked about an earlier broadcast.
  */
 export async function putOnChain(
   deps: X402Deps,
@@ -342,16 +330,14 @@ export async function putOnChain(
   requirement: Requirements,
   payload: PaymentPayload,
   firstAttempt: boolean,
-  claimed?: Promise<boolean>,
 ): Promise<ChainOutcome> {
   let response: SettleResponse;
   const key = pendingKey(String(payload.payload.signature));
   // Only the call that put the key there takes it out (two calls may race for one claim).
   const marked = firstAttempt && !deps.facilitator.firstAttempts.has(key);
   if (marked) deps.facilitator.firstAttempts.add(key);
-  const settle = () => deps.facilitator.engine.settle(payload, requirement as PaymentRequirements);
   try {
-    response = await (claimed ? withBroadcastGate(() => claimMade(claimed), settle) : settle());
+    response = await deps.facilitator.engine.settle(payload, requirement as PaymentRequirements);
   } catch (error) {
     response = {
       success: false,
@@ -362,7 +348,6 @@ export async function putOnChain(
     deps.logger?.error({ err: error, claim: claim.id }, 'x402 settlement threw');
   }
   if (marked) deps.facilitator.firstAttempts.delete(key);
-  if (claimed && !(await claimed)) return { ok: false, error: 'unclaimed', response, unclaimed: true };
   if (response.success) return { ok: true, response };
   if (response.errorReason === 'settlement_pending' && response.transaction) {
     const now = deps.clock.now();
@@ -385,12 +370,6 @@ export async function putOnChain(
   );
   const error = `${response.errorReason}: ${describeReason(response.errorReason, response.errorMessage)}`;
   return { ok: false, error, response };
-}
-
-/** The broadcast's gate: passes once the claim is committed, throws when another call made it. */
-async function claimMade(claimed: Promise<boolean>): Promise<void> {
-  if (!(await claimed))
-    throw new Error('Another call holds this authorization’s claim; nothing is broadcast.');
 }
 
 /**

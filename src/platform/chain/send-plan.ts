@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import {
   type Abi,
   type Address,
@@ -6,10 +7,12 @@ import {
   encodeFunctionData,
   type Hash,
   type Hex,
+  keccak256,
   type PublicClient,
   RpcRequestError,
   type TransactionSerializableEIP1559,
 } from 'viem';
+import { chainUnknownTotal, describeChainError, readChain } from './outcome.ts';
 
 // A gas wallet sends the same kind of call again and again (transferWithAuthorization on one
 // token). Asking the node to fill every transaction (eth_fillTransaction: gas, fees) costs a
@@ -103,59 +106,55 @@ type LocalWallet = {
   };
 };
 
-/**
- * The sender's turn at the wallet, numbered by whoever hands out the turns (the gas wallet's
- * lock across processes, or an in-process queue). Consecutive numbers mean nobody else sent
- * through that lock in between.
- */
-export type SendTurn = bigint;
-
 export type PlannedSender = {
   /**
-   * Prepares a planned call before the caller's turn: it is signed meanwhile. `send` broadcasts
-   * it once the caller holds the wallet for `turn`, until `send` answers.
+   * Signs and broadcasts a planned call at the nonce the node gives, and answers its hash.
+   * Throws only when nothing was sent: the nonce could not be read, or the node refused the
+   * transaction and does not hold it. Call it while holding the wallet's lane.
    */
-  prepare(call: PlannedCall, plan: SendPlan): { send(turn: SendTurn): Promise<Hash> };
-  /** A receipt was seen for `hash` (whatever its status: its nonce is spent). */
-  mined(hash: Hash): void;
+  send(call: PlannedCall, plan: SendPlan): Promise<Hash>;
 };
 
-/** The node answered the send with an error (so it did not take the transaction). */
+/**
+ * JSON-RPC's internal error: the node answered, but may have taken the transaction before it
+ * failed, so it is no refusal.
+ */
+const RPC_INTERNAL_ERROR = -32603;
+
+/** The node answered the send with an error of its own: it says it did not take the transaction. */
 function refusedByNode(error: unknown): boolean {
-  return error instanceof BaseError && error.walk((cause) => cause instanceof RpcRequestError) !== null;
+  if (!(error instanceof BaseError)) return false;
+  const answer = error.walk((cause) => cause instanceof RpcRequestError);
+  return answer instanceof RpcRequestError && answer.code !== RPC_INTERNAL_ERROR;
 }
 
 /**
- * Sends planned calls from a wallet whose key is in this process, one at a time (the caller
- * serializes: a process-wide queue, and across processes the gas wallet's lock).
+ * Sends planned calls from a wallet whose key is in this process. The caller runs one send at a
+ * time per wallet (its lane: a session lock shared by the processes on one database, or a queue
+ * in the one process of an embedded database), so the node's pending count, read in the lane,
+ * already holds every earlier send.
  *
- * A call is signed while the caller waits for its turn, with the nonce this sender expects (one
- * past the last it sent), so the signing (about a millisecond of CPU) is off the payment's path.
- * In the turn, the nonce is known without asking the node when this sender's last transaction
- * was seen mined and the turn comes right after the one it was sent in: nobody sent through the
- * lock since, and a mined nonce cannot be taken back. If someone sent from the wallet outside
- * the lock meanwhile (the development faucet), the node refuses the send, and only then is
- * asked. Otherwise the nonce is the node's pending count, read once the caller holds its turn,
- * as viem's nonce manager would. A nonce other than the one signed for is signed again: the
- * node decides, as before.
+ * A broadcast ends three ways. The node answers with the hash: sent. The node refuses (a JSON-RPC
+ * error of its own) and, asked by the transaction's hash, does not hold it: nothing was sent, and
+ * the send throws. Anything else (a timeout, a cut connection, HTTP 5xx, the refusal's check
+ * unanswered) is unknown: the raw transaction may have reached the node, so the send answers the
+ * transaction's hash (known before the broadcast) and the caller follows that hash. It is never
+ * sent again, and never again at another nonce.
  */
-export function createPlannedSender(publicClient: PublicClient, wallet: LocalWallet): PlannedSender {
-  let last: { nonce: number; turn: SendTurn; hash: Hash; mined: boolean } | undefined;
-  const pendingCount = () =>
-    publicClient.getTransactionCount({ address: wallet.account.address, blockTag: 'pending' });
-  const broadcast = async (signed: Hex, nonce: number, turn: SendTurn) => {
-    const hash = await publicClient.sendRawTransaction({ serializedTransaction: signed });
-    last = { nonce, turn, hash, mined: false };
-    return hash;
-  };
-
-  const prepare = (call: PlannedCall, plan: SendPlan) => {
+export function createPlannedSender(
+  publicClient: PublicClient,
+  wallet: LocalWallet,
+  network: string,
+  logger?: Logger | undefined,
+): PlannedSender {
+  const address = wallet.account.address;
+  const transactionOf = (call: PlannedCall, plan: SendPlan): TransactionSerializableEIP1559 => {
     const encoded = encodeFunctionData({
       abi: call.abi as Abi,
       functionName: call.functionName,
       args: call.args as readonly unknown[],
     });
-    const transaction: TransactionSerializableEIP1559 = {
+    return {
       type: 'eip1559',
       chainId: plan.chainId,
       to: call.address,
@@ -164,43 +163,40 @@ export function createPlannedSender(publicClient: PublicClient, wallet: LocalWal
       maxFeePerGas: plan.maxFeePerGas,
       maxPriorityFeePerGas: plan.maxPriorityFeePerGas,
     };
-    const sign = (nonce: number) => wallet.account.signTransaction({ ...transaction, nonce });
-    // One turn of the event loop first lets the request for the turn leave before the CPU-bound
-    // signing.
-    const early = new Promise((resolve) => setImmediate(resolve)).then(async () => {
-      if (last === undefined) return undefined;
-      const nonce = last.nonce + 1;
-      return { nonce, signed: await sign(nonce) };
-    });
-    early.catch(() => {});
-    const signedWith = async (nonce: number) => {
-      const signed = await early.catch(() => undefined);
-      return signed?.nonce === nonce ? signed.signed : sign(nonce);
-    };
-    const send = async (turn: SendTurn): Promise<Hash> => {
-      const known = last?.mined && turn === last.turn + 1n ? last.nonce + 1 : undefined;
-      if (known !== undefined) {
-        try {
-          return await broadcast(await signedWith(known), known, turn);
-        } catch (error) {
-          // Sent again only when the node refused it and its pending count moved past the nonce
-          // used: then another sender took that nonce. A send that may have reached the node
-          // (a timeout) is never repeated.
-          const nonce = await pendingCount();
-          if (nonce === known || !refusedByNode(error)) throw error;
-          return broadcast(await signedWith(nonce), nonce, turn);
-        }
-      }
-      const nonce = await pendingCount();
-      return broadcast(await signedWith(nonce), nonce, turn);
-    };
-    return { send };
+  };
+
+  /** What the node holds under `hash` after it refused the broadcast. */
+  const afterRefusal = async (hash: Hash, refusal: unknown): Promise<Hash> => {
+    const held = await readChain(network, 'getTransaction', () => publicClient.getTransaction({ hash }));
+    if (held.kind === 'absent') throw refusal;
+    if (held.kind === 'unknown')
+      logger?.warn({ tx: hash, reason: held.reason }, 'a refused gas wallet send could not be checked');
+    return hash;
   };
 
   return {
-    prepare,
-    mined(hash) {
-      if (last?.hash === hash) last.mined = true;
+    async send(call, plan) {
+      const count = await readChain(network, 'getTransactionCount', () =>
+        publicClient.getTransactionCount({ address, blockTag: 'pending' }),
+      );
+      if (count.kind !== 'found')
+        throw new Error(`The gas wallet's next nonce could not be read; nothing was sent.`);
+      const signed = await wallet.account.signTransaction({
+        ...transactionOf(call, plan),
+        nonce: count.value,
+      });
+      const hash = keccak256(signed);
+      try {
+        return await publicClient.sendRawTransaction({ serializedTransaction: signed });
+      } catch (error) {
+        if (refusedByNode(error)) return afterRefusal(hash, error);
+        chainUnknownTotal.inc({ network, call: 'sendRawTransaction' });
+        logger?.warn(
+          { tx: hash, nonce: count.value, reason: describeChainError(error) },
+          'a gas wallet send ended unknown; it is followed by its hash',
+        );
+        return hash;
+      }
     },
   };
 }

@@ -10,11 +10,8 @@ import type { Queryable } from './database.ts';
 
 /**
  * A count the query always takes (a page's LIMIT), written into its text instead of sent as a
- * parameter. database.ts prepares each statement once per connection, and PostgreSQL keeps one
- * plan for a prepared statement only when that plan is estimated as cheap as planning for each
- * call's values; with the LIMIT a parameter, its estimate assumes a tenth of the table, so the
- * list was planned again on every page (custom plans forever). With the count in the text, after
- * five calls it keeps the plan and sends only the values.
+ * parameter: the planner then sees the real count, as it would in a prepared statement's
+ * generic plan, where a LIMIT parameter is estimated as a tenth of the table.
  */
 export function writtenCount(count: number): RawBuilder<number> {
   assert(Number.isSafeInteger(count) && count >= 0, 'A written count is a whole number.');

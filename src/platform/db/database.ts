@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -40,7 +39,6 @@ export type DatabaseOptions = {
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
-    pool.on('connect', (client) => prepareStatements(client));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const runScript = async (script: string) => {
       const client = await pool.connect();
@@ -76,37 +74,4 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       if (!pglite.closed) await pglite.close();
     },
   };
-}
-
-// Every statement the app sends with parameters is a fixed text (Kysely's builders and the sql
-// tag put values in parameters, and bulk writes pass whole documents as one parameter), so each
-// is prepared once per connection under a name derived from its text: later calls skip parsing
-// and planning. Texts are bounded in length and in number per process, so a statement built
-// with a varying shape can never fill the server's memory; past the bound, statements run
-// unnamed as before.
-const PREPARED_TEXT_CHARS_MAX = 16_000;
-const PREPARED_NAMES_MAX = 2_000;
-const preparedNames = new Map<string, string>();
-
-function statementName(text: string): string | undefined {
-  const known = preparedNames.get(text);
-  if (known !== undefined) return known;
-  if (text.length > PREPARED_TEXT_CHARS_MAX || preparedNames.size >= PREPARED_NAMES_MAX) return undefined;
-  const name = `tb_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
-  preparedNames.set(text, name);
-  return name;
-}
-
-type QueryFn = (...args: unknown[]) => unknown;
-
-function prepareStatements(client: pg.PoolClient): void {
-  const plain = client.query.bind(client) as QueryFn;
-  const prepared: QueryFn = (text, values, ...rest) => {
-    if (typeof text === 'string' && Array.isArray(values) && rest.length === 0) {
-      const name = statementName(text);
-      if (name !== undefined) return plain({ name, text, values });
-    }
-    return plain(text, values, ...rest);
-  };
-  (client as unknown as { query: QueryFn }).query = prepared;
 }

@@ -4,15 +4,21 @@ import { sql } from 'kysely';
 // credit's id and page token, an endpoint's id, an account's kind and currency) need not be read
 // again on every call. A process keeps them by their natural key. This is safe across processes
 // because the key is UNIQUE in the database (every process that asks gets the same row), the
-// cached fields are never updated, and such rows are never deleted (the schema refuses it).
+// kept fields are never updated, and such rows are never deleted (the schema refuses it).
 //
-// The one way a cache could hold a row that does not exist is to remember a row written by a
-// transaction that then rolled back. So a row is remembered only when `committedByOthers` says
-// the reading transaction did not write it itself: a row read back from another, committed
-// transaction cannot disappear.
+// The one way to keep a row that does not exist is to keep one written by a transaction that
+// then rolled back: the reader's own, or a savepoint inside it. So a row is kept only when the
+// statement that read it ran in a transaction that had written nothing (`readBeforeAnyWrite`).
+// PostgreSQL gives a transaction an id at its first write, and gives the top-level transaction
+// its id before any savepoint inside it writes; a transaction without an id has therefore
+// written nothing, and every row it sees was committed by another.
 
-/** A bounded map of lasting rows: the oldest entries go first once `limit` is reached. */
-export class LastingRows<V> {
+/**
+ * A bounded map of rows that never change once committed: the oldest entries go first once
+ * `limit` is reached. `keep` takes the `readBeforeAnyWrite` column of the statement that read the
+ * row, and keeps the row only when it is true.
+ */
+export class CommittedRows<V> {
   private readonly rows = new Map<string, V>();
 
   constructor(private readonly limit = 20_000) {}
@@ -21,16 +27,13 @@ export class LastingRows<V> {
     return this.rows.get(key);
   }
 
-  remember(key: string, value: V): void {
+  keep(key: string, value: V, readBeforeAnyWrite: boolean): void {
+    if (!readBeforeAnyWrite) return;
     if (this.rows.size >= this.limit && !this.rows.has(key)) {
       const oldest = this.rows.keys().next();
       if (!oldest.done) this.rows.delete(oldest.value);
     }
     this.rows.set(key, value);
-  }
-
-  forget(key: string): void {
-    this.rows.delete(key);
   }
 
   clear(): void {
@@ -39,14 +42,7 @@ export class LastingRows<V> {
 }
 
 /**
- * A select-list column that is true when the row was written by some other transaction than the
- * one reading it (its xmin is not the reader's transaction id): only such rows are remembered.
- * The reader's id is 64-bit (epoch and xid); a row's xmin is the 32-bit xid.
+ * A select-list column that is true when the reading transaction has written nothing, so every
+ * row the statement returns was committed by another transaction.
  */
-export const committedByOthers = committedByOthersOf();
-
-/** The same test for the row of `table` (an alias) in a query that joins several. */
-export function committedByOthersOf(table?: string) {
-  const xmin = table === undefined ? sql.ref('xmin') : sql.ref(`${table}.xmin`);
-  return sql<boolean>`(${xmin}::text <> COALESCE((txid_current_if_assigned() % 4294967296)::text, ''))`;
-}
+export const readBeforeAnyWrite = sql<boolean>`(txid_current_if_assigned() IS NULL)`;

@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
-import { type Compilable, type Expression, type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { createBatcher } from '../batch.ts';
-import { compiledOnce, type QueryArg } from '../db/compiled-once.ts';
-import type { Db, Queryable } from '../db/database.ts';
+import type { Db } from '../db/database.ts';
 
 // 240 calls per rolling minute per key, counted where every process sees the same numbers
 // (PostgreSQL, or Redis when configured). Calls are counted in ten-second buckets; a call is
@@ -27,32 +26,9 @@ export type RateDecision = {
 export type RateHit = { keyId: string; stampKey?: string };
 export type RateResult = { decision: RateDecision; stamp: string | null };
 
-/** A row found by a lookup, and the decision on the key it names (none when nothing was found). */
-export type RateAlong<Row> = { row: Row | undefined; decision: RateDecision | null };
-
-/**
- * A door's lookup (at most one row; its `rate_key` names the key to count on, null for none),
- * written with `arg('name')` wherever a value of the call goes, as compiledOnce builds: the
- * limiter builds and compiles it, with its count around it, once per process, and sends that
- * text with each call's values. Pass the same function every time (a module constant).
- */
-export type AlongLookup<Args, Row> = (
-  db: Queryable,
-  arg: QueryArg<Args>,
-) => Expression<Row> & Compilable<Row>;
-
 export interface RateLimiter {
+  /** Counts one call on `keyId` and decides on it. */
   hit(item: RateHit): Promise<RateResult>;
-  /**
-   * Runs `lookup` (at most one row; its `rate_key` names the key, null for none) and counts one
-   * call on that key. On PostgreSQL both are one statement, so a door that finds its caller
-   * and counts the call pays one round trip; with Redis, the lookup runs first, then the hit.
-   */
-  hitAlong<Args extends Record<string, unknown>, Row extends { rate_key: string | null }>(
-    db: Db,
-    lookup: AlongLookup<Args, Row>,
-    args: Args,
-  ): Promise<RateAlong<Row>>;
 }
 
 type BucketTotals = { total: number; oldestBucket: number | null };
@@ -83,25 +59,22 @@ function groupByKey(items: RateHit[]): Map<string, number[]> {
   return groups;
 }
 
-/** The current bucket and the first of the window's earlier ones, as `countingSteps` reads them. */
-function windowOf(nowMs: number) {
-  const bucket = Math.floor(nowMs / 1000 / BUCKET_SECONDS);
-  return { rate_bucket: bucket, rate_since: bucket - BUCKETS_BACK };
-}
-
-type Window = ReturnType<typeof windowOf>;
-
-/**
- * The count both PostgreSQL paths share, as two steps of a WITH: `bumped` adds each key's calls
- * (`calls` yields key_id uuid, hits int) to its current bucket; `counted` reads back the window's
- * total and its oldest non-empty bucket. The window's sum reads the statement's snapshot, so it
- * sees the earlier buckets only; the current one's count comes from `bumped`.
- */
-function countingSteps(calls: RawBuilder<unknown>, window: Window) {
-  const { rate_bucket: bucket, rate_since: since } = window;
-  return sql`bumped AS (
+export function createPostgresRateLimiter(db: Db, clock: Clock, limit = RATE_LIMIT_PER_MINUTE): RateLimiter {
+  const run = async (items: RateHit[]): Promise<RateResult[]> => {
+    const nowMs = clock.now().getTime();
+    const bucket = Math.floor(nowMs / 1000 / BUCKET_SECONDS);
+    const since = bucket - BUCKETS_BACK;
+    const groups = groupByKey(items);
+    const keyIds = [...groups.keys()];
+    const counts = keyIds.map((keyId) => groups.get(keyId)!.length);
+    // One statement per batch: `bumped` adds this batch's calls to each key's current bucket;
+    // `counted` reads back the window's total and its oldest non-empty bucket. The window's sum
+    // reads the statement's snapshot, so it sees the earlier buckets only; the current one's
+    // count comes from `bumped`.
+    const rows = await sql<{ key_id: string; total: number; oldest: number | null }>`
+      WITH bumped AS (
         INSERT INTO rate_buckets (key_id, bucket_start, hits)
-        SELECT key_id, ${bucket}, hits FROM (${calls}) AS calls
+        SELECT key_id, ${bucket}, hits FROM unnest(${keyIds}::uuid[], ${counts}::int[]) AS t(key_id, hits)
         ON CONFLICT (key_id, bucket_start) DO UPDATE SET hits = rate_buckets.hits + excluded.hits
         RETURNING key_id, hits
       ), counted AS (
@@ -112,57 +85,7 @@ function countingSteps(calls: RawBuilder<unknown>, window: Window) {
         LEFT JOIN rate_buckets r
           ON r.key_id = b.key_id AND r.bucket_start >= ${since} AND r.bucket_start < ${bucket}
         GROUP BY b.key_id, b.hits
-      )`;
-}
-
-type AlongRow<Row> = Row & { rate_total: number | null; rate_oldest: number | null };
-
-type AnyStatement = (db: Queryable, args: Record<string, unknown>) => Promise<unknown[]>;
-
-/** The statement made for a lookup, made on its first use and kept as long as the lookup is. */
-function madeFor(made: WeakMap<object, AnyStatement>, lookup: object, make: () => unknown): AnyStatement {
-  let statement = made.get(lookup);
-  if (!statement) {
-    statement = make() as AnyStatement;
-    made.set(lookup, statement);
-  }
-  return statement;
-}
-
-const alongStatements = new WeakMap<object, AnyStatement>();
-
-/**
- * The lookup and the count of its key as one statement (the same count as `run`, for the one key
- * the lookup found), built and compiled once per lookup.
- */
-function alongStatement<Args extends Record<string, unknown>, Row>(lookup: AlongLookup<Args, Row>) {
-  const statement = madeFor(alongStatements, lookup, () =>
-    compiledOnce((db: Queryable, arg: QueryArg<Args & Window>) => {
-      const window = { rate_bucket: arg('rate_bucket'), rate_since: arg('rate_since') };
-      const calls = sql`SELECT rate_key::uuid AS key_id, 1 AS hits FROM found WHERE rate_key IS NOT NULL`;
-      const text = sql<AlongRow<Row>>`
-        WITH found AS (${lookup(db, arg as QueryArg<Args>)}),
-        ${countingSteps(calls, window)}
-        SELECT found.*, counted.total AS rate_total, counted.oldest AS rate_oldest
-        FROM found LEFT JOIN counted ON counted.key_id = found.rate_key::uuid`;
-      return { compile: () => text.compile(db) };
-    }),
-  );
-  return statement as (db: Queryable, args: Args & Window) => Promise<AlongRow<Row>[]>;
-}
-
-export function createPostgresRateLimiter(db: Db, clock: Clock, limit = RATE_LIMIT_PER_MINUTE): RateLimiter {
-  const run = async (items: RateHit[]): Promise<RateResult[]> => {
-    const nowMs = clock.now().getTime();
-    const window = windowOf(nowMs);
-    const bucket = window.rate_bucket;
-    const groups = groupByKey(items);
-    const keyIds = [...groups.keys()];
-    const counts = keyIds.map((keyId) => groups.get(keyId)!.length);
-    // One statement per batch: add this batch's calls to the current buckets, then read back
-    // the window's total and its oldest non-empty bucket for every key in the batch.
-    const rows = await sql<{ key_id: string; total: number; oldest: number | null }>`
-      WITH ${countingSteps(sql`SELECT * FROM unnest(${keyIds}::uuid[], ${counts}::int[]) AS t(key_id, hits)`, window)}
+      )
       SELECT key_id, total, oldest FROM counted`.execute(db);
     const byKey = new Map(rows.rows.map((row) => [row.key_id, row]));
     const results: RateResult[] = new Array(items.length);
@@ -178,40 +101,7 @@ export function createPostgresRateLimiter(db: Db, clock: Clock, limit = RATE_LIM
     }
     return results;
   };
-  const hit = createBatcher(run);
-  const hitAlong = async <Args extends Record<string, unknown>, Row extends { rate_key: string | null }>(
-    db: Db,
-    lookup: AlongLookup<Args, Row>,
-    args: Args,
-  ): Promise<RateAlong<Row>> => {
-    const nowMs = clock.now().getTime();
-    const window = windowOf(nowMs);
-    const [first] = await alongStatement(lookup)(db, { ...args, ...window });
-    if (!first) return { row: undefined, decision: null };
-    const { rate_total: total, rate_oldest: oldest, ...row } = first;
-    const decision =
-      total === null
-        ? null
-        : decide({ total, oldestBucket: oldest ?? window.rate_bucket }, 1, 0, nowMs, limit);
-    return { row: row as unknown as Row, decision };
-  };
-  return { hit, hitAlong };
-}
-
-const lookupStatements = new WeakMap<object, AnyStatement>();
-
-/** The lookup, then the hit: for limiters whose counts live outside the database. */
-async function lookupThenHit<Args extends Record<string, unknown>, Row extends { rate_key: string | null }>(
-  hit: RateLimiter['hit'],
-  db: Db,
-  lookup: AlongLookup<Args, Row>,
-  args: Args,
-): Promise<RateAlong<Row>> {
-  const statement = madeFor(lookupStatements, lookup, () => compiledOnce(lookup));
-  const row = (await statement(db, args))[0] as Row | undefined;
-  if (!row || row.rate_key === null) return { row, decision: null };
-  const { decision } = await hit({ keyId: row.rate_key });
-  return { row, decision };
+  return { hit: createBatcher(run) };
 }
 
 export function createRedisRateLimiter(
@@ -260,7 +150,7 @@ export function createRedisRateLimiter(
     return results;
   };
   const hit = createBatcher(run);
-  return { hit, hitAlong: (db, lookup, args) => lookupThenHit(hit, db, lookup, args) };
+  return { hit };
 }
 
 /** Drops buckets that have left every window; run by the housekeeping job. */

@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Db } from './database.ts';
+
+// A lock that several processes sharing one PostgreSQL take in turn around work that is not a
+// database write (a send to a chain node). It is a session-level advisory lock, taken and
+// released on one connection reserved for the holder and never inside a transaction: the work
+// may wait on the outside world for seconds without holding a transaction open, and a holder
+// whose connection dies loses the lock with its session, so a crashed process blocks nobody.
+
+/** The two 32-bit keys PostgreSQL's advisory locks take, drawn from a name. */
+function lockKeys(name: string): [number, number] {
+  const digest = createHash('sha256').update(name).digest();
+  return [digest.readInt32BE(0), digest.readInt32BE(4)];
+}
+
+/**
+ * Runs `work` while this process holds the session lock called `name`; waits for any other
+ * holder first. The work's answer (or error) goes back once the lock is released. A failed
+ * release (a cut connection, whose session end frees the lock anyway) is logged and does not
+ * hide the work's answer: the work has happened.
+ */
+export function withSessionLock<T>(
+  db: Db,
+  name: string,
+  work: () => Promise<T>,
+  logger?: Logger | undefined,
+): Promise<T> {
+  const [high, low] = lockKeys(name);
+  return db.connection().execute(async (connection) => {
+    await sql`SELECT pg_advisory_lock(${high}, ${low})`.execute(connection);
+    try {
+      return await work();
+    } finally {
+      try {
+        await sql`SELECT pg_advisory_unlock(${high}, ${low})`.execute(connection);
+      } catch (error) {
+        logger?.error({ err: error, lock: name }, 'releasing a session lock failed');
+      }
+    }
+  });
+}

@@ -671,6 +671,7 @@ CREATE TABLE public.payment_requests (
     cancelled_at timestamp with time zone,
     invoice_id uuid,
     amount_due numeric NOT NULL,
+    unique_ask boolean DEFAULT false NOT NULL,
     CONSTRAINT payment_requests_amount_check CHECK ((amount > (0)::numeric)),
     CONSTRAINT payment_requests_amount_due_check CHECK (((amount_due > (0)::numeric) AND (amount_due <= amount) AND ((amount - amount_due) < 0.01))),
     CONSTRAINT payment_requests_check CHECK (((purpose = 'top_up'::text) = (client_credit_id IS NOT NULL))),
@@ -1392,6 +1393,8 @@ CREATE INDEX payment_requests_open_due_idx ON public.payment_requests USING btre
 CREATE INDEX payment_requests_space_idx ON public.payment_requests USING btree (space_id, created_at);
 
 CREATE INDEX payment_requests_space_status_recent_idx ON public.payment_requests USING btree (space_id, status, created_at DESC, id DESC);
+
+CREATE UNIQUE INDEX payment_requests_unique_ask_idx ON public.payment_requests USING btree (account_id, amount_due) WHERE ((status = 'active'::text) AND unique_ask);
 
 CREATE INDEX payout_status_changes_payout_idx ON public.payout_status_changes USING btree (space_id, payout_id, id);
 

@@ -8,6 +8,7 @@ import { followChainPayouts } from './features/payouts/index.ts';
 import { pruneAttemptThrottles } from './platform/http/attempt-throttle.ts';
 import { pruneRateBuckets } from './platform/http/rate-limit.ts';
 import { pruneIdempotencyRecords } from './platform/http/write.ts';
+import { applyRetention, RETENTION_RULES } from './platform/jobs/retention.ts';
 import type { PeriodicTask } from './platform/jobs/scheduler.ts';
 import { mailerFromConfig } from './platform/mail/mailer.ts';
 import type { Runtime } from './runtime.ts';
@@ -68,5 +69,10 @@ export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicT
         }),
     },
     { name: 'prune-chat-records', everyMs: 60 * 60_000, run: () => pruneChatRecords({ db, clock }) },
+    ...RETENTION_RULES.map((rule) => ({
+      name: `retain-${rule.table}`,
+      everyMs: 60 * 60_000,
+      run: () => applyRetention(db, clock, rule),
+    })),
   ];
 }

@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../src/core/clock.ts';
 import { createHarness, type Harness, type Key } from './harness.ts';
 
 // A mint on a crypto account picks an asked amount no other open request of the account asks
-// for, reading only the open requests within one cent below its price (issue 17 item 5: the
-// search no longer reads every open request). Concurrent mints take turns on the account's
-// lock; run it on PostgreSQL (DATABASE_URL) for real concurrency.
+// for, probing the open-dues index rung by rung below its price (never reading every open
+// request); a unique index declares one open ask per amount. Concurrent mints take turns on the
+// account's lock; run it on PostgreSQL (DATABASE_URL) for real concurrency.
 
 let h: Harness;
 let key: Key;
+const clock = new ManualClock('2026-03-01T00:00:00Z');
 beforeAll(async () => {
   // Hundreds of mints from one key: the per-key rate limit is not what this file tests.
-  h = await createHarness({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+  h = await createHarness({ clock, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
   ({ key } = await h.world({ scopes: ['payments'] }));
 });
 afterAll(() => h.close());
@@ -59,5 +61,28 @@ describe('POST /integration/payment-requests: unique asked amounts', () => {
     // A price one cent above is outside their window: it asks for itself.
     const [above] = await mintMany(account, ['3.01'], 1);
     expect(above!.amount_due).toBe('3.01000000');
+  });
+
+  it('takes the amount of a request that lapsed, which is then cancelled (one open ask per amount)', async () => {
+    const account = (await h.makeWallet(key.spaceId, `0x${'d9'.repeat(20)}`)).id;
+    const early = await mint({
+      account_id: account,
+      amount: '9',
+      expires_at: new Date(clock.now().getTime() + 61_000).toISOString(),
+    });
+    expect(early.statusCode).toBe(201);
+    clock.advance(120_000);
+    const later = await mint({ account_id: account, amount: '9' });
+    expect(later.json().amount_due).toBe('9.00000000');
+    const rows = await h.db
+      .selectFrom('payment_requests')
+      .select(['token', 'status'])
+      .where('account_id', '=', account)
+      .orderBy('created_at')
+      .execute();
+    expect(rows).toEqual([
+      { token: early.json().token, status: 'cancelled' },
+      { token: later.json().token, status: 'active' },
+    ]);
   });
 });

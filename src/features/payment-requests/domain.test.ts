@@ -3,12 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { asAmount, UNIT } from '../../core/money.ts';
 import {
   afterSettlement,
-  askedAmount,
   checkMint,
   currenciesFit,
   expiryFor,
   TAG_LIMIT,
-  tagWindow,
+  tagLadder,
   visibleStatus,
 } from './domain.ts';
 
@@ -59,47 +58,33 @@ describe('payment request rules', () => {
   });
 });
 
-describe('askedAmount', () => {
+describe('tagLadder', () => {
   const price = asAmount(5n * UNIT);
-  it('asks for the price while no open request asks for it, and lowers it by whole token units otherwise', () => {
-    expect(askedAmount(price, 6, new Set())).toBe(price);
-    expect(askedAmount(price, 6, new Set([price as bigint]))).toBe(price - 100n);
-    expect(askedAmount(price, 6, new Set([price as bigint, price - 100n]))).toBe(price - 200n);
-    // A gap is reused: the fewest steps that are free.
-    expect(askedAmount(price, 6, new Set([price as bigint, price - 200n]))).toBe(price - 100n);
+  it('climbs down from the price in token units, for less than one cent', () => {
+    expect(tagLadder(price, 6)).toEqual({ top: price, step: 100n, rungs: 10_000 });
+    expect(tagLadder(price, 8)).toEqual({ top: price, step: 1n, rungs: 1_000_000 });
   });
 
-  it('leaves accounts without token decimals at the price, and refuses once every tag under a cent is taken', () => {
-    expect(askedAmount(price, undefined, new Set([price as bigint]))).toBe(price);
-    const all = new Set(Array.from({ length: 10_000 }, (_, step) => (price as bigint) - BigInt(step) * 100n));
-    expect(askedAmount(price, 6, all)).toBeNull();
+  it('has no ladder without token decimals, one rung when a unit is a cent or more, and stays above zero', () => {
+    expect(tagLadder(price, undefined)).toBeNull();
+    expect(tagLadder(price, 2)?.rungs).toBe(1);
+    expect(tagLadder(price, 0)?.rungs).toBe(1);
+    expect(tagLadder(asAmount(300n), 6)?.rungs).toBe(3);
   });
 
-  it('never asks for a taken amount, and stays within one cent below the price in token steps', () => {
-    fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 40 }), (steps) => {
-        const taken = new Set(steps.map((step) => (price as bigint) - BigInt(step) * 100n));
-        const asked = askedAmount(price, 6, taken)!;
-        expect(taken.has(asked)).toBe(false);
-        const tag = (price as bigint) - asked;
-        expect(tag >= 0n && tag < TAG_LIMIT && tag % 100n === 0n).toBe(true);
-      }),
-    );
-  });
-
-  it('reads only the tag window: amounts outside it never change the answer (so a mint reads only them)', () => {
+  it('ends every rung at or below the price, above zero and less than one cent below it', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.integer({ min: -20_000, max: 20_000 }), { maxLength: 60 }),
-        fc.integer({ min: 100, max: 500 }),
-        (steps, cents) => {
-          const at = asAmount(BigInt(cents) * (UNIT / 100n));
-          const taken = new Set(steps.map((step) => (at as bigint) - BigInt(step) * 100n));
-          const range = tagWindow(at);
-          const inside = new Set([...taken].filter((due) => due > range.above && due <= range.atMost));
-          const asked = askedAmount(at, 6, taken);
-          expect(askedAmount(at, 6, inside)).toBe(asked);
-          if (asked !== null) expect(asked > range.above && asked <= range.atMost).toBe(true);
+        fc.bigInt({ min: 1n, max: 10n ** 12n }),
+        fc.integer({ min: 0, max: 8 }),
+        (amount, decimals) => {
+          const ladder = tagLadder(asAmount(amount), decimals)!;
+          const lowest = amount - BigInt(ladder.rungs - 1) * ladder.step;
+          expect(ladder.rungs >= 1).toBe(true);
+          expect(lowest > 0n && amount - lowest < TAG_LIMIT).toBe(true);
+          // One rung more would leave the rules.
+          const below = lowest - ladder.step;
+          expect(below <= 0n || amount - below >= TAG_LIMIT).toBe(true);
         },
       ),
     );

@@ -65,30 +65,25 @@ export function checkMint(account: AccountFacts, currency: string, amount: Amoun
 export const TAG_LIMIT = asAmount(UNIT / 100n);
 
 /**
- * The amount a new request on an address asks for (issue 22): its price when no other open
- * request of the account asks for that, else the price lowered by the fewest steps of the token's
- * smallest unit that makes it unique. The tag stays under one cent and the request counts as paid
- * in full once it has received what it asked for. Null when every tag is taken (thousands of
- * open requests at one price on one address).
+ * The amounts a new request on an address may ask for (issue 22), in the order it takes them:
+ * its price, then the price lowered by one, two, ... steps of the token's smallest unit, staying
+ * above zero and less than one cent below the price. The request asks for the first of them no
+ * other open request of the account asks for, and counts as paid in full once it has received
+ * that. Null when the account needs no tag (no token decimals: the request asks for its price).
  */
-export function askedAmount(
+export function tagLadder(
   amount: AmountE8,
   decimals: number | undefined,
-  taken: ReadonlySet<bigint>,
-): AmountE8 | null {
-  if (decimals === undefined) return amount;
+): { top: AmountE8; step: AmountE8; rungs: number } | null {
+  if (decimals === undefined) return null;
   const step = 10n ** BigInt(8 - decimals);
-  for (let tag = 0n; tag < TAG_LIMIT; tag += step) {
-    const asked = amount - tag;
-    if (asked <= 0n) return null;
-    if (!taken.has(asked)) return asAmount(asked);
-  }
-  return null;
-}
-
-/** The asked amounts a request at `amount` may end with: from its price down to under one cent below it. */
-export function tagWindow(amount: AmountE8): { above: AmountE8; atMost: AmountE8 } {
-  return { above: asAmount(amount - TAG_LIMIT), atMost: amount };
+  const aboveZero = (amount + step - 1n) / step;
+  const underLimit = (TAG_LIMIT + step - 1n) / step;
+  return {
+    top: amount,
+    step: asAmount(step),
+    rungs: Number(aboveZero < underLimit ? aboveZero : underLimit),
+  };
 }
 
 /** The deadline: the one asked for (within limits), else one day after minting. */

@@ -39,13 +39,12 @@ import { requireAdministering } from '../spaces/index.ts';
 import {
   afterReversal,
   afterSettlement,
-  askedAmount,
   checkMint,
   expiryFor,
   pegOf,
   type RequestStatus,
   TOKEN_DECIMALS,
-  tagWindow,
+  tagLadder,
   visibleStatus,
 } from './domain.ts';
 import * as store from './store.ts';
@@ -106,7 +105,7 @@ export async function mintRequest(
   const now = deps.clock.now();
   const expiry = expiryFor(now, input.expiresAt);
   if (!expiry.ok) throw new AppError('invalid_request', expiry.detail, { field: 'expires_at' });
-  const amountDue = await uniqueAsk(tx, input.spaceId, account, input.amount, now);
+  const ask = await uniqueAsk(tx, input.spaceId, account, input.amount, now);
   const row = {
     id: randomUUID(),
     space_id: input.spaceId,
@@ -116,7 +115,8 @@ export async function mintRequest(
     purpose: input.topUpFor ? ('top_up' as const) : ('sale' as const),
     client_credit_id: input.topUpFor?.clientCreditId ?? null,
     amount: formatAmount(input.amount),
-    amount_due: formatAmount(amountDue),
+    amount_due: formatAmount(ask.due),
+    unique_ask: ask.unique,
     currency,
     status: 'active' as const,
     memo: input.memo,
@@ -132,7 +132,8 @@ export async function mintRequest(
 /**
  * What a request on this account asks the payer to send: unique among the account's open
  * requests when the account is paid by direct transfers (crypto), so the watch can tell them
- * apart; the price itself elsewhere. The account lock makes concurrent mints take turns.
+ * apart (declared by the unique index on open asks); the price itself elsewhere. The account
+ * lock makes concurrent mints take turns.
  */
 async function uniqueAsk(
   tx: Queryable,
@@ -140,27 +141,25 @@ async function uniqueAsk(
   account: AccountFacts,
   amount: AmountE8,
   now: Date,
-): Promise<AmountE8> {
+): Promise<{ due: AmountE8; unique: boolean }> {
   const decimals = account.kind === 'crypto' ? TOKEN_DECIMALS[account.currency] : undefined;
-  if (decimals === undefined) return amount;
+  const ladder = tagLadder(amount, decimals);
+  if (ladder === null) return { due: amount, unique: false };
   await store.lockAccountForMint(tx, spaceId, account.id);
-  // Only amounts a tag could reach matter: those within one cent below the price.
-  const range = tagWindow(amount);
-  const dues = await store.openDuesBetween(
+  const asked = await store.firstFreeAsk(
     tx,
     account.id,
-    { above: formatAmount(range.above), atMost: formatAmount(range.atMost) },
+    { top: formatAmount(ladder.top), step: formatAmount(ladder.step), rungs: ladder.rungs },
     now,
   );
-  const taken = new Set(dues.map((due) => readAmount(due) as bigint));
-  const asked = askedAmount(amount, decimals, taken);
   if (asked === null)
     throw new AppError(
       'amount_not_accepted',
       'Every amount within one cent of this price is already asked for by an open request on this account; let some lapse or use another account.',
       { field: 'amount' },
     );
-  return asked;
+  await store.lapseAsk(tx, account.id, asked, now);
+  return { due: readAmount(asked), unique: true };
 }
 
 export function parseAmount(value: number | string): AmountE8 {

@@ -219,27 +219,45 @@ export async function lockAccountForMint(db: Queryable, spaceId: string, account
 }
 
 /**
- * The amounts the account's open requests (active and in time) ask for within (`above`,
- * `atMost`]: the window a new request's tag is chosen in. Read through the open-dues index
- * (account, amount_due), so a mint reads the requests competing with its price, never every
- * open request of the account.
+ * The first rung of the tag ladder (`top`, `top - step`, ... for `rungs` rungs) that no open
+ * request of the account (active and in time) asks for; null when all are taken. Each rung is one
+ * probe of the open-dues index (account, amount_due), and the walk stops at the first free rung,
+ * so a mint reads the requests asking for its price and the rungs just below it, never the
+ * account's other open requests.
  */
-export async function openDuesBetween(
+export async function firstFreeAsk(
   db: Queryable,
   accountId: string,
-  window: { above: string; atMost: string },
+  ladder: { top: string; step: string; rungs: number },
   now: Date,
-): Promise<string[]> {
-  const rows = await db
-    .selectFrom('payment_requests')
-    .select('amount_due')
-    .where('account_id', '=', accountId)
-    .where('status', '=', 'active')
-    .where('amount_due', '>', window.above)
-    .where('amount_due', '<=', window.atMost)
-    .where('expires_at', '>', now)
-    .execute();
-  return rows.map((row) => row.amount_due);
+): Promise<string | null> {
+  const result = await sql<{ due: string }>`
+    WITH RECURSIVE rung (n, due, taken) AS (
+      SELECT 0, ${ladder.top}::numeric, EXISTS (
+        SELECT 1 FROM payment_requests
+        WHERE account_id = ${accountId}::uuid AND status = 'active'
+          AND amount_due = ${ladder.top}::numeric AND expires_at > ${now}::timestamptz)
+      UNION ALL
+      SELECT rung.n + 1, rung.due - ${ladder.step}::numeric, EXISTS (
+        SELECT 1 FROM payment_requests
+        WHERE account_id = ${accountId}::uuid AND status = 'active'
+          AND amount_due = rung.due - ${ladder.step}::numeric AND expires_at > ${now}::timestamptz)
+      FROM rung WHERE rung.taken AND rung.n + 1 < ${ladder.rungs}::int
+    )
+    SELECT due::text AS due FROM rung WHERE NOT taken`.execute(db);
+  return result.rows[0]?.due ?? null;
+}
+
+/**
+ * A lapsed request (active, past its deadline) asking for `due` on the account is cancelled, as
+ * the lapse job would: the mint about to ask for that amount takes its place under the unique
+ * index on open asks.
+ */
+export async function lapseAsk(db: Queryable, accountId: string, due: string, now: Date) {
+  await sql`
+    UPDATE payment_requests SET status = 'cancelled', cancelled_at = ${now}
+    WHERE account_id = ${accountId}::uuid AND status = 'active'
+      AND amount_due = ${due}::numeric AND expires_at <= ${now}::timestamptz`.execute(db);
 }
 
 /** An open top-up request of one client credit on one account, newest first: reused by charges. */

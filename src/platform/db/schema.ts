@@ -271,6 +271,8 @@ export interface PaymentRequestsTable {
   invoice_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** What the payer is asked to send (issue 22): unique among the account's open requests. */
   amount_due: Numeric;
+  /** True when amount_due is unique among the account's active requests (a declared index). */
+  unique_ask: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface SettlementsTable {

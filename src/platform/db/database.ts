@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { markTransactions } from './transaction-guard.ts';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -51,7 +52,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     });
     watchConnections(pool, options.onConnectionLost ?? (() => {}));
     pool.on('connect', (client) => prepareStatements(client));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = markTransactions(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
     const runScript = async (script: string) => {
       const client = await pool.connect();
       try {
@@ -72,7 +73,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     location = join(dataDir, 'pglite');
   }
   const pglite = await PGlite.create(location, { parsers: { [DATE_OID]: (value: string) => value } });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  const db = markTransactions(new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) }));
   return {
     db,
     kind: 'pglite',

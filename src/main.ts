@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { buildApp, createAppMetrics } from './app.ts';
 import { type ChatSetup, setUpChat, startPolling } from './features/chat/index.ts';
@@ -28,6 +28,7 @@ export async function serve(config: Config, logger?: Logger): Promise<StopStep[]
     logger: runtime.logger || undefined,
   });
   const app = await buildApp({ ...runtime, metrics, chat });
+  trackResponses(app.server);
   await app.listen({ host: config.host, port: config.port });
   // The metrics port is for this machine only: bound to loopback, whatever HOST says.
   const metricsServer =
@@ -46,7 +47,7 @@ export async function serve(config: Config, logger?: Logger): Promise<StopStep[]
   const stopChat = config.runWorkers ? await startChatUpdates(chat, runtime.logger || undefined) : nothing;
   const stopWebhooks = config.runWorkers ? startWebhookWorkers(runtime) : nothing;
   return [
-    { name: 'HTTP server (requests in flight)', stop: () => app.close() },
+    { name: 'HTTP server (requests in flight)', stop: () => closeHttp(app.server, () => app.close()) },
     {
       name: 'metrics server',
       stop: () => (metricsServer ? new Promise((resolve) => metricsServer.close(resolve)) : nothing()),
@@ -56,6 +57,32 @@ export async function serve(config: Config, logger?: Logger): Promise<StopStep[]
     { name: 'periodic tasks', stop: stopTasks },
     { name: 'database, Redis and chain connections', stop: () => runtime.close() },
   ];
+}
+
+const liveResponses = new WeakMap<Server, Set<ServerResponse>>();
+
+/** Keeps the responses not yet finished, so a stopping server can tell their clients to go. */
+function trackResponses(server: Server): void {
+  const live = new Set<ServerResponse>();
+  liveResponses.set(server, live);
+  server.on('request', (_request, response: ServerResponse) => {
+    live.add(response);
+    response.once('close', () => live.delete(response));
+  });
+}
+
+/**
+ * Stops accepting and lets the requests in flight finish. Their keep-alive connections would
+ * otherwise stay open, idle, until the client's or the server's timeout: each unanswered one is
+ * told `Connection: close`, and the idle ones are closed at once.
+ */
+async function closeHttp(server: Server, close: () => Promise<void>): Promise<void> {
+  for (const response of liveResponses.get(server) ?? []) {
+    if (!response.headersSent) response.setHeader('connection', 'close');
+  }
+  const closing = close();
+  server.closeIdleConnections();
+  await closing;
 }
 
 /** SIGTERM to exit, whatever is still open then: under the 10 seconds an orchestrator grants. */

@@ -84,7 +84,7 @@ describe('SIGTERM', () => {
     const { outcome, elapsedMs } = await terminate(server);
     expect((await inFlight).status).toBe(200);
     expect(elapsedMs, server.output().slice(-2000)).toBeLessThan(EXIT_WITHIN_MS);
-    expect(outcome).toEqual({ code: 0, signal: null });
+    expect(outcome, server.output().slice(-2000)).toEqual({ code: 0, signal: null });
     await expect(fetch(`${server.baseUrl}/livez`)).rejects.toThrow();
   }, 300_000);
   it('exits within 10 s when its database was stopped before it', async () => {

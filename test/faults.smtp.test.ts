@@ -23,7 +23,7 @@ beforeAll(async () => {
   });
   // The worker's own mailer, with a short silence bound so the `hang` step ends quickly.
   mailer = createMailer({ smtpUrl: smtp.url, from: 'Billing <billing@tollbook.test>', timeoutMs: 1_000 });
-});
+}, 180_000);
 afterAll(async () => {
   mailer?.close();
   await h?.close();

@@ -13,8 +13,11 @@ const DATABASE = 'tb_cut';
 beforeAll(async () => {
   cluster = await startPgCluster();
   const url = await cluster.createDatabase(DATABASE);
-  server = await startServerProcess({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '1000000' });
-}, 120_000);
+  server = await startServerProcess(
+    { DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '1000000' },
+    { startTimeoutMs: 200_000 },
+  );
+}, 300_000);
 afterAll(async () => {
   if (server?.alive()) {
     server.kill('SIGTERM');

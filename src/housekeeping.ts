@@ -1,7 +1,7 @@
 import { lapseProposals, repairAgentWrites } from './features/agents/index.ts';
 import { watchOnce } from './features/chain-watch/index.ts';
 import { type ChatSetup, invoiceChatPort, pruneChatRecords } from './features/chat/index.ts';
-import { sendAutomaticReminders } from './features/invoices/index.ts';
+import { invoiceMailAttachments, sendAutomaticReminders } from './features/invoices/index.ts';
 import { remindExpiringKeys } from './features/keys/index.ts';
 import { lapseRequests } from './features/payment-requests/index.ts';
 import { followChainPayouts } from './features/payouts/index.ts';
@@ -11,6 +11,7 @@ import { pruneIdempotencyRecords } from './platform/http/write.ts';
 import { applyRetention, RETENTION_RULES } from './platform/jobs/retention.ts';
 import type { PeriodicTask } from './platform/jobs/scheduler.ts';
 import { mailerFromConfig } from './platform/mail/mailer.ts';
+import { drainMailOutbox } from './platform/mail/outbox.ts';
 import type { Runtime } from './runtime.ts';
 
 /** The periodic tasks every server process runs (each is safe to run in many processes). */
@@ -18,7 +19,8 @@ export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicT
   const { db } = runtime.database;
   const { clock } = runtime;
   const { chain } = runtime;
-  const mailer = mailerFromConfig(runtime.config);
+  const logger = runtime.logger || undefined;
+  const mailer = mailerFromConfig(runtime.config, logger);
   const watch: PeriodicTask[] = chain
     ? [
         {
@@ -66,6 +68,19 @@ export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicT
           publicUrl: runtime.config.publicUrl,
           mailer,
           chat: chat && invoiceChatPort(chat.deps),
+        }),
+    },
+    {
+      // Mail queued by committed transactions (invoices, reminders), sent outside any of them.
+      name: 'send-mail',
+      everyMs: 2_000,
+      run: () =>
+        drainMailOutbox({
+          db,
+          clock,
+          mailer,
+          logger,
+          attachmentsFor: ({ spaceId, invoiceId }) => invoiceMailAttachments(db, spaceId, invoiceId),
         }),
     },
     { name: 'prune-chat-records', everyMs: 60 * 60_000, run: () => pruneChatRecords({ db, clock }) },

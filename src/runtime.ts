@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { AppDeps } from './app.ts';
 import { type Clock, systemClock } from './core/clock.ts';
@@ -13,6 +12,7 @@ import { openDatabase } from './platform/db/database.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { createPostgresRateLimiter, createRedisRateLimiter } from './platform/http/rate-limit.ts';
 import { cachedResolver, type Resolver, systemResolver } from './platform/net/public-address.ts';
+import { createRedis } from './platform/redis.ts';
 
 /**
  * The master key seals webhook secrets. Production must set MASTER_KEY; in development one is
@@ -51,6 +51,8 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    onConnectionLost: (error) =>
+      quietLogger.warn({ err: error }, 'database connection lost; the pool opens a new one when needed'),
   });
   const applied = await migrate(database);
   if (applied.length > 0) quietLogger.info({ applied }, 'migrations applied');
@@ -61,9 +63,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     await database.close();
     throw error;
   }
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false })
-    : undefined;
+  const redis = config.redisUrl ? createRedis(config.redisUrl, quietLogger) : undefined;
   const limit = config.rateLimitPerMinute;
   const limiter = redis
     ? createRedisRateLimiter(redis, clock, limit)

@@ -45,6 +45,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   chat_unavailable: 503,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -5,6 +5,9 @@ import { type ParsedMail, simpleParser } from 'mailparser';
 import type { BrowserContext, Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { invoiceMailAttachments } from '../../src/features/invoices/index.ts';
+import { mailerFromConfig } from '../../src/platform/mail/mailer.ts';
+import { drainMailOutbox } from '../../src/platform/mail/outbox.ts';
 import type { Harness, User } from '../harness.ts';
 import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
 
@@ -138,6 +141,15 @@ describe('Invoices in a browser', () => {
       await page.locator('[data-action="send"]').getByRole('button', { name: 'Send' }).click();
       await waitForText(page, '.notice.ok', /^Sent by email\.$/);
       expect(await page.locator('h1 .pill').textContent()).toBe('Sent');
+      // The mail leaves after commit: one round of the mail worker sends it.
+      const mailer = mailerFromConfig(h.deps.config);
+      await drainMailOutbox({
+        db: h.db,
+        clock: h.deps.clock,
+        mailer,
+        attachmentsFor: ({ spaceId, invoiceId }) => invoiceMailAttachments(h.db, spaceId, invoiceId),
+      });
+      mailer.close();
       expect(received.at(-1)?.subject).toMatch(/^Invoice INV-\d+ from Seller Ltd$/);
       expect(received.at(-1)?.attachments[0]?.contentType).toBe('application/pdf');
 

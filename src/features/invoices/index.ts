@@ -30,6 +30,7 @@ export {
   type InvoiceRecord,
   type InvoicesDeps,
   invoiceByToken,
+  invoiceMailAttachments,
   listDeliveries,
   present,
   recordInvoiceShortfall,

@@ -5,7 +5,8 @@ import { type AmountE8, asAmount, formatAmount } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
-import type { Mailer, SentMail } from '../../platform/mail/mailer.ts';
+import type { Mailer } from '../../platform/mail/mailer.ts';
+import { enqueueMail } from '../../platform/mail/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
 import { readAmount } from '../ledger/index.ts';
@@ -232,16 +233,11 @@ export async function sendInvoice(
   const row = await ownInvoice(tx, spaceId, id, true);
   refuseMove('send', row);
   const via = body.via ?? 'email';
-  let sent: SentMail | undefined;
-  if (via === 'email')
-    sent = await mailInvoice(
-      deps,
-      row,
-      body.to || row.client_email,
-      body.cc ?? [],
-      body.message ?? '',
-      'send',
-    );
+  const to = body.to || row.client_email;
+  const mailId =
+    via === 'email'
+      ? await queueInvoiceMail(tx, deps, row, to, body.cc ?? [], body.message ?? '', 'send')
+      : null;
   if (via === 'chat') await deliverByChat(tx, deps, row, body.message ?? '', 'send');
   const now = deps.clock.now();
   await store.insertDelivery(tx, {
@@ -250,11 +246,11 @@ export async function sendInvoice(
     invoice_id: id,
     purpose: 'send',
     via: [via],
-    recipient: body.to || row.client_email,
+    recipient: to,
     cc: body.cc ?? [],
     message: body.message ?? '',
     created_at: now,
-    mail_file: sent?.file ?? null,
+    mail_id: mailId,
   });
   const status = afterSend(row.status);
   const updated = await store.updateInvoice(tx, spaceId, id, {
@@ -291,17 +287,19 @@ export async function voidInvoice(
 }
 
 /**
- * Mails the invoice (HTML, text, the PDF attached, the link to its public page) inside the
- * caller's transaction, so a refused or failed delivery changes nothing.
+ * Queues the invoice's mail (HTML, text, the link to its public page; the PDF is attached when
+ * the mail worker sends it) in the caller's transaction: it leaves after commit, and a rolled
+ * back send leaves no mail. Answers the mail's id for the delivery row.
  */
-export async function mailInvoice(
+export async function queueInvoiceMail(
+  tx: Queryable,
   deps: InvoicesDeps,
   row: store.InvoiceRow,
   to: string,
   cc: string[],
   message: string,
   purpose: 'send' | 'remind',
-) {
+): Promise<string> {
   if (!deps.mailer?.available)
     throw new AppError(
       'delivery_unavailable',
@@ -316,29 +314,22 @@ export async function mailInvoice(
       field: 'to',
     });
   const mail = invoiceMail(row, `${deps.publicUrl}/i/${row.token}`, message, purpose);
-  try {
-    return await deps.mailer.send({
-      to,
-      cc,
-      ...mail,
-      fromName: row.seller_name || undefined,
-      attachments: [
-        {
-          filename: `invoice-${row.number}.pdf`,
-          content: await invoicePdf(row),
-          contentType: 'application/pdf',
-        },
-      ],
-    });
-  } catch (error) {
-    throw new AppError(
-      'delivery_failed',
-      `The mail server refused the message: ${(error as Error).message}`.slice(0, 300),
-      {
-        via: 'email',
-      },
-    );
-  }
+  return enqueueMail(tx, deps.clock, deps.mailer.from, {
+    spaceId: row.space_id,
+    to,
+    cc,
+    ...mail,
+    fromName: row.seller_name || undefined,
+    invoiceId: row.id,
+  });
+}
+
+/** The attachments of an invoice's mail: its PDF as it is when the mail leaves, read without a lock. */
+export async function invoiceMailAttachments(db: Queryable, spaceId: string, invoiceId: string) {
+  const row = await ownInvoice(db, spaceId, invoiceId, false);
+  return [
+    { filename: `invoice-${row.number}.pdf`, content: await invoicePdf(row), contentType: 'application/pdf' },
+  ];
 }
 
 /** POST .../remind: recorded against a sent or partial invoice, and mailed when mail is configured. */
@@ -354,9 +345,9 @@ export async function remindInvoice(
   refuseMove('remind', row);
   const at = deps.clock.now();
   const via: string[] = [];
-  let sent: SentMail | undefined;
+  let mailId: string | null = null;
   if (only === 'email' || (only === undefined && deps.mailer?.available && row.client_email !== '')) {
-    sent = await mailInvoice(deps, row, row.client_email, [], message, 'remind');
+    mailId = await queueInvoiceMail(tx, deps, row, row.client_email, [], message, 'remind');
     via.push('email');
   }
   if (only === 'chat' || (only === undefined && (await deps.chat?.canPost(tx, spaceId, row.contact_id)))) {
@@ -373,7 +364,7 @@ export async function remindInvoice(
     cc: [],
     message,
     created_at: at,
-    mail_file: sent?.file ?? null,
+    mail_id: mailId,
   });
   return { invoice_id: id, reminded: true, via, at: at.toISOString() };
 }
@@ -438,7 +429,7 @@ export async function listDeliveries(
       cc: row.cc,
       message: row.message,
       auto_stage: row.auto_stage,
-      mail_file: row.mail_file,
+      mail_file: row.mail_file ?? row.sent_mail_file,
       created_at: row.created_at.toISOString(),
     })),
   };

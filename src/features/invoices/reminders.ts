@@ -8,7 +8,7 @@ import {
   type ReminderStage,
   reminderStage,
 } from './domain.ts';
-import { type InvoicesDeps, mailInvoice, today } from './lifecycle.ts';
+import { type InvoicesDeps, queueInvoiceMail, today } from './lifecycle.ts';
 import * as store from './store.ts';
 
 // The reminder job: mails the reminders due today for invoices that still wait for payment.
@@ -22,8 +22,9 @@ const STAGE_MESSAGES: Record<ReminderStage, string> = {
 /**
  * The automatic reminders job: open invoices with auto_remind on, not paused, with a client
  * email, get one mail per stage (three days before due, on due, a week after). Each stage is
- * claimed in the same transaction that mails it, so a failed mail is retried at the next run
- * and no two processes send the same one. Answers how many went out.
+ * claimed in the same transaction that queues its mail (the mail worker sends it after commit,
+ * retrying on its own schedule), so no two processes queue the same one. Answers how many were
+ * queued or posted.
  */
 export async function sendAutomaticReminders(deps: InvoicesDeps, limit = 50): Promise<number> {
   if (!deps.mailer?.available && !deps.chat) return 0;
@@ -63,13 +64,21 @@ export async function sendAutomaticReminders(deps: InvoicesDeps, limit = 50): Pr
           await deliverByChat(tx, deps, row, STAGE_MESSAGES[stage], 'remind');
           return claimed;
         }
-        const sent = await mailInvoice(deps, row, row.client_email, [], STAGE_MESSAGES[stage], 'remind');
-        if (sent.file) await store.setMailFile(tx, row.id, stage, sent.file);
+        const mailId = await queueInvoiceMail(
+          tx,
+          deps,
+          row,
+          row.client_email,
+          [],
+          STAGE_MESSAGES[stage],
+          'remind',
+        );
+        await store.setDeliveryMail(tx, row.id, stage, mailId);
         return claimed;
       });
       if (mailed) sent += 1;
     } catch {
-      // The mail failed: nothing was recorded, the next run tries again.
+      // Nothing was recorded (the claim and the queued mail roll back together); the next run tries again.
     }
   }
   return sent;

@@ -5,6 +5,7 @@ export {
   getInvoice,
   type InvoicesDeps,
   invoiceByToken,
+  invoiceMailAttachments,
   listDeliveries,
   remindInvoice,
   sendInvoice,

@@ -158,10 +158,10 @@ export async function claimAutoStage(db: Queryable, row: Insertable<InvoiceDeliv
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 
-export async function setMailFile(db: Queryable, invoiceId: string, stage: string, file: string) {
+export async function setDeliveryMail(db: Queryable, invoiceId: string, stage: string, mailId: string) {
   await db
     .updateTable('invoice_deliveries')
-    .set({ mail_file: file })
+    .set({ mail_id: mailId })
     .where('invoice_id', '=', invoiceId)
     .where('auto_stage', '=', stage as never)
     .execute();
@@ -173,9 +173,14 @@ export function spaceDeliveries(
   invoiceId: string | undefined,
   limit: number,
 ) {
-  let query = db.selectFrom('invoice_deliveries').selectAll().where('space_id', '=', spaceId);
-  if (invoiceId !== undefined) query = query.where('invoice_id', '=', invoiceId);
-  return query.orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(limit).execute();
+  let query = db
+    .selectFrom('invoice_deliveries as d')
+    .leftJoin('mail_outbox as m', 'm.id', 'd.mail_id')
+    .selectAll('d')
+    .select(['m.mail_file as sent_mail_file', 'm.state as mail_state'])
+    .where('d.space_id', '=', spaceId);
+  if (invoiceId !== undefined) query = query.where('d.invoice_id', '=', invoiceId);
+  return query.orderBy('d.created_at', 'desc').orderBy('d.seq', 'desc').limit(limit).execute();
 }
 
 /** The filter of the Invoices list: kind, the status a reader sees, and the page's cursor. */

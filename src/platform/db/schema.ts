@@ -1006,3 +1006,33 @@ export interface Database {
   card_intents: CardIntentsTable;
   card_intent_matches: CardIntentMatchesTable;
 }
+
+export type MailState = 'pending' | 'sent' | 'given_up';
+
+export interface MailOutboxTable {
+  id: string;
+  message_id: string;
+  space_id: string | null;
+  recipient: string;
+  cc: string[];
+  from_name: string;
+  subject: string;
+  body_text: string;
+  body_html: string;
+  invoice_id: string | null;
+  state: ColumnType<MailState, MailState | undefined, MailState>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  last_error: ColumnType<string, string | undefined, string>;
+  mail_file: ColumnType<string | null, string | null | undefined, string | null>;
+  sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Timestamp;
+}
+
+export interface InvoiceDeliveriesTable {
+  mail_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface Database {
+  mail_outbox: MailOutboxTable;
+}

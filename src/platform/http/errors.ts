@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorBody } from '../../core/errors.ts';
+import { isConnectionLost } from '../db/database.ts';
+import { isRedisUnreachable } from '../redis.ts';
 import { hasLoneSurrogate, InvalidJsonError } from './json-body.ts';
 import { toValidationItems, type ValidationItem } from './validation.ts';
 
@@ -75,6 +77,7 @@ export function renderError(error: unknown): RenderedError | null {
   }
   const known = fastifyError?.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   if (known) return known();
+  if (isConnectionLost(error) || isRedisUnreachable(error)) return storeUnreachable();
   const rule = databaseRule(error);
   // Two writes raced for one unique key (two first charges of a new client, say): the caller
   // may simply retry. Every other refused rule means the code let a bad row through: a bug.
@@ -91,6 +94,24 @@ export function renderError(error: unknown): RenderedError | null {
 }
 
 const UNIQUE_VIOLATION = '23505';
+const CONNECTION_LOST_RETRY_SECONDS = 1;
+
+/**
+ * The database or Redis connection was cut or refused under this request. Nothing is decided by
+ * it: the next attempt gets a fresh connection, and a write retried with its Idempotency-Key is
+ * replayed or redone, never done twice.
+ */
+function storeUnreachable(): RenderedError {
+  return {
+    status: 503,
+    body: {
+      error: 'service_unavailable',
+      detail:
+        'The server lost its connection to its database or Redis while answering; retry shortly (a write with the same Idempotency-Key).',
+    },
+    headers: { 'retry-after': String(CONNECTION_LOST_RETRY_SECONDS) },
+  };
+}
 
 /** A rule the database refused a write by (class 23, integrity), named for the log and the 500. */
 export type DatabaseRule = { sqlState: string; name: string };
@@ -206,6 +227,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const rendered = renderError(error);
+    if (rendered?.status === 503)
+      request.log.warn({ err: error }, 'answered 503: the database or Redis was not reachable');
     if (rendered) return sendRendered(reply, rendered);
     if (isClientAbort(error, request)) {
       request.log.info({ code: (error as { code?: unknown }).code }, 'client aborted the request');

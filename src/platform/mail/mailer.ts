@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { refuseInsideTransaction } from '../db/transaction-guard.ts';
 
 // Outgoing mail. With SMTP_URL it goes to that server through nodemailer; in development without
 // it, each message is written as an .eml file under DATA_DIR/mail (or the system's temporary
@@ -16,18 +18,32 @@ export type MailMessage = {
   html: string;
   attachments?: { filename: string; content: Buffer; contentType: string }[];
   /** Shown as the sender's name; the address is MAIL_FROM's. */
-  fromName?: string;
+  fromName?: string | undefined;
+  /** The Message-ID header, `<unique@domain>`: the same on every attempt of one mail. */
+  messageId?: string | undefined;
 };
 
 export type SentMail = { messageId: string; transport: 'smtp' | 'file'; file?: string };
 
 export type Mailer = {
   available: boolean;
+  /** MAIL_FROM: the sender of every mail, whose domain names each Message-ID. */
+  from: string;
   send(message: MailMessage): Promise<SentMail>;
   close(): void;
 };
 
-export type MailerOptions = { smtpUrl?: string | undefined; from: string; fileDir?: string | undefined };
+export type MailerOptions = {
+  smtpUrl?: string | undefined;
+  from: string;
+  fileDir?: string | undefined;
+  /** Bounds on each SMTP step (connect, greeting, any silence mid-conversation). */
+  timeoutMs?: number | undefined;
+  /** Where a transport's own `error` events are reported. */
+  onTransportError?: ((error: Error) => void) | undefined;
+};
+
+const SMTP_TIMEOUT_MS = 30_000;
 
 function fromHeader(options: MailerOptions, name?: string) {
   // "Name <address>": the address between the first < and the > after it.
@@ -39,10 +55,21 @@ function fromHeader(options: MailerOptions, name?: string) {
 
 export function createMailer(options: MailerOptions): Mailer {
   if (options.smtpUrl) {
-    const transport = nodemailer.createTransport(options.smtpUrl);
+    const timeoutMs = options.timeoutMs ?? SMTP_TIMEOUT_MS;
+    // A server that accepts and then says nothing ends the attempt after timeoutMs (unknown
+    // outcome, retried under the same Message-ID), instead of holding it for nodemailer's minutes.
+    const transport = nodemailer.createTransport({
+      url: options.smtpUrl,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+    } as Parameters<typeof nodemailer.createTransport>[0]);
+    transport.on('error', options.onTransportError ?? (() => {}));
     return {
       available: true,
+      from: options.from,
       async send(message) {
+        refuseInsideTransaction('the mailer');
         const info = await transport.sendMail({ ...message, from: fromHeader(options, message.fromName) });
         return { messageId: info.messageId, transport: 'smtp' };
       },
@@ -54,7 +81,9 @@ export function createMailer(options: MailerOptions): Mailer {
     const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     return {
       available: true,
+      from: options.from,
       async send(message) {
+        refuseInsideTransaction('the mailer');
         const info = await transport.sendMail({ ...message, from: fromHeader(options, message.fromName) });
         mkdirSync(dir, { recursive: true });
         const file = join(
@@ -69,17 +98,19 @@ export function createMailer(options: MailerOptions): Mailer {
   }
   return {
     available: false,
+    from: options.from,
     send: () => Promise.reject(new Error('No mail transport is configured (SMTP_URL).')),
     close: () => {},
   };
 }
 
 /** The server's mailer: SMTP_URL, else .eml files under DATA_DIR/mail in development, else none. */
-export function mailerFromConfig(config: Config): Mailer {
+export function mailerFromConfig(config: Config, logger?: Logger): Mailer {
   const onDisk = !config.production && !config.dataDir.startsWith('memory://');
   return createMailer({
     smtpUrl: config.smtpUrl,
     from: config.mailFrom,
     fileDir: onDisk ? join(config.dataDir, 'mail') : undefined,
+    onTransportError: (error) => logger?.warn({ err: error }, 'the mail transport reported an error'),
   });
 }

@@ -56,7 +56,11 @@ export async function insertTransfer(db: Queryable, row: TransferRow): Promise<b
     .insertInto('chain_transfers')
     .values(row)
     .onConflict((conflict) =>
-      conflict.columns(['network', 'tx_hash', 'log_index']).where('status', '=', 'booked').doNothing(),
+      // A literal, not a parameter: PostgreSQL matches the partial unique index by its predicate.
+      conflict
+        .columns(['network', 'tx_hash', 'log_index'])
+        .where('status', '=', sql.lit('booked'))
+        .doNothing(),
     )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;

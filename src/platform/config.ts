@@ -30,8 +30,11 @@ export type Config = {
   chainRpcUrl: string | undefined;
   /** GAS_WALLET_KEY: the key that pays gas for settlements (0x + 64 hex). */
   gasWalletKey: `0x${string}` | undefined;
-  /** BASE_RPC_URL, ETHEREUM_RPC_URL, …: a public network is configured only when its URL is set. */
-  rpcUrls: Partial<Record<NetworkName, string>>;
+  /**
+   * BASE_RPC_URL, ETHEREUM_RPC_URL, …: a public network is configured only when its variable is
+   * set. Each takes one URL or a comma-separated list of nodes of the same network.
+   */
+  rpcUrls: Partial<Record<NetworkName, string[]>>;
   /** Per network, the confirmations the account watch waits for. */
   confirmations: Partial<Record<NetworkName, number>>;
   /** METRICS_TOKEN: the bearer token /metrics asks for on the public port (unset: no /metrics there). */
@@ -103,6 +106,20 @@ function readUrl(env: Env, name: string, protocols: string[]): string | undefine
     );
   }
   return raw;
+}
+
+/** A comma-separated list of URLs (one is a list too); each must parse, none may repeat. */
+function readUrlList(env: Env, name: string, protocols: string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  const urls: string[] = [];
+  for (const part of raw.split(',')) {
+    const url = readUrl({ [name]: part.trim() }, name, protocols);
+    if (url === undefined) throw new ConfigError(`${name} has an empty entry in its comma-separated list.`);
+    if (urls.includes(url)) throw new ConfigError(`${name} names one node twice.`);
+    urls.push(url);
+  }
+  return urls;
 }
 
 function withoutTrailingSlashes(url: string): string {
@@ -219,11 +236,11 @@ function readChainSettings(env: Env, production: boolean) {
   if (rawKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(rawKey)) {
     throw new ConfigError('GAS_WALLET_KEY must be 0x followed by 64 hexadecimal characters (a 32-byte key).');
   }
-  const rpcUrls: Partial<Record<NetworkName, string>> = {};
+  const rpcUrls: Partial<Record<NetworkName, string[]>> = {};
   for (const network of NETWORKS) {
     if (network.rpcUrlVariable === undefined) continue;
-    const url = readUrl(env, network.rpcUrlVariable, ['http:', 'https:']);
-    if (url !== undefined) rpcUrls[network.name] = url;
+    const urls = readUrlList(env, network.rpcUrlVariable, ['http:', 'https:']);
+    if (urls.length > 0) rpcUrls[network.name] = urls;
   }
   if (production && rawKey === undefined && Object.keys(rpcUrls).length > 0) {
     throw new ConfigError(

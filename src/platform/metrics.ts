@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sql } from 'kysely';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../core/clock.ts';
+import { chainUnknownTotal } from './chain/outcome.ts';
 import type { Db } from './db/database.ts';
 
 // What operators scrape: the process, HTTP latency per route, the outbox backlog, webhook
@@ -92,6 +93,7 @@ function registerDatabaseGauges(registry: Registry, deps: MetricsDeps): void {
 export function createMetrics(deps: MetricsDeps): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tollbook_' });
+  registry.registerMetric(chainUnknownTotal);
   const http = new Histogram({
     name: 'tollbook_http_request_duration_seconds',
     help: 'Time from a request arriving to its answer being sent, per route pattern.',

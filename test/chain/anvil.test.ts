@@ -98,7 +98,16 @@ describe('several servers on one machine', () => {
     expect(() => loadConfig({ GAS_WALLET_KEY: '0x1234' })).toThrow(/GAS_WALLET_KEY must be 0x/);
     expect(() => loadConfig({ CHAIN_RPC_URL: 'ftp://x' })).toThrow(/CHAIN_RPC_URL must start with/);
     expect(loadConfig({ BASE_RPC_URL: 'https://base.example' }).rpcUrls).toEqual({
-      base: 'https://base.example',
+      base: ['https://base.example'],
     });
+  });
+
+  it('takes a comma-separated list of nodes per network, and refuses a bad or repeated entry', () => {
+    expect(loadConfig({ BASE_RPC_URL: 'https://a.example/k1, https://b.example/k2' }).rpcUrls).toEqual({
+      base: ['https://a.example/k1', 'https://b.example/k2'],
+    });
+    expect(() => loadConfig({ BASE_RPC_URL: 'https://a.example,' })).toThrow(/empty entry/);
+    expect(() => loadConfig({ BASE_RPC_URL: 'https://a.example,ftp://b' })).toThrow(/must start with/);
+    expect(() => loadConfig({ BASE_RPC_URL: 'https://a.example,https://a.example' })).toThrow(/twice/);
   });
 });

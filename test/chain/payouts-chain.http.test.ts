@@ -152,6 +152,9 @@ describe('chain payments', () => {
 
     // anvil_reorg replaces the last three blocks (the transfer's and the two mined after) with empty ones.
     await chain.local!.publicClient.request({ method: 'anvil_reorg' as never, params: [3, []] as never });
+    // Undone on evidence seen twice: a round that marks it, a block, a round that reverses it.
+    expect(await followChainPayouts(deps)).toMatchObject({ reversed: 0 });
+    await chain.local!.publicClient.request({ method: 'anvil_mine' as never, params: ['0x1'] as never });
     expect(await followChainPayouts(deps)).toMatchObject({ reversed: 1 });
     const back = (await call('GET', `/payments/${payment.id}`)).json();
     expect(back).toMatchObject({ status: 'executing', transaction_id: null, tx_hash: hash.toLowerCase() });

@@ -44,6 +44,17 @@ async function reorganiseBackTo(snapshot: string) {
   await w.local.publicClient.request({ method: 'anvil_mine' as never, params: ['0x2'] as never });
 }
 
+/**
+ * The watch undoes a transfer on evidence seen twice, at heads at least one block apart: a round
+ * that marks it, a block, and a round that reverses it. Answers the second round's report.
+ */
+async function watchTwoRoundsApart() {
+  const first = await watchOnce(deps);
+  expect(first[0]!.reversed).toBe(0);
+  await w.local.publicClient.request({ method: 'anvil_mine' as never, params: ['0x1'] as never });
+  return watchOnce(deps);
+}
+
 const record = async (key: string, token: string) =>
   (await w.api('GET', `/integration/payment-requests/${token}`, key)).body;
 
@@ -179,7 +190,7 @@ describe('reorganisations', () => {
     });
     // The block with the transfer is replaced by others: revert, then mine past the old height.
     await reorganiseBackTo(snapshot);
-    const report = await watchOnce(deps);
+    const report = await watchTwoRoundsApart();
     expect(report[0]!.reversed).toBe(1);
     expect(await record(s.key.key, request.token)).toMatchObject({
       status: 'active',
@@ -225,7 +236,7 @@ describe('reorganisations', () => {
       status: 'paid',
     });
     await reorganiseBackTo(snapshot);
-    await watchOnce(deps);
+    await watchTwoRoundsApart();
     expect((await w.api('GET', `/integration/invoices/${invoiceId}`, s.key.key)).body).toMatchObject({
       status: 'paid',
       paid_amount: '3.00000000',

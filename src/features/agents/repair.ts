@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock.ts';
 import { formatAmount } from '../../core/money.ts';
 import type { Chain } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
+import { ChainRound, readAtHead, viewNetwork } from '../../platform/chain/outcome.ts';
 import { EIP3009_TOKEN_ABI } from '../../platform/chain/token.ts';
 import { fromBaseUnits } from '../../platform/chain/units.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
@@ -20,11 +21,21 @@ import { bookTransfer, type WalletTransferInput } from './wallet.ts';
 //   released (failed with its reservation given back, or the proposal back to pending);
 // - unused and still valid: asked again on the next round;
 // - never signed: nothing left the process; released at once.
-// Each write is locked with FOR UPDATE SKIP LOCKED and its status checked under that lock, so
-// workers in several processes end it once; the live path checks the same lock before it
-// records, so a slow process that comes back after the repair changes nothing.
+// - a read that ends unknown (a node that does not answer, or one lagging the best head by more
+//   than the network's confirmations): asked again on the next round; nothing changes.
+// The chain is read before the write's row lock is taken. Each write is then locked with FOR
+// UPDATE SKIP LOCKED and its status checked under that lock, so workers in several processes end
+// it once; the live path checks the same lock before it records, so a slow process that comes
+// back after the repair changes nothing.
 
-export type RepairDeps = { db: Db; clock: Clock; chain: Chain | undefined; logger?: Logger | undefined };
+export type RepairDeps = {
+  db: Db;
+  clock: Clock;
+  chain: Chain | undefined;
+  logger?: Logger | undefined;
+  /** Blocks a node may lag the best head and still be believed (the network's confirmations). */
+  confirmations?: Partial<Record<string, number>> | undefined;
+};
 
 /** How long a write may stay on its way before the repair looks at it. */
 export const REPAIR_GRACE_MS = 10 * 60_000;
@@ -43,23 +54,31 @@ type Verdict =
 export async function repairAgentWrites(deps: RepairDeps): Promise<RepairReport> {
   const report: RepairReport = { booked: 0, released: 0, waiting: 0 };
   const before = new Date(deps.clock.now().getTime() - REPAIR_GRACE_MS);
-  for (const found of await store.writesInFlight(deps.db, before, REPAIR_BATCH)) {
-    const outcome = await repairOne(deps, found.id).catch((error: unknown) => {
-      deps.logger?.error({ err: error, write: found.id }, 'repairing an agent write failed');
-      return undefined;
-    });
-    if (outcome) report[outcome] += 1;
+  const round = new ChainRound('repair-agent-writes', deps.logger);
+  try {
+    for (const found of await store.writesInFlight(deps.db, before, REPAIR_BATCH)) {
+      const outcome = await repairOne(deps, round, found).catch((error: unknown) => {
+        deps.logger?.error({ err: error, write: found.id }, 'repairing an agent write failed');
+        return undefined;
+      });
+      if (outcome) report[outcome] += 1;
+    }
+  } finally {
+    round.end();
   }
   return report;
 }
 
-/** Ends one write under its row lock; undefined when another worker holds it or it has ended. */
-async function repairOne(deps: RepairDeps, writeId: string) {
+/**
+ * Asks the chain about one write, then ends it under its row lock; undefined when another worker
+ * holds it or it changed since it was read.
+ */
+async function repairOne(deps: RepairDeps, round: ChainRound, seen: store.WriteRow) {
+  const verdict = await askChain(deps, round, seen);
+  if (verdict.kind === 'wait') return 'waiting' as const;
   return deps.db.transaction().execute(async (tx) => {
-    const write = await store.lockInFlight(tx, writeId);
-    if (!write) return undefined;
-    const verdict = await readChain(deps, tx, write);
-    if (verdict.kind === 'wait') return 'waiting' as const;
+    const write = await store.lockInFlight(tx, seen.id);
+    if (!write || write.status !== seen.status || write.signed_nonce !== seen.signed_nonce) return undefined;
     if (verdict.kind === 'release') {
       await release(deps, tx, write, verdict.reason);
       return 'released' as const;
@@ -70,8 +89,11 @@ async function repairOne(deps: RepairDeps, writeId: string) {
   });
 }
 
-/** What the chain says about the write's authorization, read at one block. */
-async function readChain(deps: RepairDeps, tx: Queryable, write: store.WriteRow): Promise<Verdict> {
+/**
+ * What the chain says about the write's authorization, read at one block of one node within the
+ * network's confirmations of the best head. Any read that ends unknown is a wait.
+ */
+async function askChain(deps: RepairDeps, round: ChainRound, write: store.WriteRow): Promise<Verdict> {
   if (write.signed_nonce === null || write.signed_valid_before === null) {
     return {
       kind: 'release',
@@ -79,32 +101,44 @@ async function readChain(deps: RepairDeps, tx: Queryable, write: store.WriteRow)
     };
   }
   const network = deps.chain?.networks.list().find((candidate) => candidate.name === write.signed_network);
-  const client = network && deps.chain?.clients(network.name)?.publicClient;
-  if (!network || !client) return { kind: 'wait' };
-  const agent = await store.findAgent(tx, write.space_id, write.agent_id);
+  const clients = network && deps.chain?.clients(network.name);
+  if (!network || !clients) return { kind: 'wait' };
+  const agent = await store.findAgent(deps.db, write.space_id, write.agent_id);
   if (!agent) return { kind: 'wait' };
   const wallet = getAddress(agent.wallet_address) as Address;
   const nonce = write.signed_nonce as Hex;
-  const block = await client.getBlock({ blockTag: 'latest' });
-  const used = await client.readContract({
-    address: network.token.address,
-    abi: EIP3009_TOKEN_ABI,
-    functionName: 'authorizationState',
-    args: [wallet, nonce],
-    blockNumber: block.number,
+  const lagMax = BigInt(deps.confirmations?.[network.name] ?? 0);
+  const view = await viewNetwork(round, network.name, clients.nodes, lagMax);
+  if (view.kind !== 'found') return { kind: 'wait' };
+  // The block and the nonce's state are read from one node, at that block.
+  const state = await readAtHead(round, view.value, 'eth_call', 0n, async (client) => {
+    const block = await client.getBlock({ blockTag: 'latest' });
+    const used = await client.readContract({
+      address: network.token.address,
+      abi: EIP3009_TOKEN_ABI,
+      functionName: 'authorizationState',
+      args: [wallet, nonce],
+      blockNumber: block.number,
+    });
+    return { block, used, client };
   });
+  if (state.outcome.kind !== 'found') return { kind: 'wait' };
+  const { block, used, client } = state.outcome.value;
   if (used) {
     const from = block.number > USED_LOG_LOOKBACK_BLOCKS ? block.number - USED_LOG_LOOKBACK_BLOCKS : 0n;
-    const logs = await client.getLogs({
-      address: network.token.address,
-      event: EIP3009_TOKEN_ABI.find(
-        (item) => item.type === 'event' && item.name === 'AuthorizationUsed',
-      ) as never,
-      args: { authorizer: wallet, nonce } as never,
-      fromBlock: from,
-      toBlock: block.number,
-    });
-    const first = (logs as { transactionHash: Hash | null }[])[0];
+    const logs = await round.read(network.name, 'eth_getLogs', () =>
+      client.getLogs({
+        address: network.token.address,
+        event: EIP3009_TOKEN_ABI.find(
+          (item) => item.type === 'event' && item.name === 'AuthorizationUsed',
+        ) as never,
+        args: { authorizer: wallet, nonce } as never,
+        fromBlock: from,
+        toBlock: block.number,
+      }),
+    );
+    if (logs.kind !== 'found') return { kind: 'wait' };
+    const first = (logs.value as { transactionHash: Hash | null }[])[0];
     return { kind: 'used', network, txHash: first?.transactionHash ?? null };
   }
   // No block at or after validBefore can include it: the token refuses it there.

@@ -622,7 +622,7 @@ export async function recordSigned(db: Queryable, writeId: string, signed: Signe
 export async function writesInFlight(db: Queryable, before: Date, limit: number) {
   return db
     .selectFrom('agent_writes')
-    .select(['id', 'space_id'])
+    .selectAll()
     .where('status', 'in', ['sending', 'approving'])
     .where('kind', 'in', ['wallet_transfer', 'x402'])
     .where('in_flight_before_repair', '=', false)

@@ -1,18 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { type Address, getAddress, type Hash, parseEventLogs } from 'viem';
+import { type Address, getAddress, type Hash, parseEventLogs, type TransactionReceipt } from 'viem';
 import { assert } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
-import type { Chain } from '../../platform/chain/chain.ts';
+import type { Chain, Clients } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork, NetworkName } from '../../platform/chain/networks.ts';
+import {
+  type ChainNode,
+  type ChainRead,
+  ChainRound,
+  type NetworkView,
+  onEvidenceOfRemoval,
+  readAtHead,
+  viewNetwork,
+} from '../../platform/chain/outcome.ts';
 import { EIP3009_TOKEN_ABI } from '../../platform/chain/token.ts';
 import { fromBaseUnits } from '../../platform/chain/units.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { moneyIn } from '../../platform/outbox/events.ts';
 import { enqueueEvent } from '../../platform/outbox/outbox.ts';
 import { walletAccountForWatch, watchedAgentWallets } from '../agents/index.ts';
-import { increase, ledgerAccounts, postEntry, reverseEntry } from '../ledger/index.ts';
+import { increase, ledgerAccounts, postEntry, readAmount, reverseEntry } from '../ledger/index.ts';
 import {
   activeRequestsForAccount,
   openAmount,
@@ -25,10 +34,12 @@ import * as store from './store.ts';
 
 // The account watch (spec §1, §2.1, §3): follows the token's Transfer logs to proven addresses
 // that have requests able to take money, fills the request asking for exactly the amount sent
-// (else those requests oldest first), books what is left
-// as income, and undoes a booking whose block a reorganisation removed. Every read of the chain
-// is bounded; the cursor moves in the same transaction as the bookings of its range, so a
-// restart loses and doubles nothing.
+// (else those requests oldest first), books what is left as income, undoes a booking whose
+// block a reorganisation removed and books it again when its transaction is mined again. Every
+// read of the chain ends found, absent or unknown (platform/chain/outcome.ts) and happens before
+// any transaction opens; an unknown read changes nothing and is asked again next round. The
+// cursor moves in the same transaction as the bookings of its range, so a restart loses and
+// doubles nothing. The rules are in docs/design/chain-watch.md.
 
 export type WatchDeps = {
   db: Db;
@@ -38,9 +49,10 @@ export type WatchDeps = {
   logger?: Logger | undefined;
 };
 
-type Clients = NonNullable<ReturnType<Chain['clients']>>;
 /** A configured network with the key of the chain behind it (see chainKey). */
 type Watched = ConfiguredNetwork & { key: string };
+/** What every step of one network's round works with. */
+type NetworkRound = { deps: WatchDeps; round: ChainRound; network: Watched; view: NetworkView };
 type TransferLog = {
   txHash: Hash;
   logIndex: number;
@@ -53,83 +65,135 @@ type TransferLog = {
 
 export type WatchReport = { network: string; booked: number; reversed: number; scannedTo: bigint | null }[];
 
-const genesisHashes = new Map<string, Promise<string>>();
+const genesisHashes = new Map<string, string>();
 
 /**
  * What the watch's records are keyed by: the CAIP-2 id and the chain's genesis block. A
  * development node restarted from scratch is another chain under the same id; its blocks must
  * not be read with the old chain's cursor, nor its reorganisation check run on the old rows.
+ * Undefined while no node answers the genesis block (the network is skipped this round).
  */
-async function chainKey(network: ConfiguredNetwork, clients: Clients): Promise<string> {
+async function chainKey(round: ChainRound, network: ConfiguredNetwork, clients: Clients) {
   const cacheKey = `${network.caip2}|${network.rpcUrl}`;
   let genesis = genesisHashes.get(cacheKey);
-  if (!genesis) {
-    genesis = clients.publicClient.getBlock({ blockNumber: 0n }).then((block) => block.hash!);
-    genesis.catch(() => genesisHashes.delete(cacheKey));
+  if (genesis === undefined) {
+    const read = await round.read(network.name, 'eth_getBlockByNumber', () =>
+      clients.publicClient.getBlock({ blockNumber: 0n }).then((block) => block.hash),
+    );
+    if (read.kind !== 'found') return undefined;
+    genesis = read.value;
     genesisHashes.set(cacheKey, genesis);
   }
-  return `${network.caip2}/${(await genesis).slice(0, 18)}`;
+  return `${network.caip2}/${genesis.slice(0, 18)}`;
 }
 
 /** One round over every configured network. Safe to run in many processes at once. */
 export async function watchOnce(deps: WatchDeps): Promise<WatchReport> {
   const report: WatchReport = [];
-  for (const configured of deps.chain.networks.list()) {
-    const clients = deps.chain.clients(configured.name);
-    if (!clients) continue;
-    const network = { ...configured, key: await chainKey(configured, clients) };
-    const reversed = await checkReorganisations(deps, network, clients);
-    await followX402Settlements(deps, network, clients);
-    const scan = await scanNetwork(deps, network, clients);
-    report.push({ network: network.caip2, booked: scan.booked, reversed, scannedTo: scan.scannedTo });
+  const round = new ChainRound('chain-watch', deps.logger);
+  try {
+    for (const configured of deps.chain.networks.list()) {
+      const clients = deps.chain.clients(configured.name);
+      if (!clients) continue;
+      const line = { network: configured.caip2, booked: 0, reversed: 0, scannedTo: null as bigint | null };
+      report.push(line);
+      const key = await chainKey(round, configured, clients);
+      if (key === undefined) continue;
+      const lagMax = BigInt(deps.confirmations[configured.name] ?? 0);
+      const view = await viewNetwork(round, configured.name, clients.nodes, lagMax);
+      if (view.kind !== 'found') continue;
+      const at: NetworkRound = { deps, round, network: { ...configured, key }, view: view.value };
+      line.reversed = await checkReorganisations(at);
+      line.booked += await bookMinedAgain(at);
+      await followX402Settlements(at);
+      const scan = await scanNetwork(at);
+      line.booked += scan.booked;
+      line.scannedTo = scan.scannedTo;
+    }
+  } finally {
+    round.end();
   }
   return report;
 }
 
-async function scanNetwork(deps: WatchDeps, network: Watched, clients: Clients) {
-  const head = await clients.publicClient.getBlockNumber({ cacheTime: 0 });
-  const safeHead = head - BigInt(deps.confirmations[network.name] ?? 0);
+/**
+ * Reads the next range of blocks up to the safe head from a node at or past its end, then books
+ * it under the cursor's lock. Nothing moves when a read ends unknown, or when another process
+ * moved the cursor meanwhile.
+ */
+async function scanNetwork(at: NetworkRound) {
+  const { deps, round, network, view } = at;
+  const none = { booked: 0, scannedTo: null };
+  const now = deps.clock.now();
+  const start = view.best > INITIAL_LOOKBACK ? view.best - INITIAL_LOOKBACK : 0n;
+  const next = await store.cursorAt(deps.db, network.key, start, now);
+  const range = nextRange(next, view.best - view.lagMax);
+  if (!range) return none;
+  const watched = await store.watchedAccounts(deps.db, network.name, now);
+  const byAddress = new Map(watched.map((account) => [account.address.toLowerCase(), account]));
+  // Agents' hot wallets are proven by their making: followed even with no request open.
+  const wallets = await watchedAgentWallets(deps.db);
+  const addresses = [...new Set([...byAddress.keys(), ...wallets.keys()])];
+  let logs: TransferLog[] = [];
+  if (addresses.length > 0) {
+    const read = await readAtHead(round, view, 'eth_getLogs', range.to, (client) =>
+      readTransfers(client, network, addresses, range),
+    );
+    if (read.outcome.kind !== 'found') return none;
+    logs = read.outcome.value;
+  }
+  const sentByUs = await gasWalletTransactions(at, logs);
+  if (sentByUs === undefined) return none;
   return deps.db.transaction().execute(async (tx) => {
-    const now = deps.clock.now();
-    const start = head > INITIAL_LOOKBACK ? head - INITIAL_LOOKBACK : 0n;
-    const next = await store.lockCursor(tx, network.key, start, now);
-    if (next === undefined) return { booked: 0, scannedTo: null };
-    const range = nextRange(next, safeHead);
-    if (!range) return { booked: 0, scannedTo: null };
-    const watched = await store.watchedAccounts(tx, network.name, now);
-    const byAddress = new Map(watched.map((account) => [account.address.toLowerCase(), account]));
-    // Agents' hot wallets are proven by their making: followed even with no request open.
-    const wallets = await watchedAgentWallets(tx);
-    const addresses = [...new Set([...byAddress.keys(), ...wallets.keys()])];
-    const logs = addresses.length === 0 ? [] : await readTransfers(clients, network, addresses, range);
+    if ((await store.lockCursor(tx, network.key)) !== next) return none;
     let booked = 0;
-    // Transactions the gas wallet sent are x402 settlements: booked by that path, even when the
-    // watch reads the block before the settlement's own booking committed.
-    const ours = async (hash: Hash) => {
-      const sent = await clients.publicClient.getTransaction({ hash });
-      return (
-        deps.chain.gasWallet !== undefined && sent.from.toLowerCase() === deps.chain.gasWallet.toLowerCase()
-      );
-    };
     for (const log of logs) {
       const to = log.to.toLowerCase();
       const wallet = byAddress.has(to) ? undefined : wallets.get(to);
       const account =
         byAddress.get(to) ?? (wallet && (await walletAccountForWatch(tx, deps.clock, wallet, network)));
-      if (account && (await bookTransfer(tx, deps, network, account, log, ours))) booked += 1;
+      if (account && (await bookTransfer(tx, deps, network, account, log, sentByUs))) booked += 1;
     }
     await store.advanceCursor(tx, network.key, range.to + 1n, now);
     return { booked, scannedTo: range.to };
   });
 }
 
+/**
+ * Which of the logs' transactions the gas wallet sent: x402 settlements, booked by that path,
+ * even when the watch reads the block before the settlement's own booking committed. Undefined
+ * when a sender could not be read (the range waits for the next round).
+ */
+async function gasWalletTransactions(at: NetworkRound, logs: TransferLog[]) {
+  const ours = new Set<string>();
+  const gasWallet = at.deps.chain.gasWallet?.toLowerCase();
+  if (gasWallet === undefined) return ours;
+  const asked = new Set<string>();
+  for (const log of logs) {
+    if (asked.has(log.txHash)) continue;
+    asked.add(log.txHash);
+    if (await store.transferExists(at.deps.db, at.network.key, log.txHash, log.logIndex)) continue;
+    const read = await readAtHead(at.round, at.view, 'eth_getTransactionByHash', log.blockNumber, (client) =>
+      client.getTransaction({ hash: log.txHash }),
+    );
+    // A transaction whose log was just read and that a current node does not know is a doubt.
+    if (read.outcome.kind === 'absent') {
+      at.round.unknown(at.network.name, 'eth_getTransactionByHash', 'a logged transaction was not found');
+      return undefined;
+    }
+    if (read.outcome.kind === 'unknown') return undefined;
+    if (read.outcome.value.from.toLowerCase() === gasWallet) ours.add(log.txHash);
+  }
+  return ours;
+}
+
 async function readTransfers(
-  clients: Clients,
+  client: ChainNode['client'],
   network: ConfiguredNetwork,
   addresses: string[],
   range: { from: bigint; to: bigint },
 ): Promise<TransferLog[]> {
-  const raw = await clients.publicClient.getLogs({
+  const raw = await client.getLogs({
     address: network.token.address,
     event: EIP3009_TOKEN_ABI.find((item) => item.type === 'event' && item.name === 'Transfer') as never,
     args: { to: addresses.map((address) => getAddress(address)) } as never,
@@ -160,7 +224,7 @@ async function bookTransfer(
   network: Watched,
   account: store.WatchedAccount,
   log: TransferLog,
-  ours: (hash: Hash) => Promise<boolean>,
+  sentByUs: ReadonlySet<string>,
 ): Promise<boolean> {
   if (await store.transferExists(tx, network.key, log.txHash, log.logIndex)) return false;
   const converted = fromBaseUnits(log.value, network.token.decimals);
@@ -178,10 +242,26 @@ async function bookTransfer(
     await store.insertTransfer(tx, { ...transfer, source: 'x402' });
     return false;
   }
-  if (await ours(log.txHash)) return false;
+  if (sentByUs.has(log.txHash)) return false;
+  await settleAndRecord(tx, network, account, transfer, converted.value, at);
+  return true;
+}
+
+/**
+ * Fills the account's open requests with a transfer's amount (the exact match first, else oldest
+ * first), books what is left as income, and records the transfer as booked.
+ */
+async function settleAndRecord(
+  tx: Queryable,
+  network: Watched,
+  account: store.WatchedAccount,
+  transfer: store.TransferRow,
+  amount: AmountE8,
+  at: Date,
+) {
   const requests = await activeRequestsForAccount(tx, account.space_id, account.id, at);
   const plan = allocate(
-    converted.value,
+    amount,
     requests.map((request) => ({ id: request.id, open: openAmount(request) })),
   );
   for (const allocation of plan.allocations) {
@@ -190,8 +270,8 @@ async function bookTransfer(
       requestId: allocation.requestId,
       amount: allocation.amount,
       rail: 'chain',
-      reference: `${transferReference(network, log)}:${allocation.requestId}`,
-      payer: log.from,
+      reference: `${transferReference(network, transfer)}:${allocation.requestId}`,
+      payer: transfer.payer,
       at,
       committed: true,
       matchedBy: allocation.matchedBy,
@@ -201,11 +281,19 @@ async function bookTransfer(
   const remainderEntryId =
     plan.remainder > 0n ? await bookRemainder(tx, account, transfer, plan.remainder, at) : null;
   await store.insertTransfer(tx, { ...transfer, remainder_entry_id: remainderEntryId });
-  return true;
 }
 
-function transferReference(network: ConfiguredNetwork, log: { txHash: string; logIndex: number }) {
-  return `${network.caip2}:${log.txHash}:${log.logIndex}`;
+/**
+ * The settlements' reference prefix of a transfer the watch booked: network, transaction and log.
+ * A booking made again after a reorganisation adds its own row id, so its settlements are new
+ * rows beside the reversed ones.
+ */
+function transferReference(
+  network: ConfiguredNetwork,
+  row: Pick<store.TransferRow, 'id' | 'tx_hash' | 'log_index' | 'rebooks'>,
+) {
+  const base = `${network.caip2}:${row.tx_hash}:${row.log_index}`;
+  return row.rebooks === null ? base : `${base}:${row.id}`;
 }
 
 function newTransfer(
@@ -231,6 +319,8 @@ function newTransfer(
     status: 'booked',
     created_at: at,
     reversed_at: null,
+    suspect_since_block: null,
+    rebooks: null,
   };
 }
 
@@ -280,50 +370,99 @@ async function bookRemainder(
   return posted.entryId;
 }
 
+/** The token Transfer in a successful receipt that pays `amount` to `address`, if there is one. */
+function transferIn(
+  receipt: TransactionReceipt,
+  network: ConfiguredNetwork,
+  address: string,
+  amount: string,
+): TransferLog | undefined {
+  if (receipt.status !== 'success') return undefined;
+  const logs = parseEventLogs({ abi: EIP3009_TOKEN_ABI, eventName: 'Transfer', logs: receipt.logs });
+  const log = logs.find((candidate) => {
+    if (candidate.address.toLowerCase() !== network.token.address.toLowerCase()) return false;
+    if (candidate.args.to.toLowerCase() !== address.toLowerCase()) return false;
+    const converted = fromBaseUnits(candidate.args.value, network.token.decimals);
+    return converted.ok && converted.value === readAmount(amount);
+  });
+  if (!log || log.logIndex === null) return undefined;
+  return {
+    txHash: receipt.transactionHash,
+    logIndex: log.logIndex,
+    blockNumber: receipt.blockNumber,
+    blockHash: receipt.blockHash,
+    from: log.args.from,
+    to: log.args.to,
+    value: log.args.value,
+  };
+}
+
 /**
- * Re-reads the blocks of recent bookings. A transfer whose block is gone from the canonical
- * chain, and whose transaction is not mined elsewhere, is undone: its settlements and remainder
- * are reversed by new postings and the requests' received amounts shrink.
+ * Re-reads the blocks of recent bookings. A transfer whose block was replaced and whose
+ * transaction has no receipt carrying it is undone only on evidence seen twice (see
+ * onEvidenceOfRemoval); a transfer mined in another block is moved there. Any read that ends
+ * unknown leaves the transfer as it is.
  */
-async function checkReorganisations(deps: WatchDeps, network: Watched, clients: Clients) {
-  const head = await clients.publicClient.getBlockNumber({ cacheTime: 0 });
-  const from = head > REORG_WINDOW ? head - REORG_WINDOW : 0n;
+async function checkReorganisations(at: NetworkRound) {
+  const { deps, round, network, view } = at;
+  const from = view.best > REORG_WINDOW ? view.best - REORG_WINDOW : 0n;
   const rows = await store.recentBooked(deps.db, network.key, from);
-  const canonical = new Map<string, string | undefined>();
+  const canonical = new Map<string, ChainRead<string>>();
   let reversed = 0;
   for (const row of rows) {
-    if (!canonical.has(row.block_number)) {
-      const block =
-        BigInt(row.block_number) > head
-          ? null
-          : await clients.publicClient.getBlock({ blockNumber: BigInt(row.block_number) }).catch(() => null);
-      canonical.set(row.block_number, block?.hash ?? undefined);
+    const blockNumber = BigInt(row.block_number);
+    let hash = canonical.get(row.block_number);
+    if (hash === undefined) {
+      hash = await blockHashAt(at, blockNumber);
+      canonical.set(row.block_number, hash);
     }
-    if (canonical.get(row.block_number) === row.block_hash) continue;
-    const receipt = await clients.publicClient
-      .getTransactionReceipt({ hash: row.tx_hash as Hash })
-      .catch(() => null);
-    if (
-      receipt &&
-      receipt.status === 'success' &&
-      receipt.logs.some((log) => log.logIndex === row.log_index)
-    ) {
-      await store.moveTransfer(deps.db, row.id, receipt.blockNumber, receipt.blockHash);
+    if (hash.kind !== 'found') continue;
+    if (hash.value === row.block_hash) {
+      if (row.suspect_since_block !== null) await store.clearSuspect(deps.db, row.id);
       continue;
     }
-    if (await undoTransfer(deps, network, row)) reversed += 1;
+    const receipt = await readAtHead(round, view, 'eth_getTransactionReceipt', blockNumber, (client) =>
+      client.getTransactionReceipt({ hash: row.tx_hash as Hash }),
+    );
+    if (receipt.outcome.kind === 'unknown') continue;
+    const moved =
+      receipt.outcome.kind === 'found'
+        ? transferIn(receipt.outcome.value, network, row.address, row.amount)
+        : undefined;
+    if (moved) {
+      await store.moveTransfer(deps.db, row.id, moved.blockNumber, moved.blockHash);
+      continue;
+    }
+    const suspect = row.suspect_since_block === null ? null : BigInt(row.suspect_since_block);
+    const verdict = onEvidenceOfRemoval(suspect, receipt.head);
+    if (verdict === 'mark') await store.markSuspect(deps.db, row.id, receipt.head);
+    if (verdict === 'undo' && (await undoTransfer(deps, network, row))) reversed += 1;
   }
   return reversed;
 }
 
-async function undoTransfer(deps: WatchDeps, network: ConfiguredNetwork, row: store.TransferRow) {
+/** The hash of the canonical block at a height, from a current node at or past it. */
+async function blockHashAt(at: NetworkRound, blockNumber: bigint): Promise<ChainRead<string>> {
+  const read = await readAtHead(at.round, at.view, 'eth_getBlockByNumber', blockNumber, (client) =>
+    client.getBlock({ blockNumber }).then((block) => block.hash),
+  );
+  // A node whose head is past the height and that has no block there is not telling the truth.
+  if (read.outcome.kind === 'absent') {
+    return at.round.unknown(
+      at.network.name,
+      'eth_getBlockByNumber',
+      `no block ${blockNumber} below the head`,
+    );
+  }
+  return read.outcome;
+}
+
+async function undoTransfer(deps: WatchDeps, network: Watched, row: store.TransferRow) {
   const at = deps.clock.now();
   return deps.db.transaction().execute(async (tx) => {
     if (!(await store.markReversed(tx, row.id, at))) return false;
     const reference =
-      row.source === 'x402'
-        ? `${network.caip2}:${row.tx_hash}`
-        : transferReference(network, { txHash: row.tx_hash, logIndex: row.log_index });
+      row.source === 'x402' ? `${network.caip2}:${row.tx_hash}` : transferReference(network, row);
     await reverseChainSettlements(tx, {
       spaceId: row.space_id,
       rail: row.source === 'x402' ? 'x402' : 'chain',
@@ -350,15 +489,64 @@ async function undoTransfer(deps: WatchDeps, network: ConfiguredNetwork, row: st
   });
 }
 
+/**
+ * A transfer the watch booked and a reorganisation reversed is booked again, once, when a current
+ * node shows its transaction mined again (at or below the safe head) with the same transfer in it.
+ */
+async function bookMinedAgain(at: NetworkRound) {
+  const { deps, round, network, view } = at;
+  const from = view.best > REORG_WINDOW ? view.best - REORG_WINDOW : 0n;
+  let booked = 0;
+  for (const row of await store.reversedNotRebooked(deps.db, network.key, from)) {
+    const receipt = await readAtHead(
+      round,
+      view,
+      'eth_getTransactionReceipt',
+      BigInt(row.block_number),
+      (client) => client.getTransactionReceipt({ hash: row.tx_hash as Hash }),
+    );
+    if (receipt.outcome.kind !== 'found') continue;
+    const log = transferIn(receipt.outcome.value, network, row.address, row.amount);
+    if (!log || log.blockNumber > view.best - view.lagMax) continue;
+    const account = {
+      id: row.account_id,
+      space_id: row.space_id,
+      address: row.address,
+      currency: row.currency,
+    };
+    const done = await deps.db.transaction().execute(async (tx) => {
+      if (!(await store.lockReversedNotRebooked(tx, row.id))) return false;
+      const now = deps.clock.now();
+      const transfer = {
+        ...newTransfer(account, network, log, readAmount(row.amount), now),
+        rebooks: row.id,
+      };
+      await settleAndRecord(tx, network, account, transfer, readAmount(row.amount), now);
+      return true;
+    });
+    if (done) {
+      booked += 1;
+      deps.logger?.warn(
+        { network: network.caip2, tx: row.tx_hash },
+        'a reversed transfer was mined again and booked',
+      );
+    }
+  }
+  return booked;
+}
+
 /** Records the block of recent x402 settlements, so a reorganisation can undo them too. */
-async function followX402Settlements(deps: WatchDeps, network: Watched, clients: Clients) {
+async function followX402Settlements(at: NetworkRound) {
+  const { deps, round, network, view } = at;
   // An hour covers the reorganisation window of every supported chain many times over.
   const since = new Date(deps.clock.now().getTime() - 60 * 60 * 1000);
   for (const settled of await settledNotFollowed(deps.db, network.caip2, network.key, since, 20)) {
-    const receipt = await clients.publicClient
-      .getTransactionReceipt({ hash: settled.tx_hash as Hash })
-      .catch(() => null);
-    if (!receipt) continue;
+    const read = await readAtHead(round, view, 'eth_getTransactionReceipt', 0n, (client) =>
+      client.getTransactionReceipt({ hash: settled.tx_hash as Hash }),
+    );
+    // Absent: not mined on a current node yet (or dropped, which the settlement path owns).
+    if (read.outcome.kind !== 'found') continue;
+    const receipt = read.outcome.value;
     const log = parseEventLogs({ abi: EIP3009_TOKEN_ABI, eventName: 'Transfer', logs: receipt.logs }).find(
       (item) => item.args.to.toLowerCase() === settled.pay_to.toLowerCase(),
     );

@@ -2,13 +2,20 @@ import { type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { ChainTransfersTable } from '../../platform/db/schema.ts';
 
-/**
- * The network's cursor, locked for this transaction; undefined when another process holds it
- * (it is watching this network right now). Created at `start` the first time.
- */
-export async function lockCursor(db: Queryable, network: string, start: bigint, at: Date) {
+/** The network's next block to read, without a lock. Created at `start` the first time. */
+export async function cursorAt(db: Queryable, network: string, start: bigint, at: Date): Promise<bigint> {
   await sql`INSERT INTO chain_cursors (network, next_block, updated_at) VALUES (${network}, ${start.toString()}, ${at})
     ON CONFLICT (network) DO NOTHING`.execute(db);
+  const result = await sql<{ next_block: string }>`
+    SELECT next_block::text FROM chain_cursors WHERE network = ${network}`.execute(db);
+  return BigInt(result.rows[0]!.next_block);
+}
+
+/**
+ * The network's cursor, locked for this transaction; undefined when another process holds it
+ * (it is booking this network right now).
+ */
+export async function lockCursor(db: Queryable, network: string) {
   const result = await sql<{ next_block: string }>`
     SELECT next_block::text FROM chain_cursors WHERE network = ${network} FOR UPDATE SKIP LOCKED`.execute(db);
   const row = result.rows[0];
@@ -43,12 +50,18 @@ export async function watchedAccounts(db: Queryable, network: string, now: Date)
 
 export type TransferRow = Selectable<ChainTransfersTable>;
 
-/** Records a transfer once: false when (network, tx, log index) was recorded already. */
+/** Records a transfer once: false when (network, tx, log index) is booked already. */
 export async function insertTransfer(db: Queryable, row: TransferRow): Promise<boolean> {
   const result = await db
     .insertInto('chain_transfers')
     .values(row)
-    .onConflict((conflict) => conflict.columns(['network', 'tx_hash', 'log_index']).doNothing())
+    .onConflict((conflict) =>
+      // A literal, not a parameter: PostgreSQL matches the partial unique index by its predicate.
+      conflict
+        .columns(['network', 'tx_hash', 'log_index'])
+        .where('status', '=', sql.lit('booked'))
+        .doNothing(),
+    )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
@@ -64,16 +77,66 @@ export async function transferExists(db: Queryable, network: string, txHash: str
   return row !== undefined;
 }
 
+/** A recorded transfer with the address of the account it went to. */
+export type TransferToAccount = TransferRow & { address: string; currency: string };
+
 /** Booked transfers at or above `fromBlock`: the ones a reorganisation could still remove. */
-export function recentBooked(db: Queryable, network: string, fromBlock: bigint) {
+export function recentBooked(
+  db: Queryable,
+  network: string,
+  fromBlock: bigint,
+): Promise<TransferToAccount[]> {
   return db
-    .selectFrom('chain_transfers')
-    .selectAll()
-    .where('network', '=', network)
-    .where('status', '=', 'booked')
-    .where('block_number', '>=', fromBlock.toString())
-    .orderBy('block_number')
+    .selectFrom('chain_transfers as t')
+    .innerJoin('accounts as a', (join) => join.onRef('a.id', '=', 't.account_id'))
+    .selectAll('t')
+    .select([sql<string>`lower(a.address)`.as('address'), 'a.currency'])
+    .where('t.network', '=', network)
+    .where('t.status', '=', 'booked')
+    .where('t.block_number', '>=', fromBlock.toString())
+    .orderBy('t.block_number')
     .execute();
+}
+
+/**
+ * Transfers the watch booked and a reorganisation reversed, at or above `fromBlock`, that no row
+ * books again yet: their transaction may be mined again.
+ */
+export function reversedNotRebooked(
+  db: Queryable,
+  network: string,
+  fromBlock: bigint,
+): Promise<TransferToAccount[]> {
+  return db
+    .selectFrom('chain_transfers as t')
+    .innerJoin('accounts as a', (join) => join.onRef('a.id', '=', 't.account_id'))
+    .selectAll('t')
+    .select([sql<string>`lower(a.address)`.as('address'), 'a.currency'])
+    .where('t.network', '=', network)
+    .where('t.status', '=', 'reversed')
+    .where('t.source', '=', 'watch')
+    .where('t.block_number', '>=', fromBlock.toString())
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('chain_transfers as r').select('r.id').whereRef('r.rebooks', '=', 't.id'))),
+    )
+    .orderBy('t.block_number')
+    .execute();
+}
+
+/** First evidence that a booked transfer left the chain: the head of the node that said so. */
+export async function markSuspect(db: Queryable, id: string, head: bigint) {
+  await db
+    .updateTable('chain_transfers')
+    .set({ suspect_since_block: head.toString() })
+    .where('id', '=', id)
+    .where('status', '=', 'booked')
+    .where('suspect_since_block', 'is', null)
+    .execute();
+}
+
+/** The transfer's block (or its receipt) was seen again: the earlier evidence no longer counts. */
+export async function clearSuspect(db: Queryable, id: string) {
+  await db.updateTable('chain_transfers').set({ suspect_since_block: null }).where('id', '=', id).execute();
 }
 
 /** Marks a transfer reversed, once: false when another process got there first. */
@@ -87,11 +150,29 @@ export async function markReversed(db: Queryable, id: string, at: Date): Promise
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** The transfer was mined again in another block (a reorganisation that kept it). */
+/**
+ * The transfer was mined again in another block (a reorganisation that kept it). Its log index is
+ * kept as booked: the settlements' references name it.
+ */
 export async function moveTransfer(db: Queryable, id: string, blockNumber: bigint, blockHash: string) {
   await db
     .updateTable('chain_transfers')
-    .set({ block_number: blockNumber.toString(), block_hash: blockHash })
+    .set({ block_number: blockNumber.toString(), block_hash: blockHash, suspect_since_block: null })
     .where('id', '=', id)
     .execute();
+}
+
+/** Locks a reversed transfer that no row books again yet; undefined otherwise. */
+export async function lockReversedNotRebooked(db: Queryable, id: string) {
+  const row = await db
+    .selectFrom('chain_transfers as t')
+    .selectAll('t')
+    .where('t.id', '=', id)
+    .where('t.status', '=', 'reversed')
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('chain_transfers as r').select('r.id').whereRef('r.rebooks', '=', 't.id'))),
+    )
+    .forUpdate()
+    .executeTakeFirst();
+  return row;
 }

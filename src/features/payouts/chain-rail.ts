@@ -1,10 +1,20 @@
-import { encodeFunctionData, erc20Abi, type Hash, parseEventLogs } from 'viem';
+import type { Logger } from 'pino';
+import { encodeFunctionData, erc20Abi, type Hash, parseEventLogs, type TransactionReceipt } from 'viem';
 import { AppError } from '../../core/errors.ts';
 import type { Chain } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork, NetworkName } from '../../platform/chain/networks.ts';
+import {
+  type ChainRead,
+  ChainRound,
+  onEvidenceOfRemoval,
+  type ReadAtHead,
+  readAtHead,
+  viewNetwork,
+} from '../../platform/chain/outcome.ts';
 import { toBaseUnits } from '../../platform/chain/units.ts';
-import type { AccountRow } from '../accounts/index.ts';
+import { type AccountRow, requireAccount } from '../accounts/index.ts';
 import { reverseEntry } from '../ledger/index.ts';
+import * as suspects from './chain-suspects.ts';
 import { execute } from './execution.ts';
 import { onLockedPayout, type PayoutsDeps } from './service.ts';
 import * as store from './store.ts';
@@ -12,11 +22,14 @@ import * as store from './store.ts';
 // The chain rail: a person signs the transfer in a browser wallet. We answer the unsigned
 // ERC-20 transfer; a reported transaction is read back from the chain and must carry exactly
 // that transfer (the token, from the account's proven address, to the destination, for the
-// amount) before the payment is executed, once the network's confirmations are reached.
+// amount) before the payment is executed, once the network's confirmations are reached. The
+// chain is read before the payment's row lock is taken, and the state is checked again under
+// it; a read that ends unknown changes nothing (docs/design/payouts.md "The chain rail").
 
 export type ChainRailDeps = PayoutsDeps & {
   chain: Chain | undefined;
   confirmations: Partial<Record<NetworkName, number>>;
+  logger?: Logger | undefined;
 };
 
 function refuse(field: string, detail: string): never {
@@ -67,30 +80,77 @@ export function chainTransaction(deps: ChainRailDeps, userId: string, spaceId: s
   });
 }
 
-/** Confirmations of the transaction that carries the payment's transfer; refuses any other. */
-async function confirmationsOf(
-  deps: ChainRailDeps,
-  rail: ReturnType<typeof railOf>,
-  row: store.PayoutRow,
-  txHash: Hash,
-): Promise<bigint> {
-  const client = deps.chain!.clients(rail.network.name)!.publicClient;
-  const receipt = await client.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
-  if (!receipt) refuse('tx_hash', 'No mined transaction with this hash on the account’s network.');
-  if (receipt.status !== 'success') refuse('tx_hash', 'The transaction failed on chain.');
+type Rail = ReturnType<typeof railOf>;
+
+/** Whether a mined receipt carries exactly the payment's transfer (token, from, to, amount). */
+function carriesPayment(receipt: TransactionReceipt, rail: Rail, row: store.PayoutRow): boolean {
+  if (receipt.status !== 'success') return false;
   const transfers = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs });
-  const matches = transfers.some(
+  return transfers.some(
     (log) =>
       log.address.toLowerCase() === rail.network.token.address.toLowerCase() &&
       log.args.from.toLowerCase() === rail.from.toLowerCase() &&
       log.args.to.toLowerCase() === row.destination &&
       log.args.value === rail.units,
   );
-  if (!matches) {
+}
+
+/**
+ * The receipt of a transaction, from a node within the network's confirmations of the best head
+ * (a lagging node's "no receipt" is not believed), with that node's head.
+ */
+async function readReceipt(
+  deps: ChainRailDeps,
+  round: ChainRound,
+  rail: Rail,
+  txHash: Hash,
+): Promise<ReadAtHead<TransactionReceipt>> {
+  const { name } = rail.network;
+  const nodes = deps.chain!.clients(name)!.nodes;
+  const view = await viewNetwork(round, name, nodes, BigInt(deps.confirmations[name] ?? 1));
+  if (view.kind !== 'found') return { outcome: view, head: 0n };
+  return readAtHead(round, view.value, 'eth_getTransactionReceipt', 0n, (client) =>
+    client.getTransactionReceipt({ hash: txHash }),
+  );
+}
+
+/** What the chain says of a payment's transaction: carried with its confirmations, or not carried. */
+type Sighting = { kind: 'carried'; confirmations: bigint; head: bigint } | { kind: 'missing'; head: bigint };
+
+function sightingOf(
+  read: ReadAtHead<TransactionReceipt>,
+  rail: Rail,
+  row: store.PayoutRow,
+): ChainRead<Sighting> {
+  const { outcome, head } = read;
+  if (outcome.kind === 'unknown') return outcome;
+  if (outcome.kind === 'found' && carriesPayment(outcome.value, rail, row)) {
+    const confirmations = head - outcome.value.blockNumber + 1n;
+    return { kind: 'found', value: { kind: 'carried', confirmations, head } };
+  }
+  return { kind: 'found', value: { kind: 'missing', head } };
+}
+
+/** Confirmations of the transaction that carries the payment's transfer; refuses any other. */
+async function confirmationsOf(deps: ChainRailDeps, rail: Rail, row: store.PayoutRow, txHash: Hash) {
+  const round = new ChainRound('chain-payout-report', deps.logger);
+  const read = await readReceipt(deps, round, rail, txHash);
+  round.end();
+  if (read.outcome.kind === 'unknown') {
+    throw new AppError(
+      'transfer_failed',
+      'The network’s nodes could not be asked about this transaction just now; nothing was recorded. Report it again in a moment.',
+    );
+  }
+  if (read.outcome.kind === 'absent') {
+    refuse('tx_hash', 'No mined transaction with this hash on the account’s network.');
+  }
+  if (read.outcome.value.status !== 'success') refuse('tx_hash', 'The transaction failed on chain.');
+  if (!carriesPayment(read.outcome.value, rail, row)) {
     refuse('tx_hash', 'The transaction does not carry this payment’s transfer from the account’s address.');
   }
-  // Not the client's cached head: a block mined a moment ago counts.
-  return (await client.getBlockNumber({ cacheTime: 0 })) - receipt.blockNumber + 1n;
+  // The answering node's head, read fresh: a block mined a moment ago counts.
+  return read.head - read.outcome.value.blockNumber + 1n;
 }
 
 /**
@@ -162,32 +222,58 @@ async function undoExecution(
     executed_at: null,
     updated_at: at,
   });
+  await suspects.clearSuspect(tx, row.id);
 }
 
 /**
  * The worker's side of the chain rail: a reported transaction that reached its confirmations
  * executes its payment; an executed payment whose transaction is no longer on the chain (a
- * reorganisation) is reversed and waits in `executing` until the transaction is seen again.
+ * reorganisation) is reversed, on evidence seen on two rounds a block apart, and waits in
+ * `executing` until the transaction is seen again. A read that ends unknown changes nothing.
  */
 export async function followChainPayouts(deps: ChainRailDeps): Promise<Followed> {
   const done: Followed = { executed: 0, reversed: 0 };
   if (!deps.chain) return done;
   const since = new Date(deps.clock.now().getTime() - REORG_WATCH_MS);
-  for (const found of await store.chainPayoutsToFollow(deps.db, since, FOLLOW_BATCH)) {
-    const ids = { userId: null, spaceId: found.space_id, payoutId: found.id };
-    await onLockedPayout(deps, ids, async ({ tx, row, account }) => {
-      const rail = railOf(deps, row, account);
-      const confirmations = await confirmationsOf(deps, rail, row, row.tx_hash as Hash).catch(
-        () => undefined,
-      );
-      const needed = BigInt(deps.confirmations[rail.network.name] ?? 1);
-      if (row.status === 'executed' && confirmations === undefined) {
-        await undoExecution(deps, row, tx);
-        done.reversed++;
-      } else if (row.status === 'executing' && confirmations !== undefined && confirmations >= needed) {
-        if (await execute({ tx, deps, account }, row, { txHash: row.tx_hash! })) done.executed++;
-      }
-    });
+  const round = new ChainRound('chain-payouts', deps.logger);
+  try {
+    for (const found of await store.chainPayoutsToFollow(deps.db, since, FOLLOW_BATCH)) {
+      const outcome = await followOne(deps, round, found);
+      if (outcome) done[outcome]++;
+    }
+  } finally {
+    round.end();
   }
   return done;
+}
+
+/** Reads one payment's transaction, then applies what it says under the payment's lock. */
+async function followOne(deps: ChainRailDeps, round: ChainRound, found: { id: string; space_id: string }) {
+  const seen = await store.findPayout(deps.db, found.space_id, found.id);
+  if (!seen || seen.tx_hash === null) return undefined;
+  const rail = railOf(deps, seen, await requireAccount(deps.db, seen.space_id, seen.account_id));
+  const sighting = sightingOf(await readReceipt(deps, round, rail, seen.tx_hash as Hash), rail, seen);
+  if (sighting.kind !== 'found') return undefined;
+  const needed = BigInt(deps.confirmations[rail.network.name] ?? 1);
+  const ids = { userId: null, spaceId: found.space_id, payoutId: found.id };
+  return onLockedPayout(deps, ids, async ({ tx, row, account }) => {
+    // Changed since the read (another worker, a person): the next round reads it afresh.
+    if (row.status !== seen.status || row.tx_hash !== seen.tx_hash) return undefined;
+    const said = sighting.value;
+    if (row.status === 'executing') {
+      if (said.kind !== 'carried' || said.confirmations < needed) return undefined;
+      const executed = await execute({ tx, deps, account }, row, { txHash: row.tx_hash! });
+      return executed ? ('executed' as const) : undefined;
+    }
+    if (row.status !== 'executed') return undefined;
+    if (said.kind === 'carried') {
+      await suspects.clearSuspect(tx, row.id);
+      return undefined;
+    }
+    const verdict = onEvidenceOfRemoval(await suspects.suspectSince(tx, row.id), said.head);
+    if (verdict === 'mark') await suspects.markSuspect(tx, row.space_id, row.id, said.head);
+    if (verdict !== 'undo') return undefined;
+    await undoExecution(deps, row, tx);
+    return 'reversed' as const;
+  });
 }

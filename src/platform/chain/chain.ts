@@ -5,6 +5,7 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  fallback,
   formatEther,
   type Hash,
   type Hex,
@@ -26,6 +27,7 @@ import {
   type NetworkName,
   NetworkRegistry,
 } from './networks.ts';
+import type { ChainNode } from './outcome.ts';
 import { deployTestUsdc, installLocalMulticall, readTokenInfo, TEST_USDC_ABI } from './token.ts';
 
 // Chain I/O for the server: one viem public client per configured network, the gas wallet that
@@ -49,15 +51,20 @@ export type ChainOptions = {
   localRpcUrl?: string | undefined;
   /** GAS_WALLET_KEY; the local chain falls back to ANVIL_DEV_KEY. */
   gasWalletKey?: Hex | undefined;
-  /** RPC URL per public network; a network without one is not configured. */
-  rpcUrls?: Partial<Record<NetworkName, string>>;
+  /** RPC URLs per public network (one or more nodes); a network without any is not configured. */
+  rpcUrls?: Partial<Record<NetworkName, readonly string[]>>;
   logger: Logger;
   startTimeoutMs?: number;
+  /** How long one request to a node may take before it ends unknown (15 s unless set). */
+  requestTimeoutMs?: number;
 };
 
-type Clients = {
+export type Clients = {
+  /** Every node of the network behind viem's fallback transport, ranked when there are several. */
   publicClient: PublicClient<Transport, ViemChain>;
   walletClient: WalletClient<Transport, ViemChain, Account> | undefined;
+  /** Each node on its own, in configured order: for reads whose absence is believed. */
+  nodes: ChainNode[];
 };
 
 export type FaucetResult = { mintTxHash: Hash; gasTxHash: Hash };
@@ -94,10 +101,44 @@ function viemChain(definition: NetworkDefinition, rpcUrl: string): ViemChain {
   });
 }
 
-function makeClients(definition: NetworkDefinition, rpcUrl: string, key: Hex | undefined): Clients {
-  const chain = viemChain(definition, rpcUrl);
-  const transport = http(rpcUrl, { timeout: 15_000, retryCount: 1 });
+const REQUEST_TIMEOUT_MS = 15_000;
+/** How often the fallback transport re-ranks several nodes (latency and stability). */
+const RANK_INTERVAL_MS = 10_000;
+
+/**
+ * The clients of one network over one or more nodes. Several nodes sit behind viem's fallback
+ * transport, ranked by an eth_blockNumber ping (any node answers it, unlike net_listening); each
+ * node also gets a client of its own, so a read that may end `absent` is asked of a node whose
+ * head is known (outcome.ts readAtHead).
+ */
+export function connectClients(
+  definition: NetworkDefinition,
+  rpcUrls: readonly string[],
+  key: Hex | undefined,
+  requestTimeoutMs = REQUEST_TIMEOUT_MS,
+): Clients {
+  const [first] = rpcUrls;
+  if (first === undefined) throw new RangeError(`No RPC URL for ${definition.name}.`);
+  const chain = viemChain(definition, first);
+  const transports = rpcUrls.map((url) => http(url, { timeout: requestTimeoutMs, retryCount: 1 }));
+  const transport =
+    transports.length === 1
+      ? transports[0]!
+      : fallback(transports, {
+          rank: {
+            interval: RANK_INTERVAL_MS,
+            ping: ({ transport: node }) => node.request({ method: 'eth_blockNumber' }),
+          },
+        });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
+  const nodes = rpcUrls.map((url, index) => ({
+    label: `${definition.name} node ${index + 1}`,
+    client: createPublicClient({
+      chain,
+      transport: http(url, { timeout: requestTimeoutMs, retryCount: 0 }),
+      pollingInterval: 100,
+    }),
+  }));
   // The nonce manager hands out nonces in process, so concurrent sends from the gas wallet never
   // reuse one. It is one per client, not viem's shared one: that one is keyed by address and
   // chain id, which every local anvil shares. Two servers sharing one gas wallet on one node
@@ -107,7 +148,7 @@ function makeClients(definition: NetworkDefinition, rpcUrl: string, key: Hex | u
     key === undefined
       ? undefined
       : createWalletClient({ chain, transport, account: privateKeyToAccount(key, { nonceManager }) });
-  return { publicClient, walletClient };
+  return { publicClient, walletClient, nodes };
 }
 
 async function checkChainId(definition: NetworkDefinition, rpcUrl: string, timeoutMs: number): Promise<void> {
@@ -127,10 +168,11 @@ async function startLocal(options: ChainOptions, timeoutMs: number) {
   try {
     const rpcUrl = options.localRpcUrl ?? anvil!.rpcUrl;
     if (options.localRpcUrl) await checkChainId(definition, rpcUrl, timeoutMs);
-    const { publicClient, walletClient } = makeClients(
+    const { publicClient, walletClient, nodes } = connectClients(
       definition,
-      rpcUrl,
+      [rpcUrl],
       options.gasWalletKey ?? ANVIL_DEV_KEY,
+      options.requestTimeoutMs,
     );
     const address = await deployTestUsdc({ publicClient, walletClient: walletClient! });
     if (!(await installLocalMulticall(publicClient))) {
@@ -141,7 +183,7 @@ async function startLocal(options: ChainOptions, timeoutMs: number) {
     }
     const token = await readTokenInfo(publicClient, address);
     const network: ConfiguredNetwork = { ...definition, rpcUrl, token };
-    return { network, rpcUrl, anvil, publicClient, walletClient: walletClient! };
+    return { network, rpcUrl, anvil, publicClient, walletClient: walletClient!, nodes };
   } catch (error) {
     await anvil?.stop();
     throw error;
@@ -170,14 +212,15 @@ function localFaucet(local: Omit<LocalChain, 'fund'>): LocalChain['fund'] {
 
 async function configurePublic(
   definition: NetworkDefinition,
-  rpcUrl: string,
+  rpcUrls: readonly string[],
   key: Hex | undefined,
-  timeoutMs: number,
+  options: { startTimeoutMs: number; requestTimeoutMs: number | undefined },
 ): Promise<{ network: ConfiguredNetwork; clients: Clients }> {
-  await checkChainId(definition, rpcUrl, timeoutMs);
-  const clients = makeClients(definition, rpcUrl, key);
+  // Every node must serve this network: a URL pointing at another chain is a configuration error.
+  for (const rpcUrl of rpcUrls) await checkChainId(definition, rpcUrl, options.startTimeoutMs);
+  const clients = connectClients(definition, rpcUrls, key, options.requestTimeoutMs);
   const token = await readTokenInfo(clients.publicClient, definition.usdc!);
-  return { network: { ...definition, rpcUrl, token }, clients };
+  return { network: { ...definition, rpcUrl: rpcUrls[0]!, token }, clients };
 }
 
 /** Connects every configured network (and starts the local chain when asked). */
@@ -194,9 +237,12 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
       clientsByName.set('local', started);
     }
     for (const definition of NETWORKS) {
-      const rpcUrl = options.rpcUrls?.[definition.name];
-      if (definition.name === 'local' || rpcUrl === undefined) continue;
-      const configured = await configurePublic(definition, rpcUrl, options.gasWalletKey, timeoutMs);
+      const rpcUrls = options.rpcUrls?.[definition.name];
+      if (definition.name === 'local' || rpcUrls === undefined || rpcUrls.length === 0) continue;
+      const configured = await configurePublic(definition, rpcUrls, options.gasWalletKey, {
+        startTimeoutMs: timeoutMs,
+        requestTimeoutMs: options.requestTimeoutMs,
+      });
       networks.add(configured.network);
       clientsByName.set(definition.name, configured.clients);
     }

@@ -622,11 +622,23 @@ export interface ChainTransfersTable {
   status: 'booked' | 'reversed';
   created_at: Timestamp;
   reversed_at: Timestamp | null;
+  /** The head at which a node first said the block was replaced and the receipt gone (0200). */
+  suspect_since_block: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The reversed row this one books again, after its transaction was mined again (0200). */
+  rebooks: string | null;
+}
+
+/** An executed chain payment whose transaction a node said was gone, and at which head (0200). */
+export interface PayoutChainSuspectsTable {
+  payout_id: string;
+  space_id: string;
+  since_block: ColumnType<string, string, string>;
 }
 
 export interface Database {
   chain_cursors: ChainCursorsTable;
   chain_transfers: ChainTransfersTable;
+  payout_chain_suspects: PayoutChainSuspectsTable;
 }
 
 // Money out: payouts, their rules and approvals, the sanctions list.

@@ -35,14 +35,27 @@ export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicT
               logger: runtime.logger || undefined,
             });
             // Chain payments out: executed at their confirmations, undone by a reorganisation.
-            await followChainPayouts({ db, clock, chain, confirmations: runtime.config.confirmations });
+            await followChainPayouts({
+              db,
+              clock,
+              chain,
+              confirmations: runtime.config.confirmations,
+              logger: runtime.logger || undefined,
+            });
           },
         },
         {
           // Agent wallet transfers and x402 payments a dead process left on their way.
           name: 'repair-agent-writes',
           everyMs: 60_000,
-          run: () => repairAgentWrites({ db, clock, chain, logger: runtime.logger || undefined }),
+          run: () =>
+            repairAgentWrites({
+              db,
+              clock,
+              chain,
+              confirmations: runtime.config.confirmations,
+              logger: runtime.logger || undefined,
+            }),
         },
       ]
     : [];

@@ -1,8 +1,21 @@
-export { normalizeAddress, normalizeName } from './domain.ts';
+export {
+  hasInvisible,
+  LEGAL_FORMS,
+  normalizeAddress,
+  normalizeDestination,
+  normalizeName,
+} from './domain.ts';
 export { parseSdnXml } from './sdn-xml.ts';
 export {
+  buildIndex,
+  configureScreening,
+  DEFAULT_MIN_SCORE,
+  type HoldMatch,
+  holdMatches,
   type LoadOutcome,
   loadScreeningList,
+  matchSubject,
+  recordHold,
   type ScreeningHit,
   type ScreeningListStatus,
   screen,

@@ -41,7 +41,7 @@ describe('reading SDN.XML', () => {
     expect(parseSdnXml('<sdnList><sdnEntry>')).toMatchObject({ ok: false });
   });
 
-  it('normalises case, accents and spacing, nothing more (word order is the index's)', () => {
+  it('normalises case, accents and spacing, nothing more (word order is the index’s)', () => {
     expect(normalizeName('  NÚÑEZ,   José ')).toBe(normalizeName('nunez jose'));
     expect(normalizeName('Jose Nunes')).not.toBe(normalizeName('Jose Nunez'));
   });

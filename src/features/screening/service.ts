@@ -186,6 +186,17 @@ export async function screen(db: Queryable, subject: ScreeningSubject): Promise<
   return matchSubject(await currentIndex(db), subject, minScore);
 }
 
+/** What an x402 payer on the sanctions list is answered (the address itself is not echoed). */
+export const SANCTIONED_PAYER = "The payer's address is on the sanctions list; nothing was settled.";
+
+/**
+ * Whether a paying address (an x402 authorization's `from`, an incoming transfer's sender) is on
+ * the current list. Money from it is refused before settling, or, once on chain, flagged.
+ */
+export async function payerListed(db: Queryable, from: string): Promise<ScreeningHit | undefined> {
+  return screen(db, { address: from, names: [] });
+}
+
 /** Records the entry that held a payment, for its page (the owner reads it before releasing). */
 export async function recordHold(
   db: Queryable,

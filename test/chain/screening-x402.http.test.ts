@@ -12,7 +12,7 @@ import { type Body, startX402World, type X402World } from './x402-setup.ts';
 let w: X402World;
 beforeAll(async () => {
   w = await startX402World();
-}, 120_000);
+}, 400_000);
 afterAll(() => w?.close());
 
 /** An SDN.XML naming these addresses (one entry each), loaded as the current list. */
@@ -132,8 +132,9 @@ describe('approving an x402 proposal', () => {
       const page = await w.h.inject({
         method: 'GET',
         url: `/app/books/${buyer.spaceId}/agents`,
-        session: buyer.owner.token,
+        headers: { cookie: `tb_session=${buyer.owner.token}` },
       });
+      expect(page.statusCode).toBe(200);
       expect(page.body).toContain(first.address.toLowerCase());
       target = secondRequest.url;
       const approved = await w.api(

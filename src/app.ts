@@ -66,7 +66,7 @@ import {
   registerIncomeAppRoutes,
   registerResourcePages,
 } from './features/resources/index.ts';
-import { screeningGauges } from './features/screening/index.ts';
+import { configureScreening, screeningGauges } from './features/screening/index.ts';
 import { registerSiteAppRoutes, registerSitePages } from './features/sites/index.ts';
 import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
 import {
@@ -459,6 +459,7 @@ export function createAppMetrics(db: Db, clock: Clock): Metrics {
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = createFastify(deps);
+  configureScreening(deps.config.screening);
   registerErrorHandling(app);
   registerMetrics(app, deps, deps.metrics ?? createAppMetrics(deps.database.db, deps.clock));
   await app.register(cookie);

@@ -1,12 +1,32 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './harness.ts';
 import { type Book, expectEventBody, makeBook } from './payouts-setup.ts';
 
+/**
+ * The published ISO 20022 schema, in shared/ beside the repository (CI lays it out so);
+ * TOLLBOOK_SHARED_DIR names another shared/ folder for a checkout laid out otherwise.
+ */
+const SHARED =
+  process.env.TOLLBOOK_SHARED_DIR ?? join(dirname(fileURLToPath(import.meta.url)), '../../shared');
+const PAIN_001_XSD = join(SHARED, 'vendor/iso20022/pain.001.001.03.xsd');
+const xsdDir = mkdtempSync(join(tmpdir(), 'pain001-'));
+
+/** xmllint against the published schema: '' when the file validates, else it throws. */
+function validatePain001(text: string): string {
+  writeFileSync(join(xsdDir, 'payment.xml'), text);
+  return execFileSync('xmllint', ['--noout', '--schema', PAIN_001_XSD, join(xsdDir, 'payment.xml')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 let h: Harness;
+let cyrillicContact: string;
 let b: Book;
 let eur: { id: string };
 let sepaContact: string;
@@ -37,6 +57,11 @@ beforeAll(async () => {
     iban: 'FR14 2004 1010 0505 0001 3M02 606',
     bic: 'PSSTFRPPLIL',
     holder: 'Lieferant AG',
+  });
+  cyrillicContact = await contact('Пётр Щукин & Söhne', {
+    scheme: 'sepa',
+    iban: 'DE89 3704 0044 0532 0130 00',
+    holder: 'Пётр Щукин & Söhne Ζεύς Łódź',
   });
   achContact = await contact('=HYPERLINK Supplies', {
     scheme: 'us_ach',
@@ -76,19 +101,7 @@ describe('bank payments', () => {
     expect(xml).toContain('<InstdAmt Ccy="EUR">1234.56</InstdAmt>');
     expect(xml).toContain('<IBAN>DE89370400440532013000</IBAN>');
     expect(xml).toContain('<IBAN>FR1420041010050500013M02606</IBAN>');
-    const dir = mkdtempSync(join(tmpdir(), 'pain001-'));
-    // Validated with xmllint against the schema in test/fixtures (its header says what it is and is not).
-    const validate = (text: string) => {
-      writeFileSync(join(dir, 'payment.xml'), text);
-      return execFileSync(
-        'xmllint',
-        ['--noout', '--schema', 'test/fixtures/pain.001.001.03-subset.xsd', join(dir, 'payment.xml')],
-        {
-          encoding: 'utf8',
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-    };
+    const validate = validatePain001;
     expect(validate(xml)).toBe('');
     // The check is not vacuous: a lower-case IBAN or a sub-cent-precision amount is refused.
     expect(() => validate(xml.replace('<IBAN>DE89', '<IBAN>de89'))).toThrow(/fails to validate/);
@@ -116,6 +129,29 @@ describe('bank payments', () => {
     expect(out2.payload).toMatchObject({ origin: 'rail', kind: 'expense', direction: 'out' });
     const again = await b.post(b.admin, `/payments/${payment.id}/executed`, { reference: 'BANK-REF-2' });
     expect(again.json().error).toBe('payment_state');
+  });
+
+  it('spells names in the SEPA character set and cuts remittance to 140 characters; the file meets the published schema', async () => {
+    const note = `Rechnung Nr. 2026/118 für Ärzte – ${'Ж'.repeat(20)} ${'x'.repeat(200)}`;
+    const payment = (
+      await b.post(b.member, '/payments', {
+        account_id: eur.id,
+        rail: 'bank',
+        amount: '10',
+        payee: 'Пётр Щукин',
+        contact_id: cyrillicContact,
+        note,
+      })
+    ).json();
+    expect(payment.status).toBe('executing');
+    const xml = (await b.get(b.admin, `/payments/${payment.id}/file`)).body;
+    expect(validatePain001(xml)).toBe('');
+    expect(xml).toContain('<Nm>Petr Shchukin + Sohne Zeys Lodz</Nm>');
+    const remittance = /<Ustrd>([^<]*)<\/Ustrd>/.exec(xml)![1]!;
+    expect(remittance.startsWith('Rechnung Nr. 2026/118 fur Arzte - ZhZhZh')).toBe(true);
+    expect(remittance.length).toBeLessThanOrEqual(140);
+    expect(remittance).toMatch(/^[A-Za-z0-9/?:().,'+ -]+$/);
+    await b.post(b.admin, `/payments/${payment.id}/executed`, { reference: 'BANK-REF-3' });
   });
 
   it('gives CSV for other requisites, with formula characters neutralised', async () => {

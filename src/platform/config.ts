@@ -50,6 +50,16 @@ export type Config = {
   trustProxy: boolean | string;
   /** TELEGRAM_BOT_TOKEN and TELEGRAM_API_ROOT: the chat bot (docs: README "Chat (Telegram)"); unset: no bot. */
   telegram: TelegramSettings | undefined;
+  /** SCREENING_LIST_URL, SCREENING_REFRESH_HOURS, SCREENING_MIN_SCORE: the sanctions list and its matching. */
+  screening: ScreeningSettings;
+};
+
+export type ScreeningSettings = {
+  /** Where SDN.XML is fetched from on a schedule (unset: only `tollbook screening load`). */
+  listUrl: string | undefined;
+  refreshHours: number;
+  /** The lowest Jaro–Winkler name score that holds a payment. */
+  minScore: number;
 };
 
 export type TelegramSettings = {
@@ -174,6 +184,23 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: env.MAIL_FROM && env.MAIL_FROM !== '' ? env.MAIL_FROM : 'Tollbook <no-reply@tollbook.local>',
     ...readMetricsSettings(env),
     telegram: readTelegramSettings(env),
+    screening: readScreeningSettings(env),
+  };
+}
+
+function readScreeningSettings(env: Env): ScreeningSettings {
+  const raw = env.SCREENING_MIN_SCORE;
+  let minScore = 0.92;
+  if (raw !== undefined && raw !== '') {
+    if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(raw) || Number(raw) < 0.5) {
+      throw new ConfigError(`SCREENING_MIN_SCORE must be a number from 0.5 to 1; it is "${raw}".`);
+    }
+    minScore = Number(raw);
+  }
+  return {
+    listUrl: readUrl(env, 'SCREENING_LIST_URL', ['http:', 'https:']),
+    refreshHours: readInteger(env, 'SCREENING_REFRESH_HOURS', 24, 1, 24 * 30),
+    minScore,
   };
 }
 

@@ -22,6 +22,7 @@ import {
   type Quote,
   readAnswer,
   recordSignedOrStop,
+  screenPayTo,
   settlementOf,
   type X402FetchDeps,
 } from './x402-fetch.ts';
@@ -127,7 +128,25 @@ async function approveWalletTransfer(
   );
 }
 
-type X402Input = { url: string; quoted?: string };
+type X402Input = { url: string; quoted?: string; asset?: string; network?: string; pay_to?: string };
+
+/**
+ * The quote an approval meets against the one its proposal recorded: a sentence naming what
+ * changed (pay-to, network, asset), or undefined when it is the same. Proposals made before any
+ * quote was seen (host outside the fence, observing) recorded none and compare nothing.
+ */
+export function quoteChange(recorded: X402Input, quote: Quote): string | undefined {
+  if (recorded.pay_to !== undefined && recorded.pay_to !== quote.payTo) {
+    return `The host now asks to pay ${quote.payTo}; the proposal was for ${recorded.pay_to}.`;
+  }
+  if (recorded.network !== undefined && recorded.network !== quote.network.name) {
+    return `The host now asks for payment on ${quote.network.name}; the proposal was for ${recorded.network}.`;
+  }
+  if (recorded.asset !== undefined && recorded.asset !== quote.network.token.symbol) {
+    return `The host now asks for ${quote.network.token.symbol}; the proposal was for ${recorded.asset}.`;
+  }
+  return undefined;
+}
 
 /**
  * An approved x402 fetch pays at most what the proposal's quote said (a price that rose since is
@@ -149,19 +168,40 @@ async function approveX402(
   const limit = input.quoted ? amountOf(input.quoted) : readAmount(agent.per_request_usd);
   let quoted: Quote | undefined;
   let signed = false;
-  const pay = payingFetch(deps, agent.wallet_key_sealed, async (quote, authorization) => {
-    if (quote.amount > limit) {
-      return `The URL now asks ${formatAmount(quote.amount)}, more than the ${formatAmount(limit)} approved.`;
-    }
-    await recordSignedOrStop(deps, write.id, authorization);
-    quoted = quote;
-    signed = true;
-    return undefined;
-  });
+  let refused: string | undefined;
+  // Before signing: the quote is the proposal's (pay-to, network, asset) and its pay-to is not
+  // on the sanctions list (read again now: the list may have changed since the proposal).
+  const beforeSigning = async (quote: Quote) => {
+    refused = quoteChange(input, quote) ?? (await screenPayTo(deps, quote));
+    return refused;
+  };
+  const pay = payingFetch(
+    deps,
+    agent.wallet_key_sealed,
+    async (quote, authorization) => {
+      if (quote.amount > limit) {
+        return `The URL now asks ${formatAmount(quote.amount)}, more than the ${formatAmount(limit)} approved.`;
+      }
+      await recordSignedOrStop(deps, write.id, authorization);
+      quoted = quote;
+      signed = true;
+      return undefined;
+    },
+    beforeSigning,
+  );
   let response: Response;
   try {
     response = await pay(verdict.url.toString(), { headers: MACHINE_ACCEPT });
   } catch (error) {
+    if (refused !== undefined && !signed) {
+      // Refused before anything was signed: back to pending with the reason, answered 422.
+      const result = failed(deps, who.actorId, { error: 'invalid_request', detail: refused });
+      await store.endApproval(deps.db, write.id, { status: 'pending', result });
+      throw new AppError('invalid_request', `${refused} Nothing was signed; reject this proposal.`, {
+        field: 'pay_to',
+        ...result,
+      });
+    }
     const reason = error instanceof AddressRefused ? `The URL is refused: ${error.message}` : String(error);
     const detail = `The URL could not be fetched or paid. ${reason.slice(0, 200)}`;
     if (signed) return leftForRepair(detail);

@@ -213,6 +213,10 @@ function describe(proposal: ProposalView) {
     typeof input.currency === 'string' ? input.currency : typeof input.asset === 'string' ? input.asset : '';
   const payee = typeof input.payee === 'string' && input.payee ? input.payee : text(input.destination);
   const url = text(input.url);
+  // An x402 proposal shows the quote it was made for: an approval pays only that quote.
+  const quoted = text(input.quoted);
+  const payTo = text(input.pay_to);
+  const network = text(input.network);
   return (
     <span>
       {proposal.kind.replace('_', ' ')}
@@ -220,6 +224,19 @@ function describe(proposal: ProposalView) {
         <>
           {' '}
           <Money amount={amount} currency={currency} />
+        </>
+      )}
+      {quoted && (
+        <>
+          {' '}
+          <Money amount={quoted} currency={currency} />
+          {network && <> on {network}</>}
+        </>
+      )}
+      {payTo && (
+        <>
+          {' '}
+          to <code>{payTo}</code>
         </>
       )}
       {payee && <> to {payee}</>}

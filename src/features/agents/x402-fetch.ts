@@ -10,6 +10,7 @@ import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import { fromBaseUnits } from '../../platform/chain/units.ts';
 import { checkPublicUrl, type Resolver } from '../../platform/net/public-address.ts';
 import { AddressRefused, createSafeFetch } from '../../platform/net/safe-fetch.ts';
+import { normalizeAddress, screen } from '../screening/index.ts';
 import { dayNumber, decide, type FenceVerdict, PERM_OF } from './domain.ts';
 import type { AgentAdmission } from './door.ts';
 import { agentAccount, agentSigner, type Countersign } from './signer.ts';
@@ -64,6 +65,30 @@ async function propose(
 type Reservation = { ok: true; reserved: Reserved } | { ok: false; message: string; writeId: string };
 
 /**
+ * What a write records of the quote it was made for: the URL, network, asset, amount and pay-to.
+ * A proposal's approval pays only the same quote (approvals.ts).
+ */
+export function quoteInput(url: string, quote: Quote) {
+  return {
+    url,
+    quoted: formatAmount(quote.amount),
+    asset: quote.network.token.symbol,
+    network: quote.network.name,
+    pay_to: quote.payTo,
+  };
+}
+
+/**
+ * The quote's pay-to against the sanctions list, before anything is signed or reserved: a
+ * sentence saying why it is refused, or undefined.
+ */
+export async function screenPayTo(deps: X402FetchDeps, quote: Quote): Promise<string | undefined> {
+  const hit = await screen(deps.db, { address: quote.payTo, names: [] });
+  if (!hit) return undefined;
+  return `screening: the host asks to pay ${quote.payTo}, an address on the sanctions list (${hit.programs || 'SDN'}); nothing was signed or spent.`;
+}
+
+/**
  * The quote against the caps. The usual case (active, inside both caps) is one statement; a
  * quote it refused is decided again under the agent's row lock, which names the fence it met
  * (or reserves it after all, when a release made room meanwhile).
@@ -77,7 +102,7 @@ async function reserveQuote(
 ): Promise<Reservation> {
   const now = deps.clock.now();
   const writeId = randomUUID();
-  const input = { url, quoted: formatAmount(quote.amount), asset: quote.network.token.symbol };
+  const input = quoteInput(url, quote);
   const spend = {
     id: randomUUID(),
     spaceId: caller.spaceId,
@@ -119,7 +144,7 @@ async function reserveQuoteLocked(
     if (decision.outcome === 'refuse') throw new AppError(decision.code, decision.message);
     const writeId = randomUUID();
     const base = { id: writeId, spaceId: agent.space_id, agentId: agent.id, kind: 'x402' as const, at: now };
-    const input = { url, quoted: formatAmount(quote.amount), asset: quote.network.token.symbol };
+    const input = quoteInput(url, quote);
     if (decision.outcome === 'propose') {
       await store.insertWrite(tx, {
         ...base,
@@ -191,7 +216,7 @@ function networkOf(deps: X402FetchDeps, caip2: string, asset: string) {
   return network;
 }
 
-export type Quote = { amount: AmountE8; network: ConfiguredNetwork };
+export type Quote = { amount: AmountE8; network: ConfiguredNetwork; payTo: string };
 
 /**
  * Asked with the quote and the EIP-3009 authorization about to be signed, before the signature
@@ -200,6 +225,12 @@ export type Quote = { amount: AmountE8; network: ConfiguredNetwork };
  * repair can ask the chain what became of it. Throwing stops the payment too.
  */
 export type BeforeSending = (quote: Quote, signed: store.SignedAuthorization) => Promise<string | undefined>;
+
+/**
+ * Asked with the quote before anything is signed: answers why it is refused (its pay-to is on
+ * the sanctions list; an approval's quote differs from the proposal's), or undefined to go on.
+ */
+export type BeforeSigning = (quote: Quote) => Promise<string | undefined>;
 
 const ONLY_EIP3009 = 'Only an EIP-3009 authorization is paid: its outcome can be checked.';
 
@@ -211,7 +242,12 @@ const ONLY_EIP3009 = 'Only an EIP-3009 authorization is paid: its outcome can be
  * when signing throws). After creation, the payment must carry the very
  * authorization that was recorded.
  */
-export function payingFetch(deps: X402FetchDeps, sealedKey: string, beforeSending: BeforeSending) {
+export function payingFetch(
+  deps: X402FetchDeps,
+  sealedKey: string,
+  beforeSending: BeforeSending,
+  beforeSigning: BeforeSigning,
+) {
   const account = agentAccount(deps.secrets, sealedKey);
   // One client per fetch, so the quote read before signing is the one signed after it.
   let quote: Quote | undefined;
@@ -240,6 +276,11 @@ export function payingFetch(deps: X402FetchDeps, sealedKey: string, beforeSendin
   client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
     quote = quoteOf(deps, selectedRequirements);
     if (!quote) return { abort: true, reason: NOT_OUR_TOKEN };
+    const refusal = await beforeSigning(quote);
+    if (refusal !== undefined) {
+      quote = undefined;
+      return { abort: true, reason: refusal };
+    }
   });
   client.onAfterPaymentCreation(async ({ paymentPayload }) => {
     const sending = quote && authorizationOf(quote.network, paymentPayload.payload);
@@ -275,17 +316,21 @@ function v1NamesOf(chainId: number): string[] {
 const NOT_OUR_TOKEN = 'The quote asks for a token this server does not pay.';
 
 /** The quote a payment requirement states, when it is in a token this server pays. */
-function quoteOf(deps: X402FetchDeps, requirements: { network: string; asset: string; amount: string }) {
+function quoteOf(
+  deps: X402FetchDeps,
+  requirements: { network: string; asset: string; amount: string; payTo: string },
+): Quote | undefined {
   const network = networkOf(deps, requirements.network, requirements.asset);
   const amount = network && fromBaseUnits(BigInt(requirements.amount), network.token.decimals);
-  return network && amount?.ok ? { amount: amount.value, network } : undefined;
+  const payTo = normalizeAddress(requirements.payTo);
+  return network && amount?.ok ? { amount: amount.value, network, payTo } : undefined;
 }
 
 /** What an agent asks for: a pay page answers machines with its x402 quote as JSON. */
 export const MACHINE_ACCEPT = { accept: 'application/json, text/plain;q=0.9, */*;q=0.8' };
 
 /** What was paid, as the answer's `paid` says it. */
-export function paidOf(quote: Quote, txHash: string) {
+export function paidOf(quote: Pick<Quote, 'amount' | 'network'>, txHash: string) {
   return {
     amount: formatAmount(quote.amount),
     asset: quote.network.token.symbol,
@@ -318,7 +363,7 @@ type Outcome = {
   /** Reserved and recorded: the signed payment was let go, so only the chain can end it. */
   reserved?: Reserved;
   proposal?: { message: string; writeId: string };
-  /** A refusal met while reserving (the agent frozen or revoked meanwhile). */
+  /** A refusal met while reserving (the agent frozen or revoked meanwhile), or by screening. */
   refused?: AppError;
   /** The wallet's book account, read while the host is paid (a reserved fetch books on it). */
   account?: WalletAccountReady;
@@ -379,7 +424,15 @@ export async function fetchWithX402(
     outcome.proposal = { message: reserved.message, writeId: reserved.writeId };
     return reserved.message;
   };
-  const pay = payingFetch(deps, gated.agent.wallet_key_sealed, beforeSending);
+  // The quote's pay-to is screened before anything is signed or reserved.
+  const beforeSigning: BeforeSigning = async (quote) => {
+    const refusal = await screenPayTo(deps, quote);
+    if (refusal !== undefined) {
+      outcome.refused = new AppError('invalid_request', refusal, { field: 'url', pay_to: quote.payTo });
+    }
+    return refusal;
+  };
+  const pay = payingFetch(deps, gated.agent.wallet_key_sealed, beforeSending, beforeSigning);
   let response: Response;
   try {
     response = await pay(gated.url, { headers: MACHINE_ACCEPT });

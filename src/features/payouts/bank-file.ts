@@ -1,3 +1,4 @@
+import anyAscii from 'any-ascii';
 import { Document as SepaDocument } from 'sepa';
 import { assert } from '../../core/assert.ts';
 import { AppError } from '../../core/errors.ts';
@@ -42,6 +43,19 @@ function debtorIban(account: AccountRow): string {
   );
 }
 
+/** Anything outside the SEPA character set (EPC's Latin subset) once transliterated. */
+const OUTSIDE_SEPA = /[^A-Za-z0-9/?:().,'+ -]+/g;
+
+/**
+ * Text as a SEPA file may carry it: transliterated to ASCII (accents dropped, Cyrillic, Greek and
+ * other scripts spelt in Latin letters by the `any-ascii` package), "&" written "+", anything else
+ * outside the SEPA character set a space, spaces collapsed, and cut to `max` characters.
+ */
+export function sepaText(text: string, max: number): string {
+  const latin = anyAscii(text).replaceAll('&', '+').replace(OUTSIDE_SEPA, ' ');
+  return latin.replace(/ {2,}/g, ' ').trim().slice(0, max).trim();
+}
+
 function sepaXml(
   row: PayoutRow,
   amount: AmountE8,
@@ -55,17 +69,17 @@ function sepaXml(
   const reference = row.id.replaceAll('-', '');
   doc.grpHdr.id = reference.slice(0, 20);
   doc.grpHdr.created = at;
-  doc.grpHdr.initiatorName = account.name.slice(0, 70);
+  doc.grpHdr.initiatorName = sepaText(account.name, 70);
   const info = doc.createPaymentInfo();
   info.requestedExecutionDate = at;
   info.debtorIBAN = debtorIban(account);
-  info.debtorName = account.name.slice(0, 70);
+  info.debtorName = sepaText(account.name, 70);
   const transfer = info.createTransaction();
-  transfer.creditorName = requisites.holder.slice(0, 70);
+  transfer.creditorName = sepaText(requisites.holder, 70);
   transfer.creditorIBAN = requisites.iban;
   if (requisites.bic) transfer.creditorBIC = requisites.bic;
   transfer.amount = sepaAmount(amount);
-  transfer.remittanceInfo = (row.note || row.payee).slice(0, 140);
+  transfer.remittanceInfo = sepaText(row.note || row.payee, 140);
   transfer.end2endId = reference;
   doc.addPaymentInfo(info);
   info.addTransaction(transfer);

@@ -104,19 +104,26 @@ export type PolicyRule =
 export type PolicySubject = {
   amount: AmountE8;
   currency: string;
-  /** Destination and payee in their compared forms (see normalizeDestination). */
+  /** Destination and payee as written. */
   destinations: string[];
   /** What this payment's currency already left (or is leaving) today, per max_per_day rule currency. */
   leftToday: AmountE8;
 };
 
-/** A destination as compared: no spaces, lower case (addresses, IBANs and account numbers alike). */
-export function normalizeDestination(destination: string): string {
-  return destination.replace(/\s+/g, '').toLowerCase();
-}
+/**
+ * How a destination or payee is compared with a `blocked_destination` rule: the screening
+ * feature's normalizeDestination (invisible characters, look-alikes, case, accents, spaces),
+ * handed in by the caller so this file stays pure and the rule lives in one place.
+ */
+export type DestinationForm = (destination: string) => string;
 
 /** The first rule the payment breaks, checked in a fixed order, or undefined. */
-export function policyBreach(rules: readonly PolicyRule[], subject: PolicySubject): BlockReason | undefined {
+export function policyBreach(
+  rules: readonly PolicyRule[],
+  subject: PolicySubject,
+  normalizeDestination: DestinationForm,
+): BlockReason | undefined {
+  const destinations = subject.destinations.map(normalizeDestination).filter((d) => d !== '');
   for (const rule of rules) {
     if (rule.kind === 'allowed_currencies' && !rule.currencies.includes(subject.currency)) {
       return 'policy_currency';
@@ -125,7 +132,7 @@ export function policyBreach(rules: readonly PolicyRule[], subject: PolicySubjec
   for (const rule of rules) {
     if (
       rule.kind === 'blocked_destination' &&
-      subject.destinations.includes(normalizeDestination(rule.destination))
+      destinations.includes(normalizeDestination(rule.destination))
     ) {
       return 'policy_blocked_destination';
     }

@@ -18,15 +18,8 @@ import {
   postEntry,
   readAmount,
 } from '../ledger/index.ts';
-import { screen } from '../screening/index.ts';
-import {
-  type BlockReason,
-  dayOf,
-  matchApprovalRule,
-  normalizeDestination,
-  type PolicyRule,
-  policyBreach,
-} from './domain.ts';
+import { normalizeDestination, recordHold, screen } from '../screening/index.ts';
+import { type BlockReason, dayOf, matchApprovalRule, type PolicyRule, policyBreach } from './domain.ts';
 import * as store from './store.ts';
 
 // The road every payment out travels once it exists: screening, policy rules, approval rules,
@@ -94,16 +87,23 @@ export async function checkPolicy(ctx: Ctx, row: store.PayoutRow, lock: boolean)
         }),
       )
     : readAmount('0');
-  const destinations = [row.destination, row.payee].filter((d) => d !== '').map(normalizeDestination);
-  return policyBreach(rules, { amount: amountOf(row), currency: row.currency, destinations, leftToday });
+  const destinations = [row.destination, row.payee].filter((d) => d !== '');
+  return policyBreach(
+    rules,
+    { amount: amountOf(row), currency: row.currency, destinations, leftToday },
+    normalizeDestination,
+  );
 }
 
 /** Sends a payment on its way: screening (unless an owner released it), policy, approval rules. */
 export async function route(ctx: Ctx, row: store.PayoutRow, released: boolean): Promise<boolean> {
   if (!released) {
+    // A chain payment's address, a bank payment's IBAN or account number, and every name on it.
     const names = [row.payee, String(row.requisites?.holder ?? '')].filter((name) => name !== '');
-    const hit = await screen(ctx.tx, { address: row.rail === 'chain' ? row.destination : null, names });
+    const address = row.rail === 'book' ? null : row.destination;
+    const hit = await screen(ctx.tx, { address, names });
     if (hit) {
+      await recordHold(ctx.tx, { spaceId: row.space_id, payoutId: row.id, hit, at: ctx.deps.clock.now() });
       await block(ctx, row, 'screening_hold');
       return true;
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
+import { hasInvisible } from '../screening/index.ts';
 import { baseCurrencyOf, requireAdministrator, requireRole } from '../spaces/index.ts';
 import type { PolicyKind } from './domain.ts';
 import type { PayoutsDeps } from './service.ts';
@@ -90,7 +91,13 @@ function policyColumns(input: PolicyRuleInput, baseCurrency: string) {
     };
   }
   if (input.kind === 'blocked_destination') {
-    return { ...none, destination: need(input.destination, 'destination', input.kind).trim() };
+    const destination = need(input.destination, 'destination', input.kind);
+    if (hasInvisible(destination)) {
+      throw new AppError('invalid_request', 'destination holds an invisible character; write it without.', {
+        field: 'destination',
+      });
+    }
+    return { ...none, destination: destination.trim() };
   }
   const currencies = need(input.currencies, 'currencies', input.kind);
   if (currencies.length === 0) {

@@ -148,4 +148,7 @@ export const ScreeningOut = Type.Object({
   entries: Type.Integer(),
   loaded_at: NullableDateTime(),
   source: Type.Union([Type.String(), Type.Null()]),
+  checked_at: NullableDateTime(),
+  check_outcome: Type.Union([Type.String(), Type.Null()]),
+  stale: Type.Boolean({ description: 'The list was published more than 7 days ago (or is undated).' }),
 });

@@ -1,8 +1,23 @@
-export { normalizeAddress, normalizeName } from './domain.ts';
+export {
+  hasInvisible,
+  LEGAL_FORMS,
+  normalizeAddress,
+  normalizeDestination,
+  normalizeName,
+} from './domain.ts';
 export { parseSdnXml } from './sdn-xml.ts';
 export {
+  buildIndex,
+  configureScreening,
+  DEFAULT_MIN_SCORE,
+  type HoldMatch,
+  holdMatches,
   type LoadOutcome,
   loadScreeningList,
+  matchSubject,
+  payerListed,
+  recordHold,
+  SANCTIONED_PAYER,
   type ScreeningHit,
   type ScreeningListStatus,
   screen,

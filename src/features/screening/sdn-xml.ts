@@ -22,17 +22,22 @@ function fullName(node: XmlNode): string {
 
 function entriesOf(entry: XmlNode): ScreeningEntry[] {
   const sdnUid = text(entry.uid);
+  const programs = asList((entry.programList as XmlNode | undefined)?.program)
+    .map((program) => text(program))
+    .filter((program) => program !== '')
+    .join(', ');
   const found: ScreeningEntry[] = [];
   const addName = (name: string) => {
     const value = normalizeName(name);
-    if (value !== '') found.push({ kind: 'name', value, sdnUid });
+    if (value !== '') found.push({ kind: 'name', value, sdnUid, listed: name, programs });
   };
   addName(fullName(entry));
   for (const aka of asList((entry.akaList as XmlNode | undefined)?.aka)) addName(fullName(aka));
   for (const id of asList((entry.idList as XmlNode | undefined)?.id)) {
     if (!text(id.idType).toLowerCase().startsWith(DIGITAL_CURRENCY)) continue;
-    const value = normalizeAddress(text(id.idNumber));
-    if (value !== '') found.push({ kind: 'address', value, sdnUid });
+    const listed = text(id.idNumber);
+    const value = normalizeAddress(listed);
+    if (value !== '') found.push({ kind: 'address', value, sdnUid, listed, programs });
   }
   return found;
 }
@@ -57,7 +62,7 @@ export function parseSdnXml(xml: string): ParseResult {
     parseTagValue: false,
     trimValues: true,
     processEntities: true,
-    isArray: (name) => name === 'sdnEntry' || name === 'aka' || name === 'id',
+    isArray: (name) => name === 'sdnEntry' || name === 'aka' || name === 'id' || name === 'program',
   });
   let document: XmlNode;
   try {

@@ -6,9 +6,18 @@ import type { ScreeningEntry } from './domain.ts';
 /** Entries go in by this many rows a statement (one JSON document each). */
 const INSERT_BATCH = 5_000;
 
+export type ListValidators = { etag: string | null; lastModified: string | null };
+
 export async function insertList(
   db: Queryable,
-  list: { id: string; source: string; publishedOn: string; entries: ScreeningEntry[]; at: Date },
+  list: {
+    id: string;
+    source: string;
+    publishedOn: string;
+    entries: ScreeningEntry[];
+    at: Date;
+    validators: ListValidators;
+  },
 ) {
   await db
     .insertInto('screening_lists')
@@ -19,16 +28,27 @@ export async function insertList(
       entries: list.entries.length,
       is_current: false,
       loaded_at: list.at,
+      etag: list.validators.etag,
+      last_modified: list.validators.lastModified,
+      checked_at: list.at,
+      check_outcome: 'loaded',
     })
     .execute();
   for (let start = 0; start < list.entries.length; start += INSERT_BATCH) {
-    const rows = list.entries
-      .slice(start, start + INSERT_BATCH)
-      .map((entry) => ({ list_id: list.id, kind: entry.kind, value: entry.value, sdn_uid: entry.sdnUid }));
+    const rows = list.entries.slice(start, start + INSERT_BATCH).map((entry) => ({
+      list_id: list.id,
+      kind: entry.kind,
+      value: entry.value,
+      sdn_uid: entry.sdnUid,
+      listed: entry.listed,
+      programs: entry.programs,
+    }));
     await sql`
-      INSERT INTO screening_entries (list_id, kind, value, sdn_uid)
-      SELECT list_id, kind, value, sdn_uid
-      FROM ${jsonRecords(rows, 'r', 'list_id uuid, kind text, value text, sdn_uid text')}`.execute(db);
+      INSERT INTO screening_entries (list_id, kind, value, sdn_uid, listed, programs)
+      SELECT list_id, kind, value, sdn_uid, listed, programs
+      FROM ${jsonRecords(rows, 'r', 'list_id uuid, kind text, value text, sdn_uid text, listed text, programs text')}`.execute(
+      db,
+    );
   }
 }
 
@@ -42,16 +62,86 @@ export async function makeCurrent(db: Queryable, listId: string) {
 export async function currentList(db: Queryable) {
   return db
     .selectFrom('screening_lists')
-    .select(['id', 'source', 'published_on', 'entries', 'loaded_at'])
+    .select([
+      'id',
+      'source',
+      'published_on',
+      'entries',
+      'loaded_at',
+      'etag',
+      'last_modified',
+      'checked_at',
+      'check_outcome',
+    ])
     .where('is_current', '=', true)
     .executeTakeFirst();
+}
+
+/** The current list under its row lock: a load compares its size with it before replacing it. */
+export async function lockCurrentList(db: Queryable) {
+  return db
+    .selectFrom('screening_lists')
+    .select(['id', 'entries'])
+    .where('is_current', '=', true)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Records a check of the list's source that changed nothing (not modified, refused, or unknown). */
+export async function noteCheck(db: Queryable, listId: string, at: Date, outcome: string) {
+  await db
+    .updateTable('screening_lists')
+    .set({ checked_at: at, check_outcome: outcome })
+    .where('id', '=', listId)
+    .execute();
 }
 
 /** Every entry of a list, for the in-process index. */
 export async function entriesOf(db: Queryable, listId: string) {
   return db
     .selectFrom('screening_entries')
-    .select(['kind', 'value', 'sdn_uid'])
+    .select(['kind', 'value', 'sdn_uid', 'listed', 'programs'])
     .where('list_id', '=', listId)
+    .execute();
+}
+
+export type MatchRow = {
+  spaceId: string;
+  payoutId: string;
+  kind: 'name' | 'address';
+  sdnUid: string;
+  listed: string;
+  programs: string;
+  score: string;
+  matched: string;
+  at: Date;
+};
+
+/** Records (or replaces) the list entry that held a payment. */
+export async function recordMatch(db: Queryable, match: MatchRow) {
+  const values = {
+    kind: match.kind,
+    sdn_uid: match.sdnUid,
+    listed: match.listed,
+    programs: match.programs,
+    score: match.score,
+    matched: match.matched,
+    held_at: match.at,
+  };
+  await db
+    .insertInto('payout_screening_matches')
+    .values({ space_id: match.spaceId, payout_id: match.payoutId, ...values })
+    .onConflict((conflict) => conflict.columns(['space_id', 'payout_id']).doUpdateSet(values))
+    .execute();
+}
+
+export async function matchesOf(db: Queryable, spaceId: string, payoutIds: string[]) {
+  if (payoutIds.length === 0) return [];
+  return db
+    .selectFrom('payout_screening_matches')
+    .select(['payout_id', 'kind', 'sdn_uid', 'listed', 'programs', 'matched', 'held_at'])
+    .select(sql<string>`score::text`.as('score'))
+    .where('space_id', '=', spaceId)
+    .where('payout_id', 'in', payoutIds)
     .execute();
 }

@@ -12,6 +12,7 @@ import { sha256Hex } from '../../platform/crypto.ts';
 import type { Static } from '../../platform/http/schema-kit.ts';
 import { type AccountRow, findProvenAccounts } from '../accounts/index.ts';
 import { hasOnChainFloor, mintRequest, ON_CHAIN_FLOOR } from '../payment-requests/index.ts';
+import { payerListed, SANCTIONED_PAYER } from '../screening/index.ts';
 import {
   CLAIM_LEASE_MS,
   describeReason,
@@ -101,6 +102,7 @@ async function admit(deps: X402Deps, envelope: Envelope, caller: GatewayCaller):
       'On-chain settlement has a floor of 1 USD; charge smaller prices to a prepaid balance.',
       payer,
     );
+  if (await payerListed(deps.db, payer)) return refuse('payer_sanctioned', SANCTIONED_PAYER, payer);
   return { ok: true, requirement: requirement as Requirements, network, account, facts: read.facts, amount };
 }
 

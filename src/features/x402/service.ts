@@ -20,6 +20,7 @@ import {
   settlePaymentRequest,
 } from '../payment-requests/index.ts';
 import { getResource } from '../resources/index.ts';
+import { payerListed, SANCTIONED_PAYER } from '../screening/index.ts';
 import {
   CLAIM_LEASE_MS,
   describeReason,
@@ -173,6 +174,8 @@ export async function payOnPage(deps: X402Deps, token: string, header: string): 
     const error = `no_matching_quote: this request takes no ${read.facts.scheme} payment on ${read.facts.network}.`;
     return quoteAnswer({ ...quote, error });
   }
+  if (await payerListed(deps.db, read.facts.authorization.from))
+    return quoteAnswer({ ...quote, error: `payer_sanctioned: ${SANCTIONED_PAYER}` });
   // The claim is committed before the facilitator's settle runs, so a crash during the broadcast
   // stays recoverable and two calls never both broadcast. A refused authorization frees the
   // claim; a retry of the same authorization finds it.

@@ -707,6 +707,19 @@ export interface PayoutsTable {
   updated_at: Timestamp;
 }
 
+/** The list entry that held a payment (migrations/0230_screening_matches.sql). */
+export interface PayoutScreeningMatchesTable {
+  space_id: string;
+  payout_id: string;
+  kind: 'name' | 'address';
+  sdn_uid: string;
+  listed: string;
+  programs: string;
+  score: Numeric;
+  matched: string;
+  held_at: Timestamp;
+}
+
 export interface PayoutApprovalsTable {
   space_id: string;
   payout_id: string;
@@ -721,6 +734,11 @@ export interface ScreeningListsTable {
   entries: number;
   is_current: boolean;
   loaded_at: Timestamp;
+  /** The download's validators, for the next conditional request (migrations/0230). */
+  etag: string | null;
+  last_modified: string | null;
+  checked_at: Timestamp | null;
+  check_outcome: string | null;
 }
 
 export interface ScreeningEntriesTable {
@@ -728,6 +746,8 @@ export interface ScreeningEntriesTable {
   kind: 'name' | 'address';
   value: string;
   sdn_uid: string;
+  listed: ColumnType<string, string | undefined, string>;
+  programs: ColumnType<string, string | undefined, string>;
 }
 
 export interface Database {
@@ -737,6 +757,7 @@ export interface Database {
   payout_approvals: PayoutApprovalsTable;
   screening_lists: ScreeningListsTable;
   screening_entries: ScreeningEntriesTable;
+  payout_screening_matches: PayoutScreeningMatchesTable;
 }
 
 // The card rail in production: Stripe Checkout.

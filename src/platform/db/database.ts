@@ -35,11 +35,18 @@ export type DatabaseOptions = {
   /** Directory for embedded PGlite; `memory://` keeps it in memory (tests). */
   dataDir?: string;
   poolSize?: number;
+  /** Bounds connecting and each query on PostgreSQL (`tollbook doctor`); unset: no bound. */
+  timeoutMs?: number;
 };
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.timeoutMs,
+      query_timeout: options.timeoutMs,
+    });
     pool.on('connect', (client) => prepareStatements(client));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const runScript = async (script: string) => {

@@ -10,7 +10,7 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY . .
-RUN npm ci --no-audit --no-fund --loglevel=error && npm run build --silent
+RUN npm ci --no-audit --no-fund && npm run build --silent
 
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080

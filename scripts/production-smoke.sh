@@ -29,7 +29,7 @@ mkdir -p "$work/build"
 
 # Build stage (Dockerfile: `npm ci`, `npm run build`).
 say "build stage: npm ci, npm run build"
-(cd "$work/build" && npm ci --no-audit --no-fund --loglevel=error && npm run build --silent)
+(cd "$work/build" && npm ci --no-audit --no-fund && npm run build --silent)
 
 # Runtime stage (Dockerfile: the same files, `npm ci --omit=dev`).
 say "runtime stage: production dependencies only"

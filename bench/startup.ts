@@ -2,7 +2,8 @@
 // milliseconds from spawn to the first 200 from /healthz, the resident set size (RSS) once it
 // answers, and the RSS after 60 seconds of POST /integration/charges (BENCH_LOAD_SECONDS).
 // Both run on one PostgreSQL database (migrated by a first, unmeasured start), alternated over
-// BENCH_STARTUP_ROUNDS rounds. Needs `npm run build` first. Run: `npm run bench:startup`.
+// BENCH_STARTUP_ROUNDS rounds, on the database BENCH_STARTUP_DATABASE (default
+// tollbook_bench_startup, dropped and created). Needs `npm run build` first. Run: `npm run bench:startup`.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -98,7 +99,10 @@ async function chargeLoad(url: string, key: string, accountId: string): Promise<
 }
 
 async function main(): Promise<void> {
-  const databaseUrl = await freshDatabase(ADMIN_URL, 'tollbook_bench_startup');
+  const databaseUrl = await freshDatabase(
+    ADMIN_URL,
+    process.env.BENCH_STARTUP_DATABASE ?? 'tollbook_bench_startup',
+  );
   // The first start migrates the database and prints the demo space's key; it is not measured.
   const first = await start('tsx', databaseUrl, true);
   const key = /Integration key:\s*(oit_[A-Za-z0-9_-]+)/.exec(first.output())?.[1];

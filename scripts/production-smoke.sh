@@ -14,9 +14,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 database="${SMOKE_DATABASE:-tollbook_smoke}"
 work="$(mktemp -d)"
 server_pid=""
+# Keeps the pass's own exit status: a leftover file that will not delete does not decide it.
 cleanup() {
+  local status=$?
+  set +e
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill -KILL "$server_pid"; fi
-  rm -rf "$work"
+  rm -rf "$work" || echo "smoke: could not remove $work" >&2
+  exit "$status"
 }
 trap cleanup EXIT
 say() { echo "smoke: $*"; }

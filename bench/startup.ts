@@ -105,7 +105,13 @@ async function main(): Promise<void> {
   );
   // The first start migrates the database and prints the demo space's key; it is not measured.
   const first = await start('tsx', databaseUrl, true);
-  const key = /Integration key:\s*(oit_[A-Za-z0-9_-]+)/.exec(first.output())?.[1];
+  // The demo block prints after the server listens: wait for it (bounded).
+  const printedBy = performance.now() + START_TIMEOUT_MS;
+  let key: string | undefined;
+  while (!key && performance.now() < printedBy) {
+    key = /Integration key:\s*(oit_[A-Za-z0-9_-]+)/.exec(first.output())?.[1];
+    if (!key) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   if (!key) throw new Error(`no demo key printed:\n${first.output()}`);
   const account = await fetch(`${first.url}/integration/accounts`, {
     method: 'POST',

@@ -361,7 +361,9 @@ export async function startServer(options: ServerOptions & { expectKey?: boolean
     ...startScriptNodeFlags(),
     ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ];
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
+  // BENCH_SERVER=dist runs the production build (npm run build) instead of the sources.
+  const entry = process.env.BENCH_SERVER === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AppError } from './core/errors.ts';
+import { formatReport, runDoctor } from './doctor.ts';
 import { runAgentMcpStdio } from './features/agents/index.ts';
 import { issueKey, revokeKey } from './features/keys/index.ts';
 import { checkLedger } from './features/ledger/index.ts';
@@ -14,7 +16,7 @@ import {
   verifyCommand,
 } from './features/webhooks/index.ts';
 import { exitOnConfigError, runServer } from './main.ts';
-import { ConfigError, loadConfig } from './platform/config.ts';
+import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { SCOPES, type Scope } from './platform/http/context.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
@@ -22,33 +24,109 @@ import { createRuntime, type Runtime } from './runtime.ts';
 // The `tollbook` command. Every subcommand reads the same configuration as the server
 // (DATABASE_URL or DATA_DIR, MASTER_KEY, ...), so it acts on the same database.
 
-const USAGE = `Usage: tollbook <command>
+/** Each command: how it is called, and what it does (the usage lists them in this order). */
+const COMMAND_HELP: { name: string; synopsis: string; summary: string }[] = [
+  { name: 'serve', synopsis: '', summary: 'Start the HTTP server and background tasks (same as npm start)' },
+  { name: 'worker', synopsis: '', summary: 'Run only the background workers (webhook delivery), no HTTP' },
+  { name: 'migrate', synopsis: '', summary: 'Apply pending database migrations and exit' },
+  {
+    name: 'doctor',
+    synopsis: '[--timeout SECONDS]',
+    summary:
+      'Check the configuration against the world it names (database, migrations, MASTER_KEY,\n' +
+      'networks, gas wallet, SMTP, Redis, public URL), one line each; exits 1 when a check fails.\n' +
+      'Each outside call waits at most --timeout seconds (default 5). Reads only; with embedded\n' +
+      'PGlite run it while the server is stopped.',
+  },
+  {
+    name: 'spaces create',
+    synopsis: '--name NAME --owner-email EMAIL [--currency USD] [--plan free|starter|pro|scale|enterprise]',
+    summary: 'Create a space (and its owner, if the email is new: a password is printed)',
+  },
+  {
+    name: 'keys issue',
+    synopsis:
+      '--space ID --owner-email EMAIL --name NAME --scopes a,b [--webhook-url URL]\n' +
+      '[--push-source NAME] [--lifetime-days 30|90|180|365]',
+    summary: 'Issue an integration key as that owner or admin; prints key and secret once',
+  },
+  {
+    name: 'keys revoke',
+    synopsis: '--space ID --key KEY_ID --owner-email EMAIL',
+    summary: 'Revoke a key; every server refuses it from its next call',
+  },
+  {
+    name: 'ledger check',
+    synopsis: '[--space ID]',
+    summary:
+      'Verify every entry balances and every cached balance equals its postings; exits 1 when\n' +
+      'anything is off',
+  },
+  {
+    name: 'screening load',
+    synopsis: 'FILE',
+    summary:
+      "Load OFAC's SDN.XML as the sanctions list payments out are screened against (replaces the\n" +
+      'current list; see README "Sanctions screening")',
+  },
+  {
+    name: 'mcp',
+    synopsis: '',
+    summary:
+      'Serve the agent API as MCP tools over stdio, as the agent whose oat_ token is\n' +
+      'TOLLBOOK_AGENT_TOKEN, calling the server at TOLLBOOK_URL (default PUBLIC_URL, else\n' +
+      'http://127.0.0.1:8080)',
+  },
+  {
+    name: 'webhooks tail',
+    synopsis: '--space ID',
+    summary: "Print the space's webhook deliveries as they happen (Ctrl-C stops)",
+  },
+  {
+    name: 'webhooks replay',
+    synopsis: '--space ID (--event-id ID | --since TIME)',
+    summary:
+      'Send again, now, the deliveries of one event or of every event since TIME (ISO 8601), on\n' +
+      'both channels, with their original event ids',
+  },
+  {
+    name: 'webhooks verify',
+    synopsis: '--secret S --signature sha256=HEX < body',
+    summary: 'Check a webhook signature against the raw body on standard input',
+  },
+  { name: 'help', synopsis: '[COMMAND]', summary: "Show this usage, or one command's" },
+];
 
-  serve                         Start the HTTP server and background tasks (same as npm start)
-  worker                        Run only the background workers (webhook delivery), no HTTP
-  migrate                       Apply pending database migrations and exit
-  spaces create --name NAME --owner-email EMAIL [--currency USD] [--plan free|starter|pro|scale|enterprise]
-                                Create a space (and its owner, if the email is new: a password is printed)
-  keys issue --space ID --owner-email EMAIL --name NAME --scopes a,b [--webhook-url URL]
-             [--push-source NAME] [--lifetime-days 30|90|180|365]
-                                Issue an integration key as that owner or admin; prints key and secret once
-  keys revoke --space ID --key KEY_ID --owner-email EMAIL
-                                Revoke a key; every server refuses it from its next call
-  ledger check [--space ID]     Verify every entry balances and every cached balance equals its
-                                postings; exits 1 when anything is off
-  screening load FILE           Load OFAC's SDN.XML as the sanctions list payments out are screened
-                                against (replaces the current list; see README "Sanctions screening")
-  mcp                           Serve the agent API as MCP tools over stdio, as the agent whose
-                                oat_ token is TOLLBOOK_AGENT_TOKEN, calling the server at
-                                TOLLBOOK_URL (default PUBLIC_URL, else http://127.0.0.1:8080)
-  webhooks tail --space ID      Print the space's webhook deliveries as they happen (Ctrl-C stops)
-  webhooks replay --space ID (--event-id ID | --since TIME)
-                                Send again, now, the deliveries of one event or of every event since
-                                TIME (ISO 8601), on both channels, with their original event ids
-  webhooks verify --secret S --signature sha256=HEX < body
-                                Check a webhook signature against the raw body on standard input
+const indent = (text: string, spaces: number) => text.replaceAll('\n', `\n${' '.repeat(spaces)}`);
 
-Configuration comes from the environment; see README.md.`;
+const USAGE = `Usage: tollbook <command> [options]
+       tollbook <command> --help | tollbook --version
+
+${COMMAND_HELP.map(
+  (command) =>
+    `  ${`${command.name} ${indent(command.synopsis, command.name.length + 3)}`.trimEnd()}\n      ${indent(command.summary, 6)}`,
+).join('\n')}
+
+Configuration comes from the environment; see README.md and docs/deploy.md.`;
+
+function commandUsage(name: string): string {
+  const command = COMMAND_HELP.find((candidate) => candidate.name === name)!;
+  const synopsis = indent(command.synopsis, `Usage: tollbook ${name} `.length);
+  return `Usage: tollbook ${`${name} ${synopsis}`.trimEnd()}\n\n${command.summary}\n\nConfiguration comes from the environment; see README.md and docs/deploy.md.`;
+}
+
+/** The command named by the leading positionals (one or two words), if it is one. */
+function commandNamed(positionals: string[]): string | undefined {
+  const two = positionals.slice(0, 2).join(' ');
+  if (COMMAND_HELP.some((command) => command.name === two)) return two;
+  const one = positionals[0];
+  return COMMAND_HELP.some((command) => command.name === one) ? one : undefined;
+}
+
+function version(): string {
+  const path = new URL('../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
+}
 
 type Options = Record<string, string | undefined>;
 
@@ -241,49 +319,95 @@ const OPTION_NAMES = [
   'signature',
   'event-id',
   'since',
+  'timeout',
 ];
 
-export async function main(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: Object.fromEntries(OPTION_NAMES.map((name) => [name, { type: 'string' as const }])),
-    });
-  } catch (error) {
-    process.stderr.write(`tollbook: ${(error as Error).message}\n${USAGE}\n`);
-    return 2;
+/** The words after a command's name that it takes as arguments (only `screening load FILE`). */
+const ARGUMENT_COUNT: Record<string, number> = { 'screening load': 1 };
+
+type Parsed = { positionals: string[]; help: boolean; version: boolean; values: Options };
+
+function parse(argv: string[]): Parsed {
+  const options: Record<string, { type: 'string' } | { type: 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean' },
+  };
+  for (const name of OPTION_NAMES) options[name] = { type: 'string' };
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options });
+  const { help, version, ...texts } = values;
+  return { positionals, help: help === true, version: version === true, values: texts as Options };
+}
+
+function refuse(problem: string): number {
+  process.stderr.write(`tollbook: ${problem}\n\n${USAGE}\n`);
+  return 2;
+}
+
+/** Help, version and unknown input: answers an exit code, or undefined when a command should run. */
+function answerWithoutRunning({ positionals, help, version: asksVersion }: Parsed): number | undefined {
+  if (asksVersion) {
+    process.stdout.write(`tollbook ${version()}\n`);
+    return 0;
   }
+  const asksHelp = positionals[0] === 'help' || help;
+  const words = positionals[0] === 'help' ? positionals.slice(1) : positionals;
+  if (words.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const named = commandNamed(words);
+  if (named === undefined) return refuse(`unknown command "${words.join(' ')}".`);
+  const extra = words.length - named.split(' ').length;
+  if (asksHelp) {
+    if (extra > 0 && positionals[0] === 'help') return refuse(`unknown command "${words.join(' ')}".`);
+    process.stdout.write(`${commandUsage(named)}\n`);
+    return 0;
+  }
+  if (extra > (ARGUMENT_COUNT[named] ?? 0))
+    return refuse(`unexpected argument "${words.slice(named.split(' ').length).join(' ')}" after ${named}.`);
+  return undefined;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed: Parsed;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    return refuse((error as Error).message);
+  }
+  const answered = answerWithoutRunning(parsed);
+  if (answered !== undefined) return answered;
   const { positionals, values } = parsed;
-  const command = positionals.slice(0, 2).join(' ');
-  if (positionals[0] === 'serve') {
+  const command = commandNamed(positionals)!;
+  if (command === 'serve') {
     await runServer();
     return -1;
   }
-  if (positionals[0] === 'mcp') return runAgentMcp();
-  if (positionals[0] === 'worker') {
+  if (command === 'mcp') return runAgentMcp();
+  if (command === 'doctor') return doctorCommand(values);
+  if (command === 'worker') {
     await runWorkerCommand(async () => createRuntime(loadConfig()).catch(exitOnConfigError));
     return -1;
   }
   if (command === 'webhooks verify') {
-    const { secret, signature } = values as Options;
+    const { secret, signature } = values;
     if (!secret || !signature) {
       process.stderr.write('tollbook: --secret and --signature are required.\n');
       return 2;
     }
     return verifyCommand(secret, signature, await readStandardInput(), process.stdout);
   }
-  const run = positionals[0] === 'migrate' ? undefined : COMMANDS[command];
-  if (positionals[0] !== 'migrate' && run === undefined) {
-    process.stdout.write(`${USAGE}\n`);
-    return positionals.length === 0 || positionals[0] === 'help' ? 0 : 2;
-  }
-  const early = usageProblem(command, values as Options);
+  const early = usageProblem(command, values);
   if (early) {
     process.stderr.write(`tollbook: ${early}\n`);
     return 2;
   }
+  return runWithRuntime(command, { ...values, file: positionals[2] });
+}
+
+/** migrate and the COMMANDS: each opens the database (migrating it), runs, and closes it. */
+async function runWithRuntime(command: string, options: Options): Promise<number> {
+  const run = command === 'migrate' ? undefined : COMMANDS[command];
   let runtime: Runtime;
   try {
     runtime = await createRuntime(loadConfig(), { logger: false });
@@ -298,7 +422,7 @@ export async function main(argv: string[]): Promise<number> {
         applied.length > 0 ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n',
       );
     } else {
-      await run(runtime, { ...(values as Options), file: positionals[2] });
+      await run(runtime, options);
     }
     return 0;
   } catch (error) {
@@ -311,6 +435,32 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     await runtime.close();
   }
+}
+
+const DOCTOR_TIMEOUT_SECONDS = 5;
+
+/** `tollbook doctor`: a configuration that does not load is its first failing check. */
+async function doctorCommand(options: Options): Promise<number> {
+  const raw = options.timeout ?? String(DOCTOR_TIMEOUT_SECONDS);
+  if (!/^\d{1,3}(\.\d+)?$/.test(raw) || Number(raw) <= 0 || Number(raw) > 300)
+    return refuse('--timeout must be a number of seconds from 0 to 300.');
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const failed = {
+      check: 'configuration',
+      status: 'fail' as const,
+      detail: error.message,
+      fix: 'correct that variable',
+    };
+    process.stdout.write(formatReport([failed]));
+    return 1;
+  }
+  const results = await runDoctor(config, { timeoutMs: Math.round(Number(raw) * 1000) });
+  process.stdout.write(formatReport(results));
+  return results.some((result) => result.status === 'fail') ? 1 : 0;
 }
 
 /** `tollbook mcp`: runs until stdin closes; answers -1 so main does not exit under it. */

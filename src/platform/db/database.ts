@@ -38,16 +38,20 @@ export type DatabaseOptions = {
   poolSize?: number;
   /** Where a lost connection is reported; the pool replaces it on the next checkout. */
   onConnectionLost?: ((error: Error) => void) | undefined;
+  /** Bounds connecting and each query on PostgreSQL (`tollbook doctor`); unset: no bound. */
+  timeoutMs?: number;
 };
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     // A server that does not answer at all (a partition, a host being replaced) fails a checkout
-    // after CONNECT_TIMEOUT_MS instead of holding the request for the system's TCP timeout.
+    // after CONNECT_TIMEOUT_MS (or the caller's bound) instead of holding the request for the
+    // system's TCP timeout.
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: options.timeoutMs ?? CONNECT_TIMEOUT_MS,
+      query_timeout: options.timeoutMs,
     });
     watchConnections(pool, options.onConnectionLost ?? (() => {}));
     const db = markTransactions(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));

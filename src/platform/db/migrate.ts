@@ -9,15 +9,20 @@ export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../
 // Any fixed number works; it only has to be the same in every process.
 const MIGRATION_LOCK = 7_302_114;
 
+/** The migration files in the order they apply. */
+export function migrationFiles(directory = MIGRATIONS_DIR): string[] {
+  return readdirSync(directory)
+    .filter((name) => /^\d{4}_[a-z0-9_]+\.sql$/.test(name))
+    .sort();
+}
+
 /**
  * Applies the plain SQL files in name order, each in its own transaction together with the row
  * that records it. A transaction-level advisory lock taken inside each script's transaction makes
  * concurrent starts on one PostgreSQL apply every file exactly once.
  */
 export async function migrate(handle: DatabaseHandle, directory = MIGRATIONS_DIR): Promise<string[]> {
-  const files = readdirSync(directory)
-    .filter((name) => /^\d{4}_[a-z0-9_]+\.sql$/.test(name))
-    .sort();
+  const files = migrationFiles(directory);
   await handle.runScript(
     `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK});
      CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());`,

@@ -45,8 +45,10 @@ const USAGE = `Usage: tollbook <command>
   webhooks replay --space ID (--event-id ID | --since TIME)
                                 Send again, now, the deliveries of one event or of every event since
                                 TIME (ISO 8601), on both channels, with their original event ids
-  webhooks verify --secret S --signature sha256=HEX < body
-                                Check a webhook signature against the raw body on standard input
+  webhooks verify --secret S[,S2] --signature sha256=HEX < body
+  webhooks verify --secret S[,S2] --signature 'v1,B64 ...' --webhook-id ID --timestamp T < body
+                                Check a webhook signature (the spec's or Standard Webhooks') against
+                                the raw body on standard input, under any of the secrets
 
 Configuration comes from the environment; see README.md.`;
 
@@ -239,6 +241,8 @@ const OPTION_NAMES = [
   'key',
   'secret',
   'signature',
+  'webhook-id',
+  'timestamp',
   'event-id',
   'since',
 ];
@@ -267,12 +271,13 @@ export async function main(argv: string[]): Promise<number> {
     return -1;
   }
   if (command === 'webhooks verify') {
-    const { secret, signature } = values as Options;
+    const { secret, signature, 'webhook-id': id, timestamp } = values as Options;
     if (!secret || !signature) {
       process.stderr.write('tollbook: --secret and --signature are required.\n');
       return 2;
     }
-    return verifyCommand(secret, signature, await readStandardInput(), process.stdout);
+    const body = await readStandardInput();
+    return verifyCommand(secret, signature, body, process.stdout, { id, timestamp });
   }
   const run = positionals[0] === 'migrate' ? undefined : COMMANDS[command];
   if (positionals[0] !== 'migrate' && run === undefined) {

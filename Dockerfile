@@ -4,8 +4,8 @@
 #
 # This repository's CI cannot pull base images, so scripts/production-smoke.sh runs these same
 # commands outside a container: `npm ci` and `npm run build`, then the runtime files below with
-# `npm ci --omit=dev`, `tollbook migrate`, and `node dist/main.js` under NODE_ENV=production as an
-# unprivileged user. Change the two together.
+# `npm ci --omit=dev`, `tollbook migrate`, and `node --import ./dist/telemetry.js dist/main.js`
+# under NODE_ENV=production as an unprivileged user. Change the two together.
 
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
@@ -28,4 +28,4 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "dist/main.js"]
+CMD ["node", "--import", "./dist/telemetry.js", "dist/main.js"]

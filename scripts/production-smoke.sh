@@ -2,7 +2,8 @@
 # The production smoke pass. It runs the Dockerfile's commands outside a container (this machine
 # cannot pull base images): a fresh copy of the tracked files, `npm ci` and `npm run build` as the
 # build stage does, then a runtime directory holding what the runtime stage copies, `npm ci
-# --omit=dev` there, and `node dist/main.js` with NODE_ENV=production as an unprivileged user.
+# --omit=dev` there, and `node --import ./dist/telemetry.js dist/main.js` with NODE_ENV=production
+# as an unprivileged user.
 # Against PostgreSQL (its own database) and Redis it checks /healthz, mints a payment request,
 # charges a client, and stops the server with SIGTERM, which must exit 0 within 10 s.
 #
@@ -71,9 +72,9 @@ issued="$(cd "$runtime" && "${as_user[@]}" node bin/tollbook.mjs keys issue --sp
   --owner-email smoke@example.com --name smoke --scopes payments,accounts)"
 key="$(node -e 'const t=process.argv[1];console.log(JSON.parse(t.slice(t.indexOf("{"),t.lastIndexOf("}")+1)).key)' "$issued")"
 
-say "node dist/main.js (NODE_ENV=production) on 127.0.0.1:$port"
+say "node --import ./dist/telemetry.js dist/main.js (NODE_ENV=production) on 127.0.0.1:$port"
 started="$(date +%s%N)"
-(cd "$runtime" && exec "${as_user[@]}" node dist/main.js) &
+(cd "$runtime" && exec "${as_user[@]}" node --import ./dist/telemetry.js dist/main.js) &
 server_pid=$!
 for _ in $(seq 1 600); do
   curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break

@@ -91,8 +91,12 @@ const COMMAND_HELP: { name: string; synopsis: string; summary: string }[] = [
   },
   {
     name: 'webhooks verify',
-    synopsis: '--secret S --signature sha256=HEX < body',
-    summary: 'Check a webhook signature against the raw body on standard input',
+    synopsis:
+      "--secret S[,S2] --signature sha256=HEX < body\n" +
+      "--secret S[,S2] --signature 'v1,B64 ...' --webhook-id ID --timestamp T < body",
+    summary:
+      "Check a webhook signature (the spec's or Standard Webhooks') against the raw body on\n" +
+      'standard input, under any of the secrets',
   },
   { name: 'help', synopsis: '[COMMAND]', summary: "Show this usage, or one command's" },
 ];
@@ -317,6 +321,8 @@ const OPTION_NAMES = [
   'key',
   'secret',
   'signature',
+  'webhook-id',
+  'timestamp',
   'event-id',
   'since',
   'timeout',
@@ -390,12 +396,13 @@ export async function main(argv: string[]): Promise<number> {
     return -1;
   }
   if (command === 'webhooks verify') {
-    const { secret, signature } = values;
+    const { secret, signature, 'webhook-id': id, timestamp } = values;
     if (!secret || !signature) {
       process.stderr.write('tollbook: --secret and --signature are required.\n');
       return 2;
     }
-    return verifyCommand(secret, signature, await readStandardInput(), process.stdout);
+    const body = await readStandardInput();
+    return verifyCommand(secret, signature, body, process.stdout, { id, timestamp });
   }
   const early = usageProblem(command, values);
   if (early) {

@@ -86,6 +86,28 @@ const signatureHeaders = (withVersion: boolean) => [
     description: withVersion ? 'From 1 to 8.' : 'From 1 to 3.',
     schema: { type: 'integer', minimum: 1 },
   },
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: 'Standard Webhooks: the event id, equal to X-Service-Event-Id.',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'Standard Webhooks: the send time in Unix seconds.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      'Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one.',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+  },
 ];
 
 const text = { type: 'string' };

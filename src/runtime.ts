@@ -13,6 +13,7 @@ import { migrate } from './platform/db/migrate.ts';
 import { createPostgresRateLimiter, createRedisRateLimiter } from './platform/http/rate-limit.ts';
 import { cachedResolver, type Resolver, systemResolver } from './platform/net/public-address.ts';
 import { createRedis } from './platform/redis.ts';
+import { traceFields } from './platform/telemetry/log-context.ts';
 
 /**
  * The master key seals webhook secrets. Production must set MASTER_KEY; in development one is
@@ -44,7 +45,8 @@ export type RuntimeOverrides = {
 export type Runtime = AppDeps & { close(): Promise<void> };
 
 export async function createRuntime(config: Config, overrides: RuntimeOverrides = {}): Promise<Runtime> {
-  const logger = overrides.logger ?? pino({ level: config.logLevel });
+  // Each line carries the active trace's ids when tracing is on (platform/telemetry).
+  const logger = overrides.logger ?? pino({ level: config.logLevel, mixin: traceFields });
   const quietLogger = logger === false ? pino({ level: 'silent' }) : logger;
   const clock = overrides.clock ?? systemClock;
   const database = await openDatabase({

@@ -278,7 +278,7 @@ function readChainSettings(env: Env, production: boolean) {
   const confirmations: Partial<Record<NetworkName, number>> = {};
   for (const network of NETWORKS) {
     const variable = `${network.name.toUpperCase().replace('-', '_')}_CONFIRMATIONS`;
-    confirmations[network.name] = readInteger(env, variable, DEFAULT_CONFIRMATIONS[network.name], 0, 10_000);
+    confirmations[network.name] = readInteger(env, variable, network.defaultConfirmations, 0, 10_000);
   }
   return {
     chain,
@@ -319,14 +319,3 @@ function readStripeSettings(env: Env, production: boolean): StripeSettings | und
   }
   return { secretKey, webhookSecret, apiUrl };
 }
-
-/** How deep a transfer must be before the watch books it; the local chain mines on demand. */
-const DEFAULT_CONFIRMATIONS: Record<NetworkName, number> = {
-  base: 10,
-  'base-sepolia': 5,
-  ethereum: 12,
-  'ethereum-sepolia': 5,
-  polygon: 64,
-  'polygon-amoy': 10,
-  local: 0,
-};

@@ -3,7 +3,13 @@ import createFetchClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, paths } from './schema.ts';
 
 export type { components, paths, webhooks } from './schema.ts';
-export { TollbookWebhookError, type TollbookWebhookEvent, verifyWebhook } from './webhooks.ts';
+export {
+  TollbookWebhookError,
+  type TollbookWebhookEvent,
+  type VerifyOptions,
+  verifyWebhook,
+  verifyWebhookRequest,
+} from './webhooks.ts';
 
 /** The spec's named shapes: `Schemas['ChargeOut']`, `Schemas['InvoiceOut']`, … */
 export type Schemas = components['schemas'];

@@ -1201,6 +1201,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/keys/{key_id}/rotate-webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an integration key's webhook secret
+         * @description Makes a new webhook signing secret for the key and answers it once; the key's deliveries from now on are signed with it, and for 24 hours with the replaced one too (a second signature in webhook-signature). A revoked key answers 409. Owners and admins only.
+         */
+        post: operations["rotateKeyWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/spaces/{id}/ledger/entries": {
         parameters: {
             query?: never;
@@ -1956,7 +1976,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a subscription's secret
-         * @description Makes a new signing secret and answers it once; deliveries from now on are signed with it. Owners and admins only.
+         * @description Makes a new signing secret and answers it once; deliveries from now on are signed with it. For 24 hours the replaced secret also signs (a second signature in webhook-signature), so receivers switch without a gap. Owners and admins only.
          */
         post: operations["rotateSubscriptionSecret"];
         delete?: never;
@@ -6851,6 +6871,47 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    rotateKeyWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /**
+                         * Format: date-time
+                         * @description Until then the replaced secret keeps signing beside the new one (in webhook-signature); X-Service-Signature uses the new one at once.
+                         */
+                        previous_secret_until: string;
+                        /** @description The key's new webhook signing secret. Shown only now; kept encrypted. */
+                        webhook_secret: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listLedgerEntries: {
         parameters: {
             query?: {
@@ -8978,7 +9039,12 @@ export interface operations {
                         id: string;
                         /** Format: date-time */
                         paused_at: string | null;
-                        /** @description Signs the deliveries. Shown only now; kept encrypted. */
+                        /**
+                         * Format: date-time
+                         * @description Until then the replaced secret keeps signing beside the new one (in webhook-signature); X-Service-Signature uses the new one at once.
+                         */
+                        previous_secret_until: string;
+                        /** @description The new signing secret. Shown only now; kept encrypted. */
                         secret: string;
                         /** @description active or paused */
                         status: string;
@@ -10233,6 +10299,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 8. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */
@@ -10271,6 +10343,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 8. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */
@@ -10309,6 +10387,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 8. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */
@@ -10347,6 +10431,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 8. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */
@@ -10385,6 +10475,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 8. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */
@@ -10423,6 +10519,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 8. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */
@@ -10461,6 +10563,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 3. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */
@@ -10499,6 +10607,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 3. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */
@@ -10537,6 +10651,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 3. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */
@@ -10575,6 +10695,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 3. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */
@@ -10613,6 +10739,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 3. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */
@@ -10651,6 +10783,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Standard Webhooks: the event id, equal to X-Service-Event-Id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" under the secret (the bytes of the base64 after whsec_). For 24 hours after a rotation, two signatures separated by a space: under the new secret and the replaced one. */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the send time in Unix seconds. */
+                "webhook-timestamp": string;
                 /** @description From 1 to 3. */
                 "X-Service-Delivery-Attempt": number;
                 /** @description The event name, equal to the body’s event field. */

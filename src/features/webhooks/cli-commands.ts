@@ -3,7 +3,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { closeSenders, createSenders } from './delivery-service.ts';
 import { REPLAY_MAX, replayDeliveries } from './service.ts';
-import { SIGNATURE_PREFIX, verifySignature } from './signature.ts';
+import { SIGNATURE_PREFIX, verifySignature, verifyStandard } from './signature.ts';
 import * as store from './store.ts';
 import { startWebhookWorkers, type WebhookHost, WebhookWorker } from './worker.ts';
 
@@ -79,21 +79,71 @@ export async function tailDeliveries(
 }
 
 /**
- * `tollbook webhooks verify --secret S --signature H < body`: checks a signature against the raw
- * bytes read from standard input. Returns the exit code (0 valid, 1 invalid).
+ * `tollbook webhooks verify --secret S[,S2] --signature H [--webhook-id ID --timestamp T] < body`:
+ * checks a signature against the raw bytes read from standard input, under any of the secrets
+ * (both, while a rotation overlaps). H is X-Service-Signature (`sha256=<hex>`) or the Standard
+ * Webhooks webhook-signature (`v1,<base64>`, several separated by spaces), which also needs the
+ * webhook-id and webhook-timestamp headers. Returns the exit code (0 valid, 1 invalid).
  */
-export function verifyCommand(secret: string, signature: string, body: Buffer, out: Output): number {
-  if (!signature.startsWith(SIGNATURE_PREFIX)) {
-    out.write(`invalid: the signature must look like ${SIGNATURE_PREFIX}<64 hex characters>\n`);
-    return 1;
+export function verifyCommand(
+  secretList: string,
+  signature: string,
+  body: Buffer,
+  out: Output,
+  standard: { id?: string | undefined; timestamp?: string | undefined } = {},
+): number {
+  const secrets = secretList.split(',').filter((secret) => secret.length > 0);
+  const verdict = signature.trim().startsWith('v1,')
+    ? verifyStandardSignature(secrets, signature, body, standard)
+    : verifyServiceSignature(secrets, signature, body);
+  if (verdict.ok) {
+    const which = secrets.length > 1 ? `; secret ${verdict.secretNumber} of ${secrets.length}` : '';
+    out.write(`valid (${body.length} bytes${which})\n`);
+    return 0;
   }
-  const valid = verifySignature(secret, body, signature);
-  out.write(
-    valid
-      ? `valid (${body.length} bytes)\n`
-      : `invalid: the signature does not match these ${body.length} bytes\n`,
+  out.write(`invalid: ${verdict.reason}\n`);
+  return 1;
+}
+
+type Verdict = { ok: true; secretNumber: number } | { ok: false; reason: string };
+
+function firstMatch(secrets: string[], matches: (secret: string) => boolean, reason: string): Verdict {
+  const index = secrets.findIndex(matches);
+  return index >= 0 ? { ok: true, secretNumber: index + 1 } : { ok: false, reason };
+}
+
+function verifyServiceSignature(secrets: string[], signature: string, body: Buffer): Verdict {
+  if (!signature.startsWith(SIGNATURE_PREFIX)) {
+    return {
+      ok: false,
+      reason: `the signature must look like ${SIGNATURE_PREFIX}<64 hex characters> or v1,<base64>`,
+    };
+  }
+  return firstMatch(
+    secrets,
+    (secret) => verifySignature(secret, body, signature),
+    `the signature does not match these ${body.length} bytes`,
   );
-  return valid ? 0 : 1;
+}
+
+function verifyStandardSignature(
+  secrets: string[],
+  signature: string,
+  body: Buffer,
+  standard: { id?: string | undefined; timestamp?: string | undefined },
+): Verdict {
+  if (!standard.id || !standard.timestamp || !/^[0-9]{1,12}$/.test(standard.timestamp)) {
+    return {
+      ok: false,
+      reason: 'a v1, signature needs --webhook-id and --timestamp (Unix seconds) from its headers',
+    };
+  }
+  const message = { id: standard.id, timestamp: Number(standard.timestamp), body };
+  return firstMatch(
+    secrets,
+    (secret) => verifyStandard(secret, message, signature),
+    `no signature matches these ${body.length} bytes, this webhook-id and timestamp`,
+  );
 }
 
 export async function readStandardInput(): Promise<Buffer> {

@@ -17,9 +17,10 @@ import {
   keyBody,
   PAUSE_AFTER_FAILING_MS,
   planDeliveries,
+  signingSecrets,
   type TargetKind,
 } from './domain.ts';
-import { signBody } from './signature.ts';
+import { signBody, standardHeaders } from './signature.ts';
 import * as store from './store.ts';
 
 // The delivery use cases the workers call: fan an event out into deliveries, claim due ones,
@@ -134,6 +135,8 @@ function sendableOf(
     occurred_at: event.occurredAt,
     url: address?.url ?? null,
     secret_sealed: address?.secretSealed ?? null,
+    previous_secret_sealed: address?.previousSecretSealed ?? null,
+    previous_secret_until: address?.previousSecretUntil ?? null,
     key_revoked_at: null,
   };
 }
@@ -152,15 +155,30 @@ export function claimDueDeliveries(deps: DeliveryDeps, lease: Lease): Promise<Se
 
 export type Attempted = store.RecordedAttempt & { targetKind: TargetKind; subscriptionId: string | null };
 
-/** The headers of every webhook POST (§6, and DECISIONS for the key channel's extra two). */
-export function webhookHeaders(event: string, eventId: string, attempt: number, signature: string) {
+export type SignedSend = {
+  event: string;
+  eventId: string;
+  attempt: number;
+  body: Buffer;
+  /** The current secret first, then the replaced one while a rotation overlaps. */
+  secrets: readonly [string, ...string[]];
+  at: Date;
+};
+
+/**
+ * The headers of every webhook POST: the spec's (§6, and DECISIONS for the key channel's extra
+ * two), whose single signature is under the current secret, and the Standard Webhooks ones,
+ * which carry a signature under every secret in `secrets`.
+ */
+export function webhookHeaders(send: SignedSend) {
   return {
     'content-type': 'application/json',
     'user-agent': 'Tollbook-Webhooks/1',
-    'x-service-event': event,
-    'x-service-event-id': eventId,
-    'x-service-delivery-attempt': String(attempt),
-    'x-service-signature': signature,
+    'x-service-event': send.event,
+    'x-service-event-id': send.eventId,
+    'x-service-delivery-attempt': String(send.attempt),
+    'x-service-signature': signBody(send.secrets[0], send.body),
+    ...standardHeaders(send.secrets, send.eventId, send.at, send.body),
   };
 }
 
@@ -187,8 +205,8 @@ export async function attemptDelivery(deps: DeliveryDeps, row: Sendable): Promis
       ? keyBody(row.event, row.space_id, row.occurred_at, row.payload)
       : bookBody(row.event, row.occurred_at, row.payload),
   );
-  const secret = openSecret(deps, row.secret_sealed);
-  if (secret === null) {
+  const secrets = openSigningSecrets(deps, { ...row, secret_sealed: row.secret_sealed });
+  if (secrets === null) {
     // Sealed under another master key: a configuration fault, so the attempt fails and is retried.
     const error = 'The signing secret cannot be opened with this MASTER_KEY; nothing was sent.';
     const at = deps.clock.now();
@@ -200,22 +218,42 @@ export async function attemptDelivery(deps: DeliveryDeps, row: Sendable): Promis
       at,
     };
   }
-  const signature = signBody(secret, body);
   const sender = row.target_kind === 'key' ? deps.senders.key : deps.senders.subscription;
-  const result = await sender.post(
-    row.url,
-    body,
-    webhookHeaders(row.event, row.event_id, attempt, signature),
-  );
+  const send = { event: row.event, eventId: row.event_id, attempt, body, secrets, at: deps.clock.now() };
+  const result = await sender.post(row.url, body, webhookHeaders(send));
   const { statusCode, error, delivered } = judgeResult(result);
   const at = deps.clock.now();
   const next = afterAttempt(row.target_kind, attempt, row.attempts_max, delivered, at);
   return { ...meta, ...next, statusCode, error, at };
 }
 
-function openSecret(deps: DeliveryDeps, sealed: string): string | null {
+/** A target's stored secrets (a subscription's, or a key's under the same names). */
+export type SealedSecrets = {
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_until: Date | null;
+};
+
+/**
+ * The secrets that sign a send now, opened; null when one of them is sealed under another master
+ * key (then nothing is sent: a signature under only some secrets would fail receivers that hold
+ * the others).
+ */
+export function openSigningSecrets(
+  deps: Pick<DeliveryDeps, 'secrets' | 'clock'>,
+  target: SealedSecrets,
+): [string, ...string[]] | null {
+  const sealed = signingSecrets(
+    {
+      current: target.secret_sealed,
+      previous: target.previous_secret_sealed,
+      previousUntil: target.previous_secret_until,
+    },
+    deps.clock.now(),
+  );
   try {
-    return deps.secrets.open(sealed);
+    const [first, ...rest] = sealed.map((each) => deps.secrets.open(each));
+    return [first!, ...rest];
   } catch {
     return null;
   }

@@ -154,3 +154,24 @@ export function shouldPause(failingSince: Date | null, now: Date): boolean {
 export function retryBudget(status: DeliveryStatus, attempts: number, attemptsMax: number): number {
   return status === 'pending' ? Math.max(attemptsMax, attempts + 1) : attempts + 1;
 }
+
+/** After a rotation the old secret keeps signing beside the new one for this long. */
+export const SECRET_OVERLAP_MS = DAY_MS;
+
+/** A target's secrets as stored: the current one, and the one it replaced while it overlaps. */
+export type SecretsOf<T> = { current: T; previous: T | null; previousUntil: Date | null };
+
+/**
+ * The secrets that sign a send at `now`: the current one, then the replaced one while the
+ * rotation's overlap lasts (it ends at `previousUntil`, exclusive).
+ */
+export function signingSecrets<T>(secrets: SecretsOf<T>, now: Date): T[] {
+  const overlapping =
+    secrets.previous !== null && secrets.previousUntil !== null && now < secrets.previousUntil;
+  return overlapping ? [secrets.current, secrets.previous as T] : [secrets.current];
+}
+
+/** When a secret replaced at `now` stops signing. */
+export function overlapEnd(now: Date): Date {
+  return new Date(now.getTime() + SECRET_OVERLAP_MS);
+}

@@ -9,12 +9,14 @@ import {
   JournalQuery,
   KeyDeliveryParams,
   KeyParams,
+  KeySecretRotated,
   SpaceParams,
   SubscriptionCreate,
   SubscriptionDeleted,
   SubscriptionList,
   SubscriptionOut,
   SubscriptionParams,
+  SubscriptionRotated,
   SubscriptionWithSecret,
   WebhookTest,
   WebhookTestOut,
@@ -53,7 +55,15 @@ const docs = {
     operationId: 'rotateSubscriptionSecret',
     summary: "Rotate a subscription's secret",
     description:
-      'Makes a new signing secret and answers it once; deliveries from now on are signed with it. Owners and admins only.',
+      'Makes a new signing secret and answers it once; deliveries from now on are signed with it. For 24 hours the replaced secret also signs (a second signature in webhook-signature), so receivers switch without a gap. Owners and admins only.',
+    tags: ['Webhooks'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  rotateKeyWebhookSecret: routeDoc({
+    operationId: 'rotateKeyWebhookSecret',
+    summary: "Rotate an integration key's webhook secret",
+    description:
+      "Makes a new webhook signing secret for the key and answers it once; the key's deliveries from now on are signed with it, and for 24 hours with the replaced one too (a second signature in webhook-signature). A revoked key answers 409. Owners and admins only.",
     tags: ['Webhooks'],
     errors: APP_WRITE_ERRORS,
   }),
@@ -174,7 +184,7 @@ function registerSubscriptionChanges(server: FastifyInstance, deps: service.Webh
       schema: {
         ...docs.rotateSubscriptionSecret,
         params: SubscriptionParams,
-        response: { 200: SubscriptionWithSecret },
+        response: { 200: SubscriptionRotated },
       },
     },
     async (request, reply) => {
@@ -279,6 +289,16 @@ function registerKeyJournalRoutes(server: FastifyInstance, deps: service.Webhook
         { spaceId: id, keyId: key_id },
         query,
       );
+    },
+  );
+  app.post(
+    '/app/api/spaces/:id/keys/:key_id/rotate-webhook-secret',
+    { schema: { ...docs.rotateKeyWebhookSecret, params: KeyParams, response: { 200: KeySecretRotated } } },
+    async (request, reply) => {
+      const { id, key_id } = request.params;
+      const ids = { spaceId: id, keyId: key_id };
+      const rotated = await service.rotateKeyWebhookSecret(deps, requireCaller(request).userId, ids);
+      return reply.header('cache-control', 'no-store').send(rotated);
     },
   );
   app.post(

@@ -31,6 +31,22 @@ export const SubscriptionWithSecret = Type.Object({
   ...SubscriptionFields,
   secret: Type.String({ description: 'Signs the deliveries. Shown only now; kept encrypted.' }),
 });
+const PreviousSecretUntil = DateTime({
+  description:
+    'Until then the replaced secret keeps signing beside the new one (in webhook-signature); X-Service-Signature uses the new one at once.',
+});
+export const SubscriptionRotated = Type.Object({
+  ...SubscriptionFields,
+  secret: Type.String({ description: 'The new signing secret. Shown only now; kept encrypted.' }),
+  previous_secret_until: PreviousSecretUntil,
+});
+export const KeySecretRotated = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  webhook_secret: Type.String({
+    description: "The key's new webhook signing secret. Shown only now; kept encrypted.",
+  }),
+  previous_secret_until: PreviousSecretUntil,
+});
 export const SubscriptionDeleted = Type.Object({
   id: Type.String({ format: 'uuid' }),
   deleted: Type.Boolean(),

@@ -5,16 +5,16 @@ import { randomSecret, type SecretBox } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { checkPublicUrl, type Resolver } from '../../platform/net/public-address.ts';
 import { lockSpacePlan, requireAdministrator, subscriptionAllowance } from '../spaces/index.ts';
-import { judgeResult, type Senders, webhookHeaders } from './delivery-service.ts';
+import { judgeResult, openSigningSecrets, type Senders, webhookHeaders } from './delivery-service.ts';
 import {
   type BookEvent,
   bookBody,
   type DeliveryStatus,
   JOURNAL_RETENTION_MS,
+  overlapEnd,
   retryBudget,
   TEST_EVENT,
 } from './domain.ts';
-import { signBody } from './signature.ts';
 import * as store from './store.ts';
 
 // The owner's side of book subscriptions (spec §6.2, DECISIONS "App API"): create, list, delete,
@@ -117,13 +117,40 @@ export async function deleteSubscription(deps: WebhooksDeps, actorId: string, sp
   return { id, deleted: true };
 }
 
-/** A new secret signs every attempt from now on, retries of older events included. */
+/**
+ * A new secret signs every attempt from now on, retries of older events included; the replaced
+ * one keeps signing beside it (Standard Webhooks header) for the overlap. A second rotation
+ * within the overlap ends the oldest secret's at once.
+ */
 export async function rotateSecret(deps: WebhooksDeps, actorId: string, spaceId: string, id: string) {
   await requireAdministrator(deps.db, spaceId, actorId);
-  const row = await requireSubscription(deps, spaceId, id);
   const secret = randomSecret(SECRET_PREFIX);
-  await store.setSubscriptionSecret(deps.db, spaceId, id, deps.secrets.seal(secret));
-  return { ...present(row), secret };
+  const until = overlapEnd(deps.clock.now());
+  const rotation = { sealed: deps.secrets.seal(secret), until };
+  if (!(await store.rotateSubscriptionSecret(deps.db, { spaceId, id }, rotation))) {
+    throw new AppError('not_found', 'No such subscription in this space.');
+  }
+  const row = await requireSubscription(deps, spaceId, id);
+  return { ...present(row), secret, previous_secret_until: until.toISOString() };
+}
+
+/** The key channel's rotation: the same overlap, for the key's webhook secret. */
+export async function rotateKeyWebhookSecret(
+  deps: WebhooksDeps,
+  actorId: string,
+  ids: { spaceId: string; keyId: string },
+) {
+  await requireAdministrator(deps.db, ids.spaceId, actorId);
+  const key = await requireKey(deps, ids.spaceId, ids.keyId);
+  if (key.revoked_at !== null)
+    throw new AppError('conflict', 'The key is revoked; its secret signs nothing.');
+  const secret = randomSecret(SECRET_PREFIX);
+  const until = overlapEnd(deps.clock.now());
+  const rotation = { sealed: deps.secrets.seal(secret), until };
+  if (!(await store.rotateKeyWebhookSecret(deps.db, ids, rotation))) {
+    throw new AppError('conflict', 'The key is revoked; its secret signs nothing.');
+  }
+  return { id: ids.keyId, webhook_secret: secret, previous_secret_until: until.toISOString() };
 }
 
 /**
@@ -332,8 +359,10 @@ export async function sendTest(
   await requireAdministrator(deps.db, spaceId, actorId);
   const target = await testTarget(deps, spaceId, input);
   const eventId = randomUUID();
-  const body = Buffer.from(bookBody(TEST_EVENT, deps.clock.now(), { test: true }));
-  const headers = webhookHeaders(TEST_EVENT, eventId, 1, signBody(target.secret, body));
+  const at = deps.clock.now();
+  const body = Buffer.from(bookBody(TEST_EVENT, at, { test: true }));
+  const send = { event: TEST_EVENT, eventId, attempt: 1, body, secrets: target.secrets, at };
+  const headers = webhookHeaders(send);
   const result = await deps.senders.subscription.post(target.url, body, headers);
   if (result.kind === 'refused') {
     throw new AppError('webhook_address_not_public', `The webhook address is refused: ${result.reason}`, {
@@ -348,7 +377,7 @@ export async function sendTest(
     response_code: statusCode,
     error,
     duration_ms: Math.round(result.durationMs),
-    ...(target.generated ? { secret: target.secret } : {}),
+    ...(target.generated ? { secret: target.secrets[0] } : {}),
   };
 }
 
@@ -358,7 +387,14 @@ async function testTarget(deps: WebhooksDeps, spaceId: string, input: WebhookTes
       throw new AppError('invalid_request', 'Send either subscription_id or url (and secret), not both.');
     }
     const row = await requireSubscription(deps, spaceId, input.subscription_id);
-    return { url: row.url, secret: deps.secrets.open(row.secret_sealed), generated: false };
+    const secrets = openSigningSecrets(deps, row);
+    if (secrets === null) {
+      throw new AppError(
+        'conflict',
+        "The subscription's secret cannot be opened with this server's MASTER_KEY.",
+      );
+    }
+    return { url: row.url, secrets, generated: false };
   }
   if (input.url === undefined) {
     throw new AppError('invalid_request', 'Send url (and optionally secret) or subscription_id.', {
@@ -367,5 +403,6 @@ async function testTarget(deps: WebhooksDeps, spaceId: string, input: WebhookTes
   }
   const url = await checkSubscriptionUrl(deps, input.url);
   const secret = input.secret ?? randomSecret(SECRET_PREFIX);
-  return { url, secret, generated: input.secret === undefined };
+  const secrets: [string] = [secret];
+  return { url, secrets, generated: input.secret === undefined };
 }

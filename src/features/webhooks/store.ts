@@ -54,14 +54,26 @@ export async function claimUndispatched(
   }));
 }
 
-export type TargetAddress = { id: string; url: string; secretSealed: string };
+export type TargetAddress = {
+  id: string;
+  url: string;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretUntil: Date | null;
+};
 
 /** Of these keys, the ones that have a webhook address and are not revoked, with that address. */
 export async function liveWebhookKeys(db: Queryable, keyIds: string[]): Promise<Map<string, TargetAddress>> {
   if (keyIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('integration_keys')
-    .select(['id', 'webhook_url', 'webhook_secret_sealed'])
+    .select([
+      'id',
+      'webhook_url',
+      'webhook_secret_sealed',
+      'previous_webhook_secret_sealed',
+      'previous_webhook_secret_until',
+    ])
     .where('id', 'in', keyIds)
     .where('webhook_url', 'is not', null)
     .where('webhook_url', '<>', '')
@@ -70,7 +82,13 @@ export async function liveWebhookKeys(db: Queryable, keyIds: string[]): Promise<
   return new Map(
     rows.map((row) => [
       row.id,
-      { id: row.id, url: row.webhook_url!, secretSealed: row.webhook_secret_sealed },
+      {
+        id: row.id,
+        url: row.webhook_url!,
+        secretSealed: row.webhook_secret_sealed,
+        previousSecretSealed: row.previous_webhook_secret_sealed,
+        previousSecretUntil: row.previous_webhook_secret_until,
+      },
     ]),
   );
 }
@@ -82,7 +100,15 @@ export async function activeSubscriptionsOf(
   if (spaceIds.length === 0) return [];
   const rows = await db
     .selectFrom('webhook_subscriptions')
-    .select(['id', 'space_id', 'events', 'url', 'secret_sealed'])
+    .select([
+      'id',
+      'space_id',
+      'events',
+      'url',
+      'secret_sealed',
+      'previous_secret_sealed',
+      'previous_secret_until',
+    ])
     .where('space_id', 'in', spaceIds)
     .where('status', '=', 'active')
     .execute();
@@ -92,6 +118,8 @@ export async function activeSubscriptionsOf(
     events: row.events,
     url: row.url,
     secretSealed: row.secret_sealed,
+    previousSecretSealed: row.previous_secret_sealed,
+    previousSecretUntil: row.previous_secret_until,
   }));
 }
 
@@ -146,6 +174,8 @@ export type SendableRow = {
   occurred_at: Date;
   url: string | null;
   secret_sealed: string | null;
+  previous_secret_sealed: string | null;
+  previous_secret_until: Date | null;
   key_revoked_at: Date | null;
 };
 
@@ -154,6 +184,10 @@ const SENDABLE_COLUMNS = sql`
   d.attempts_max, e.channel, e.payload, e.occurred_at,
   CASE WHEN d.target_kind = 'key' THEN k.webhook_url ELSE s.url END AS url,
   CASE WHEN d.target_kind = 'key' THEN k.webhook_secret_sealed ELSE s.secret_sealed END AS secret_sealed,
+  CASE WHEN d.target_kind = 'key' THEN k.previous_webhook_secret_sealed
+    ELSE s.previous_secret_sealed END AS previous_secret_sealed,
+  CASE WHEN d.target_kind = 'key' THEN k.previous_webhook_secret_until
+    ELSE s.previous_secret_until END AS previous_secret_until,
   k.revoked_at AS key_revoked_at`;
 
 /**
@@ -352,7 +386,7 @@ export function listSubscriptions(db: Queryable, spaceId: string): Promise<Subsc
 export function findSubscription(db: Queryable, spaceId: string, id: string, lock = false) {
   const query = db
     .selectFrom('webhook_subscriptions')
-    .select([...SUBSCRIPTION_COLUMNS, 'secret_sealed'])
+    .select([...SUBSCRIPTION_COLUMNS, 'secret_sealed', 'previous_secret_sealed', 'previous_secret_until'])
     .where('space_id', '=', spaceId)
     .where('id', '=', id);
   return (lock ? query.forUpdate() : query).executeTakeFirst();
@@ -367,13 +401,43 @@ export async function deleteSubscription(db: Queryable, spaceId: string, id: str
   return Number(result.numDeletedRows) > 0;
 }
 
-export async function setSubscriptionSecret(db: Queryable, spaceId: string, id: string, sealed: string) {
-  await db
+/** The new secret becomes current; the one it replaces keeps signing until `until`. */
+export async function rotateSubscriptionSecret(
+  db: Queryable,
+  target: { spaceId: string; id: string },
+  rotation: { sealed: string; until: Date },
+): Promise<boolean> {
+  const result = await db
     .updateTable('webhook_subscriptions')
-    .set({ secret_sealed: sealed })
-    .where('space_id', '=', spaceId)
-    .where('id', '=', id)
-    .execute();
+    .set((eb) => ({
+      previous_secret_sealed: eb.ref('secret_sealed'),
+      previous_secret_until: rotation.until,
+      secret_sealed: rotation.sealed,
+    }))
+    .where('space_id', '=', target.spaceId)
+    .where('id', '=', target.id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The same rotation for an integration key's webhook secret. */
+export async function rotateKeyWebhookSecret(
+  db: Queryable,
+  target: { spaceId: string; keyId: string },
+  rotation: { sealed: string; until: Date },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('integration_keys')
+    .set((eb) => ({
+      previous_webhook_secret_sealed: eb.ref('webhook_secret_sealed'),
+      previous_webhook_secret_until: rotation.until,
+      webhook_secret_sealed: rotation.sealed,
+    }))
+    .where('space_id', '=', target.spaceId)
+    .where('id', '=', target.keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function activateSubscription(db: Queryable, spaceId: string, id: string): Promise<void> {

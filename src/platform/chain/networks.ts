@@ -2,8 +2,115 @@ import { type Address, getAddress } from 'viem';
 
 // The networks Tollbook can quote and settle on. A public network is configured only when its
 // RPC URL is set; the local development chain is configured when the server started (or was
-// pointed at) an anvil node. The token's EIP-712 name and version and its decimals are never
-// written here: they are read from the contract when the network is configured.
+// pointed at) an anvil node. When a network is configured the token's EIP-712 name, version and
+// decimals are read from the contract; PUBLIC_NETWORK_FACTS below says what they are, with the
+// public source of each fact, so an operator can check them and the reads can be compared.
+
+const CIRCLE_USDC_ADDRESSES = 'https://developers.circle.com/stablecoins/usdc-contract-addresses';
+const X402_EVM_DEFAULT_ASSETS = '@x402/evm 2.27.0 DEFAULT_ASSETS (the x402 reference network table)';
+const CONFIRMATIONS_RULE =
+  "Tollbook's default (<NAME>_CONFIRMATIONS overrides it): a reorg margin, well short of L1 finality; Circle's own thresholds are at https://developers.circle.com/wallets/blockchain-confirmations";
+
+/** The public facts of one network and its USDC, each with where it is published. */
+export type NetworkFacts = {
+  label: string;
+  chainId: number;
+  usdc: Address;
+  /** The EIP-712 domain USDC's EIP-3009 transferWithAuthorization is signed under. */
+  eip712: { name: string; version: string };
+  decimals: number;
+  defaultConfirmations: number;
+  sources: { chainId: string; usdc: string; eip712: string; confirmations: string };
+};
+
+function facts(input: Omit<NetworkFacts, 'usdc' | 'decimals'> & { usdc: string }): NetworkFacts {
+  // getAddress throws on a mistyped checksum, so a wrong letter fails at start-up and in tests.
+  return { ...input, usdc: getAddress(input.usdc), decimals: 6 };
+}
+
+/** Base, Base Sepolia, Ethereum, Arbitrum One, Optimism and Polygon PoS, with their sources. */
+export const PUBLIC_NETWORK_FACTS = {
+  base: facts({
+    label: 'Base',
+    chainId: 8453,
+    usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    eip712: { name: 'USD Coin', version: '2' },
+    defaultConfirmations: 10,
+    sources: {
+      chainId: 'https://docs.base.org/docs/network-information/',
+      usdc: CIRCLE_USDC_ADDRESSES,
+      eip712: X402_EVM_DEFAULT_ASSETS,
+      confirmations: CONFIRMATIONS_RULE,
+    },
+  }),
+  'base-sepolia': facts({
+    label: 'Base Sepolia',
+    chainId: 84532,
+    usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    eip712: { name: 'USDC', version: '2' },
+    defaultConfirmations: 5,
+    sources: {
+      chainId: 'https://docs.base.org/docs/network-information/',
+      usdc: CIRCLE_USDC_ADDRESSES,
+      eip712: X402_EVM_DEFAULT_ASSETS,
+      confirmations: CONFIRMATIONS_RULE,
+    },
+  }),
+  ethereum: facts({
+    label: 'Ethereum',
+    chainId: 1,
+    usdc: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+    eip712: { name: 'USD Coin', version: '2' },
+    defaultConfirmations: 12,
+    sources: {
+      chainId: 'https://eips.ethereum.org/EIPS/eip-155',
+      usdc: CIRCLE_USDC_ADDRESSES,
+      eip712: X402_EVM_DEFAULT_ASSETS,
+      confirmations: CONFIRMATIONS_RULE,
+    },
+  }),
+  'arbitrum-one': facts({
+    label: 'Arbitrum One',
+    chainId: 42161,
+    usdc: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831',
+    eip712: { name: 'USD Coin', version: '2' },
+    defaultConfirmations: 10,
+    sources: {
+      chainId: 'https://docs.arbitrum.io/arbitrum-essentials/reference',
+      usdc: CIRCLE_USDC_ADDRESSES,
+      eip712: X402_EVM_DEFAULT_ASSETS,
+      confirmations: CONFIRMATIONS_RULE,
+    },
+  }),
+  optimism: facts({
+    label: 'Optimism (OP Mainnet)',
+    chainId: 10,
+    usdc: '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85',
+    eip712: { name: 'USD Coin', version: '2' },
+    defaultConfirmations: 10,
+    sources: {
+      chainId: 'https://docs.optimism.io (OP Mainnet, chain id 10; viem/chains optimism.id)',
+      usdc: CIRCLE_USDC_ADDRESSES,
+      // x402's table has no OP Mainnet entry; the contract's name() and version() answer these.
+      eip712:
+        'name() and version() of the contract, https://optimistic.etherscan.io/token/0x0b2c639c533813f4aa9d7837caf62653d097ff85#readProxyContract',
+      confirmations: CONFIRMATIONS_RULE,
+    },
+  }),
+  polygon: facts({
+    label: 'Polygon PoS',
+    chainId: 137,
+    usdc: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+    eip712: { name: 'USD Coin', version: '2' },
+    defaultConfirmations: 64,
+    sources: {
+      chainId: 'https://docs.polygon.technology/pos/ (Polygon PoS mainnet, chain id 137)',
+      usdc: CIRCLE_USDC_ADDRESSES,
+      eip712: X402_EVM_DEFAULT_ASSETS,
+      confirmations: CONFIRMATIONS_RULE,
+    },
+  }),
+} as const satisfies Record<string, NetworkFacts>;
 
 /** The account `network` names of DECISIONS "Chains and addresses". */
 export type NetworkName =
@@ -27,41 +134,53 @@ export type NetworkDefinition = {
   /** The environment variable that configures the network's RPC URL. */
   rpcUrlVariable: string | undefined;
   testnet: boolean;
+  /** Blocks a transfer must be under before the account watch books it, unless configured. */
+  defaultConfirmations: number;
 };
 
 function network(
   name: NetworkName,
-  chainId: number,
-  usdc: string | undefined,
+  chain: { chainId: number; usdc: string | undefined; defaultConfirmations: number },
   rpcUrlVariable: string | undefined,
   testnet: boolean,
 ): NetworkDefinition {
   return {
     name,
-    caip2: `eip155:${chainId}`,
-    chainId,
-    usdc: usdc === undefined ? undefined : getAddress(usdc),
+    caip2: `eip155:${chain.chainId}`,
+    chainId: chain.chainId,
+    usdc: chain.usdc === undefined ? undefined : getAddress(chain.usdc),
     rpcUrlVariable,
     testnet,
+    defaultConfirmations: chain.defaultConfirmations,
   };
 }
 
 export const LOCAL_CHAIN_ID = 31337;
 
+/**
+ * The account networks. Arbitrum One and Optimism are in the facts table but not (yet) here: the
+ * spec's account network names do not include them. The two testnets outside the table take
+ * their USDC from the same Circle page.
+ */
 export const NETWORKS: readonly NetworkDefinition[] = [
-  network('base', 8453, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'BASE_RPC_URL', false),
-  network('ethereum', 1, '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', 'ETHEREUM_RPC_URL', false),
-  network('polygon', 137, '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', 'POLYGON_RPC_URL', false),
-  network('base-sepolia', 84532, '0x036CbD53842c5426634e7929541eC2318f3dCF7e', 'BASE_SEPOLIA_RPC_URL', true),
+  network('base', PUBLIC_NETWORK_FACTS.base, 'BASE_RPC_URL', false),
+  network('ethereum', PUBLIC_NETWORK_FACTS.ethereum, 'ETHEREUM_RPC_URL', false),
+  network('polygon', PUBLIC_NETWORK_FACTS.polygon, 'POLYGON_RPC_URL', false),
+  network('base-sepolia', PUBLIC_NETWORK_FACTS['base-sepolia'], 'BASE_SEPOLIA_RPC_URL', true),
   network(
     'ethereum-sepolia',
-    11155111,
-    '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',
+    { chainId: 11155111, usdc: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238', defaultConfirmations: 5 },
     'ETHEREUM_SEPOLIA_RPC_URL',
     true,
   ),
-  network('polygon-amoy', 80002, '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582', 'POLYGON_AMOY_RPC_URL', true),
-  network('local', LOCAL_CHAIN_ID, undefined, undefined, true),
+  network(
+    'polygon-amoy',
+    { chainId: 80002, usdc: '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582', defaultConfirmations: 10 },
+    'POLYGON_AMOY_RPC_URL',
+    true,
+  ),
+  // The local chain mines on demand, so nothing waits for depth there.
+  network('local', { chainId: LOCAL_CHAIN_ID, usdc: undefined, defaultConfirmations: 0 }, undefined, true),
 ];
 
 export function networkDefinition(name: NetworkName): NetworkDefinition {

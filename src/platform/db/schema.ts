@@ -68,6 +68,9 @@ export interface IntegrationKeysTable {
   scopes: string[];
   webhook_url: string | null;
   webhook_secret_sealed: string;
+  /** The secret before the last rotation, still signing until the time beside it. */
+  previous_webhook_secret_sealed: string | null;
+  previous_webhook_secret_until: Timestamp | null;
   push_source_id: string | null;
   created_at: Timestamp;
   expires_at: Timestamp | null;
@@ -310,6 +313,9 @@ export interface WebhookSubscriptionsTable {
   url: string;
   events: string[];
   secret_sealed: string;
+  /** The secret before the last rotation, still signing until the time beside it. */
+  previous_secret_sealed: string | null;
+  previous_secret_until: Timestamp | null;
   status: 'active' | 'paused';
   created_at: Timestamp;
   paused_at: Timestamp | null;

@@ -258,6 +258,8 @@ CREATE TABLE public.chain_transfers (
     status text NOT NULL,
     created_at timestamp with time zone NOT NULL,
     reversed_at timestamp with time zone,
+    suspect_since_block bigint,
+    rebooks uuid,
     CONSTRAINT chain_transfers_amount_check CHECK ((amount > (0)::numeric)),
     CONSTRAINT chain_transfers_source_check CHECK ((source = ANY (ARRAY['watch'::text, 'x402'::text]))),
     CONSTRAINT chain_transfers_status_check CHECK ((status = ANY (ARRAY['booked'::text, 'reversed'::text])))
@@ -380,13 +382,6 @@ CREATE TABLE public.contacts (
     created_at timestamp with time zone NOT NULL
 );
 
-CREATE SEQUENCE public.gas_wallet_turns
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1;
-
 CREATE TABLE public.idempotency_records (
     space_id uuid NOT NULL,
     key_id uuid NOT NULL,
@@ -418,7 +413,10 @@ CREATE TABLE public.integration_keys (
     expires_at timestamp with time zone,
     revoked_at timestamp with time zone,
     expiry_reminded_at timestamp with time zone,
-    last_used_at timestamp with time zone
+    last_used_at timestamp with time zone,
+    previous_webhook_secret_sealed text,
+    previous_webhook_secret_until timestamp with time zone,
+    CONSTRAINT integration_keys_previous_webhook_secret_check CHECK (((previous_webhook_secret_sealed IS NULL) = (previous_webhook_secret_until IS NULL)))
 );
 
 CREATE TABLE public.invoice_deliveries (
@@ -434,6 +432,7 @@ CREATE TABLE public.invoice_deliveries (
     created_at timestamp with time zone NOT NULL,
     auto_stage text,
     mail_file text,
+    mail_id uuid,
     CONSTRAINT invoice_deliveries_auto_stage_check CHECK ((auto_stage = ANY (ARRAY['before_due'::text, 'on_due'::text, 'after_due'::text]))),
     CONSTRAINT invoice_deliveries_purpose_check CHECK ((purpose = ANY (ARRAY['send'::text, 'remind'::text])))
 );
@@ -594,6 +593,30 @@ CREATE TABLE public.ledger_postings (
     CONSTRAINT ledger_postings_amount_check CHECK ((amount <> (0)::numeric))
 );
 
+CREATE TABLE public.mail_outbox (
+    id uuid NOT NULL,
+    message_id text NOT NULL,
+    space_id uuid,
+    recipient text NOT NULL,
+    cc text[] DEFAULT '{}'::text[] NOT NULL,
+    from_name text DEFAULT ''::text NOT NULL,
+    subject text NOT NULL,
+    body_text text NOT NULL,
+    body_html text NOT NULL,
+    invoice_id uuid,
+    state text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone NOT NULL,
+    last_error text DEFAULT ''::text NOT NULL,
+    mail_file text,
+    sent_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT mail_outbox_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT mail_outbox_recipient_check CHECK ((recipient <> ''::text)),
+    CONSTRAINT mail_outbox_sent_has_time CHECK (((state = 'sent'::text) = (sent_at IS NOT NULL))),
+    CONSTRAINT mail_outbox_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'sent'::text, 'given_up'::text])))
+);
+
 CREATE TABLE public.members (
     space_id uuid NOT NULL,
     user_id uuid NOT NULL,
@@ -684,6 +707,27 @@ CREATE TABLE public.payout_approvals (
     payout_id uuid NOT NULL,
     user_id uuid NOT NULL,
     created_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.payout_chain_suspects (
+    payout_id uuid NOT NULL,
+    space_id uuid NOT NULL,
+    since_block bigint NOT NULL,
+    CONSTRAINT payout_chain_suspects_since_block_check CHECK ((since_block >= 0))
+);
+
+CREATE TABLE public.payout_screening_matches (
+    space_id uuid NOT NULL,
+    payout_id uuid NOT NULL,
+    kind text NOT NULL,
+    sdn_uid text NOT NULL,
+    listed text NOT NULL,
+    programs text NOT NULL,
+    score numeric(4,3) NOT NULL,
+    matched text NOT NULL,
+    held_at timestamp with time zone NOT NULL,
+    CONSTRAINT payout_screening_matches_kind_check CHECK ((kind = ANY (ARRAY['name'::text, 'address'::text]))),
+    CONSTRAINT payout_screening_matches_score_check CHECK (((score > (0)::numeric) AND (score <= (1)::numeric)))
 );
 
 CREATE TABLE public.payout_status_changes (
@@ -846,6 +890,8 @@ CREATE TABLE public.screening_entries (
     kind text NOT NULL,
     value text NOT NULL,
     sdn_uid text NOT NULL,
+    listed text DEFAULT ''::text NOT NULL,
+    programs text DEFAULT ''::text NOT NULL,
     CONSTRAINT screening_entries_kind_check CHECK ((kind = ANY (ARRAY['name'::text, 'address'::text]))),
     CONSTRAINT screening_entries_value_check CHECK ((value <> ''::text))
 );
@@ -857,6 +903,10 @@ CREATE TABLE public.screening_lists (
     entries integer NOT NULL,
     is_current boolean NOT NULL,
     loaded_at timestamp with time zone NOT NULL,
+    etag text,
+    last_modified text,
+    checked_at timestamp with time zone,
+    check_outcome text,
     CONSTRAINT screening_lists_entries_check CHECK ((entries >= 0))
 );
 
@@ -973,6 +1023,9 @@ CREATE TABLE public.webhook_subscriptions (
     failing_since timestamp with time zone,
     last_failure_at timestamp with time zone,
     last_success_at timestamp with time zone,
+    previous_secret_sealed text,
+    previous_secret_until timestamp with time zone,
+    CONSTRAINT webhook_subscriptions_previous_secret_check CHECK (((previous_secret_sealed IS NULL) = (previous_secret_until IS NULL))),
     CONSTRAINT webhook_subscriptions_status_check CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text])))
 );
 
@@ -1082,10 +1135,10 @@ ALTER TABLE ONLY public.chain_cursors
     ADD CONSTRAINT chain_cursors_pkey PRIMARY KEY (network);
 
 ALTER TABLE ONLY public.chain_transfers
-    ADD CONSTRAINT chain_transfers_network_tx_hash_log_index_key UNIQUE (network, tx_hash, log_index);
+    ADD CONSTRAINT chain_transfers_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.chain_transfers
-    ADD CONSTRAINT chain_transfers_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT chain_transfers_rebooks_key UNIQUE (rebooks);
 
 ALTER TABLE ONLY public.charges
     ADD CONSTRAINT charges_pkey PRIMARY KEY (id);
@@ -1171,6 +1224,12 @@ ALTER TABLE ONLY public.ledger_entries
 ALTER TABLE ONLY public.ledger_postings
     ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (entry_id, id);
 
+ALTER TABLE ONLY public.mail_outbox
+    ADD CONSTRAINT mail_outbox_message_id_key UNIQUE (message_id);
+
+ALTER TABLE ONLY public.mail_outbox
+    ADD CONSTRAINT mail_outbox_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_pkey PRIMARY KEY (space_id, user_id);
 
@@ -1203,6 +1262,12 @@ ALTER TABLE ONLY public.payment_requests
 
 ALTER TABLE ONLY public.payout_approvals
     ADD CONSTRAINT payout_approvals_pkey PRIMARY KEY (payout_id, user_id);
+
+ALTER TABLE ONLY public.payout_chain_suspects
+    ADD CONSTRAINT payout_chain_suspects_pkey PRIMARY KEY (space_id, payout_id);
+
+ALTER TABLE ONLY public.payout_screening_matches
+    ADD CONSTRAINT payout_screening_matches_pkey PRIMARY KEY (space_id, payout_id);
 
 ALTER TABLE ONLY public.payout_status_changes
     ADD CONSTRAINT payout_status_changes_pkey PRIMARY KEY (id);
@@ -1326,7 +1391,11 @@ CREATE INDEX card_checkouts_request_idx ON public.card_checkouts USING btree (pa
 
 CREATE INDEX card_intents_open_idx ON public.card_intents USING btree (space_id, lower(merchant)) WHERE (status = 'open'::text);
 
+CREATE UNIQUE INDEX chain_transfers_booked_once ON public.chain_transfers USING btree (network, tx_hash, log_index) WHERE (status = 'booked'::text);
+
 CREATE INDEX chain_transfers_recent_idx ON public.chain_transfers USING btree (network, block_number) WHERE (status = 'booked'::text);
+
+CREATE INDEX chain_transfers_reversed_idx ON public.chain_transfers USING btree (network, block_number) WHERE (status = 'reversed'::text);
 
 CREATE INDEX charges_credit_idx ON public.charges USING btree (client_credit_id, created_at);
 
@@ -1354,6 +1423,8 @@ CREATE UNIQUE INDEX invoice_deliveries_auto_idx ON public.invoice_deliveries USI
 
 CREATE INDEX invoice_deliveries_invoice_idx ON public.invoice_deliveries USING btree (invoice_id, purpose, seq);
 
+CREATE INDEX invoice_deliveries_mail_idx ON public.invoice_deliveries USING btree (mail_id) WHERE (mail_id IS NOT NULL);
+
 CREATE INDEX invoice_payments_invoice_idx ON public.invoice_payments USING btree (invoice_id, seq);
 
 CREATE INDEX invoices_auto_remind_idx ON public.invoices USING btree (due_on) WHERE (auto_remind AND (kind = 'invoice'::text) AND (status = ANY (ARRAY['sent'::text, 'partial'::text])));
@@ -1367,6 +1438,8 @@ CREATE UNIQUE INDEX ledger_entries_one_reversal ON public.ledger_entries USING b
 CREATE INDEX ledger_entries_space_idx ON public.ledger_entries USING btree (space_id, created_at);
 
 CREATE INDEX ledger_postings_account_idx ON public.ledger_postings USING btree (ledger_account_id, occurred_on);
+
+CREATE INDEX mail_outbox_due_idx ON public.mail_outbox USING btree (next_attempt_at) WHERE (state = 'pending'::text);
 
 CREATE INDEX members_space_recent_idx ON public.members USING btree (space_id, created_at DESC, user_id DESC);
 
@@ -1539,6 +1612,9 @@ ALTER TABLE ONLY public.chain_transfers
     ADD CONSTRAINT chain_transfers_account_id_fkey FOREIGN KEY (space_id, account_id) REFERENCES public.accounts(space_id, id);
 
 ALTER TABLE ONLY public.chain_transfers
+    ADD CONSTRAINT chain_transfers_rebooks_fkey FOREIGN KEY (rebooks) REFERENCES public.chain_transfers(id);
+
+ALTER TABLE ONLY public.chain_transfers
     ADD CONSTRAINT chain_transfers_remainder_entry_id_fkey FOREIGN KEY (space_id, remainder_entry_id) REFERENCES public.ledger_entries(space_id, id);
 
 ALTER TABLE ONLY public.chain_transfers
@@ -1620,6 +1696,9 @@ ALTER TABLE ONLY public.invoice_deliveries
     ADD CONSTRAINT invoice_deliveries_invoice_id_fkey FOREIGN KEY (space_id, invoice_id) REFERENCES public.invoices(space_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.invoice_deliveries
+    ADD CONSTRAINT invoice_deliveries_mail_id_fkey FOREIGN KEY (mail_id) REFERENCES public.mail_outbox(id);
+
+ALTER TABLE ONLY public.invoice_deliveries
     ADD CONSTRAINT invoice_deliveries_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
 ALTER TABLE ONLY public.invoice_number_counters
@@ -1669,6 +1748,12 @@ ALTER TABLE ONLY public.ledger_postings
 
 ALTER TABLE ONLY public.ledger_postings
     ADD CONSTRAINT ledger_postings_ledger_account_id_fkey FOREIGN KEY (space_id, ledger_account_id, currency) REFERENCES public.ledger_accounts(space_id, id, currency);
+
+ALTER TABLE ONLY public.mail_outbox
+    ADD CONSTRAINT mail_outbox_invoice_fkey FOREIGN KEY (space_id, invoice_id) REFERENCES public.invoices(space_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.mail_outbox
+    ADD CONSTRAINT mail_outbox_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
@@ -1720,6 +1805,12 @@ ALTER TABLE ONLY public.payout_approvals
 
 ALTER TABLE ONLY public.payout_approvals
     ADD CONSTRAINT payout_approvals_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.payout_chain_suspects
+    ADD CONSTRAINT payout_chain_suspects_payout_id_fkey FOREIGN KEY (space_id, payout_id) REFERENCES public.payouts(space_id, id);
+
+ALTER TABLE ONLY public.payout_screening_matches
+    ADD CONSTRAINT payout_screening_matches_space_id_payout_id_fkey FOREIGN KEY (space_id, payout_id) REFERENCES public.payouts(space_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.payout_status_changes
     ADD CONSTRAINT payout_status_changes_space_id_payout_id_fkey FOREIGN KEY (space_id, payout_id) REFERENCES public.payouts(space_id, id) ON DELETE CASCADE;

@@ -18,49 +18,10 @@ import type { Runtime } from './runtime.ts';
 export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicTask[] {
   const { db } = runtime.database;
   const { clock } = runtime;
-  const { chain } = runtime;
   const logger = runtime.logger || undefined;
   const mailer = mailerFromConfig(runtime.config, logger);
-  const watch: PeriodicTask[] = chain
-    ? [
-        {
-          name: 'chain-watch',
-          everyMs: 2_000,
-          run: async () => {
-            await watchOnce({
-              db,
-              clock,
-              chain,
-              confirmations: runtime.config.confirmations,
-              logger: runtime.logger || undefined,
-            });
-            // Chain payments out: executed at their confirmations, undone by a reorganisation.
-            await followChainPayouts({
-              db,
-              clock,
-              chain,
-              confirmations: runtime.config.confirmations,
-              logger: runtime.logger || undefined,
-            });
-          },
-        },
-        {
-          // Agent wallet transfers and x402 payments a dead process left on their way.
-          name: 'repair-agent-writes',
-          everyMs: 60_000,
-          run: () =>
-            repairAgentWrites({
-              db,
-              clock,
-              chain,
-              confirmations: runtime.config.confirmations,
-              logger: runtime.logger || undefined,
-            }),
-        },
-      ]
-    : [];
   return [
-    ...watch,
+    ...chainTasks(runtime),
     { name: 'prune-rate-buckets', everyMs: 60_000, run: () => pruneRateBuckets(db, clock) },
     { name: 'prune-attempt-throttles', everyMs: 600_000, run: () => pruneAttemptThrottles(db, clock) },
     {
@@ -102,5 +63,31 @@ export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicT
       everyMs: 60 * 60_000,
       run: () => applyRetention(db, clock, rule),
     })),
+  ];
+}
+
+/** The chain's tasks, when a chain is configured: the account watch, the payout follower, repair. */
+function chainTasks(runtime: Runtime): PeriodicTask[] {
+  const { db } = runtime.database;
+  const { clock, chain } = runtime;
+  if (!chain) return [];
+  const confirmations = runtime.config.confirmations;
+  const logger = runtime.logger || undefined;
+  return [
+    {
+      name: 'chain-watch',
+      everyMs: 2_000,
+      run: async () => {
+        await watchOnce({ db, clock, chain, confirmations, logger });
+        // Chain payments out: executed at their confirmations, undone by a reorganisation.
+        await followChainPayouts({ db, clock, chain, confirmations, logger });
+      },
+    },
+    {
+      // Agent wallet transfers and x402 payments a dead process left on their way.
+      name: 'repair-agent-writes',
+      everyMs: 60_000,
+      run: () => repairAgentWrites({ db, clock, chain, confirmations, logger }),
+    },
   ];
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../platform/db/database.ts';
 
-// The chain rail's marks on executed payments whose transaction a node said was gone (0200): the
+// The chain rail's marks on executed payments whose transaction a node said was gone: the
 // head of that node, so a second sighting a block later can be told from the first.
 
 export async function suspectSince(db: Queryable, payoutId: string): Promise<bigint | null> {
@@ -16,7 +16,7 @@ export async function markSuspect(db: Queryable, spaceId: string, payoutId: stri
   await db
     .insertInto('payout_chain_suspects')
     .values({ payout_id: payoutId, space_id: spaceId, since_block: head.toString() })
-    .onConflict((conflict) => conflict.column('payout_id').doNothing())
+    .onConflict((conflict) => conflict.columns(['space_id', 'payout_id']).doNothing())
     .execute();
 }
 

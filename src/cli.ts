@@ -92,7 +92,7 @@ const COMMAND_HELP: { name: string; synopsis: string; summary: string }[] = [
   {
     name: 'webhooks verify',
     synopsis:
-      "--secret S[,S2] --signature sha256=HEX < body\n" +
+      '--secret S[,S2] --signature sha256=HEX < body\n' +
       "--secret S[,S2] --signature 'v1,B64 ...' --webhook-id ID --timestamp T < body",
     summary:
       "Check a webhook signature (the spec's or Standard Webhooks') against the raw body on\n" +

@@ -204,6 +204,9 @@ describe('matching direct transfers', () => {
     expect(await record(s.key.key, minted[1]!.token)).toMatchObject({ status: 'paid' });
     await w.local.publicClient.request({ method: 'evm_revert' as never, params: [snapshot] as never });
     await w.local.publicClient.request({ method: 'anvil_mine' as never, params: ['0x2'] as never });
+    // The watch undoes on evidence seen twice, at heads at least one block apart.
+    expect((await watchOnce(deps))[0]!.reversed).toBe(0);
+    await w.local.publicClient.request({ method: 'anvil_mine' as never, params: ['0x1'] as never });
     const report = await watchOnce(deps);
     expect(report[0]!.reversed).toBe(1);
     expect(await record(s.key.key, minted[1]!.token)).toMatchObject({

@@ -126,17 +126,19 @@ describe('the chain rail follower under node faults', () => {
       const before = await unknownCount();
       proxy.inject('eth_getTransactionReceipt', fault);
       try {
-        // Rounds a block apart: what once reversed the payment and executed it again.
-        expect(await followChainPayouts(faulty), name).toEqual({ executed: 0, reversed: 0 });
+        // Rounds a block apart: what once reversed the payment and executed it again. The rounds'
+        // totals are not read: the shared test database holds other files' payments too.
+        await followChainPayouts(faulty);
         await mine(1);
-        expect(await followChainPayouts(faulty), name).toEqual({ executed: 0, reversed: 0 });
+        await followChainPayouts(faulty);
       } finally {
         proxy.clear();
       }
       expect(await unknownCount(), name).toBeGreaterThan(before);
       expect((await call('GET', `/payments/${paymentId}`)).json().status, name).toBe('executed');
     }
-    expect(await followChainPayouts(faulty)).toEqual({ executed: 0, reversed: 0 });
+    await followChainPayouts(faulty);
+    expect((await call('GET', `/payments/${paymentId}`)).json().status).toBe('executed');
     expect(await eventsOf(paymentId)).toEqual({ executed: 1, out: 1 });
     expect(await b.balance(wallet.id)).toBe('97.00000000');
   }, 240_000);
@@ -148,10 +150,11 @@ describe('the chain rail follower under node faults', () => {
     for (const { name, fault } of FAILING_FAULTS.slice(0, 4)) {
       proxy.inject('eth_getTransactionReceipt', fault);
       try {
-        expect(await followChainPayouts(faulty), name).toEqual({ executed: 0, reversed: 0 });
+        await followChainPayouts(faulty);
       } finally {
         proxy.clear();
       }
+      expect((await call('GET', `/payments/${paymentId}`)).json().status, name).toBe('executing');
     }
     expect(await b.balance(wallet.id)).toBe(balance);
     expect(await eventsOf(paymentId)).toEqual({ executed: 0, out: 0 });

@@ -8527,12 +8527,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        check_outcome: string | null;
+                        /** Format: date-time */
+                        checked_at: string | null;
                         entries: number;
                         loaded: boolean;
                         /** Format: date-time */
                         loaded_at: string | null;
                         published_on: string | null;
                         source: string | null;
+                        /** @description The list was published more than 7 days ago (or is undated). */
+                        stale: boolean;
                     };
                 };
             };

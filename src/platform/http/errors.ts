@@ -214,9 +214,14 @@ export function refuseUnreadableBody(request: FastifyRequest): void {
 }
 
 /** The client went away while its body was arriving: nothing is wrong on our side. */
+/**
+ * The caller went away mid-request. A reset on the caller's own socket is that; a reset on the
+ * database's or Redis's connection, with the caller still there, is a lost store (503).
+ */
 function isClientAbort(error: unknown, request: FastifyRequest): boolean {
+  if (request.raw.aborted === true) return true;
   const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ECONNRESET' || code === 'ECONNABORTED' || request.raw.aborted === true;
+  return (code === 'ECONNRESET' || code === 'ECONNABORTED') && request.raw.socket?.destroyed === true;
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -226,10 +231,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return payload;
   });
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const rendered = renderError(error);
-    if (rendered?.status === 503)
-      request.log.warn({ err: error }, 'answered 503: the database or Redis was not reachable');
-    if (rendered) return sendRendered(reply, rendered);
     if (isClientAbort(error, request)) {
       request.log.info({ code: (error as { code?: unknown }).code }, 'client aborted the request');
       return sendRendered(reply, {
@@ -237,6 +238,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
         body: { error: 'invalid_request', detail: 'The request was aborted before its body arrived.' },
       });
     }
+    const rendered = renderError(error);
+    if (rendered?.status === 503)
+      request.log.warn({ err: error }, 'answered 503: the database or Redis was not reachable');
+    if (rendered) return sendRendered(reply, rendered);
     const rule = databaseRule(error);
     if (rule) {
       request.log.error({ err: error, rule: rule.name }, 'bug: the database refused a write');

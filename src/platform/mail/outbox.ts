@@ -36,7 +36,9 @@ export type QueuedMail = {
 /** The Message-ID of one outbox row: a fresh id at the sender's domain. */
 export function messageIdFor(from: string): string {
   const at = from.lastIndexOf('@');
-  const domain = at < 0 ? 'tollbook.local' : from.slice(at + 1).replace(/[>\s].*$/, '');
+  const rest = at < 0 ? '' : from.slice(at + 1);
+  const end = rest.search(/[>\s]/);
+  const domain = end < 0 ? rest : rest.slice(0, end);
   return `<${randomUUID()}@${domain || 'tollbook.local'}>`;
 }
 

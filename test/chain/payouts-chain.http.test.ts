@@ -145,7 +145,8 @@ describe('chain payments', () => {
     );
     await chain.local!.publicClient.request({ method: 'anvil_mine' as never, params: ['0x2'] as never });
     // The worker sees the confirmations (nobody reports the transaction again).
-    expect(await followChainPayouts(deps)).toMatchObject({ executed: 1 });
+    // The rounds' totals are not read: the shared test database holds other files' payments too.
+    await followChainPayouts(deps);
     const executed = (await call('GET', `/payments/${payment.id}`)).json();
     expect(executed.status).toBe('executed');
     expect(await b.balance(wallet.id)).toBe('82.50000000');
@@ -153,9 +154,10 @@ describe('chain payments', () => {
     // anvil_reorg replaces the last three blocks (the transfer's and the two mined after) with empty ones.
     await chain.local!.publicClient.request({ method: 'anvil_reorg' as never, params: [3, []] as never });
     // Undone on evidence seen twice: a round that marks it, a block, a round that reverses it.
-    expect(await followChainPayouts(deps)).toMatchObject({ reversed: 0 });
+    await followChainPayouts(deps);
+    expect((await call('GET', `/payments/${payment.id}`)).json().status).toBe('executed');
     await chain.local!.publicClient.request({ method: 'anvil_mine' as never, params: ['0x1'] as never });
-    expect(await followChainPayouts(deps)).toMatchObject({ reversed: 1 });
+    await followChainPayouts(deps);
     const back = (await call('GET', `/payments/${payment.id}`)).json();
     expect(back).toMatchObject({ status: 'executing', transaction_id: null, tx_hash: hash.toLowerCase() });
     expect(await b.balance(wallet.id)).toBe('87.50000000');
@@ -170,7 +172,7 @@ describe('chain payments', () => {
     // The same signed transaction is broadcast again and mined: seen again, executed again.
     await chain.local!.publicClient.sendRawTransaction({ serializedTransaction: raw }).catch(() => undefined);
     await chain.local!.publicClient.request({ method: 'anvil_mine' as never, params: ['0x3'] as never });
-    expect(await followChainPayouts(deps)).toMatchObject({ executed: 1 });
+    await followChainPayouts(deps);
     const again = (await call('GET', `/payments/${payment.id}`)).json();
     expect(again.status).toBe('executed');
     expect(again.transaction_id).not.toBe(executed.transaction_id);

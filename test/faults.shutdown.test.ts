@@ -81,6 +81,14 @@ describe('SIGTERM', () => {
     const inFlight = fetch(`${server.baseUrl}/integration/ping`, {
       headers: { authorization: `Bearer ${server.key}` },
     });
+    // In flight means the server has the request: SIGTERM before it arrived would test a new one.
+    const started = server;
+    await waitFor(
+      'the server has the request',
+      async () => /"url":"\/integration\/ping"[^\n]*"msg":"incoming request"|"msg":"incoming request"[^\n]*"url":"\/integration\/ping"/.test(started.output()),
+      30_000,
+      5,
+    );
     const { outcome, elapsedMs } = await terminate(server);
     expect((await inFlight).status).toBe(200);
     expect(elapsedMs, server.output().slice(-2000)).toBeLessThan(EXIT_WITHIN_MS);

@@ -5,7 +5,9 @@
 # --omit=dev` there, and `node --import ./dist/telemetry.js dist/main.js` with NODE_ENV=production
 # as an unprivileged user.
 # Against PostgreSQL (its own database) and Redis it checks /healthz, mints a payment request,
-# charges a client, and stops the server with SIGTERM, which must exit 0 within 10 s.
+# charges a client, receives the signed invoice.paid webhook of a mirrored invoice on a loopback
+# receiver (admitted by WEBHOOK_ALLOW_ADDRESSES, the operator's explicit allowance; both signature
+# schemes are checked), and stops the server with SIGTERM, which must exit 0 within 10 s.
 #
 # Needs: Node 22.12+ first on the PATH (.ci/run puts the `node` package's Node 24 there),
 # PostgreSQL at 127.0.0.1:5432 (trust auth) and Redis at 127.0.0.1:6379.
@@ -15,11 +17,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 database="${SMOKE_DATABASE:-tollbook_smoke}"
 work="$(mktemp -d)"
 server_pid=""
+receiver_pid=""
 # Keeps the pass's own exit status: a leftover file that will not delete does not decide it.
 cleanup() {
   local status=$?
   set +e
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill -KILL "$server_pid"; fi
+  if [ -n "$receiver_pid" ] && kill -0 "$receiver_pid" 2>/dev/null; then kill -KILL "$receiver_pid"; fi
   rm -rf "$work" || echo "smoke: could not remove $work" >&2
   exit "$status"
 }
@@ -52,10 +56,13 @@ done
 
 psql -h 127.0.0.1 -U postgres -d postgres -q -c "DROP DATABASE IF EXISTS $database WITH (FORCE)" \
   -c "CREATE DATABASE $database"
-port="$(node -e 'const s=require("node:net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+free_port() { node -e 'const s=require("node:net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+port="$(free_port)"
 export NODE_ENV=production HOST=127.0.0.1 PORT="$port" LOG_LEVEL=warn
 export PUBLIC_URL="https://tollbook.example" MASTER_KEY="$(node -e 'console.log(require("node:crypto").randomBytes(32).toString("hex"))')"
 export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$database" REDIS_URL="redis://127.0.0.1:6379"
+# The receiver below is on loopback: production refuses it unless the operator lists it.
+export WEBHOOK_ALLOW_ADDRESSES="127.0.0.1/32"
 
 # Dockerfile: `USER node`; here an unprivileged user when this runs as root.
 as_user=()
@@ -68,9 +75,21 @@ say "tollbook migrate (the compose file's one-shot service), from dist/ without 
 (cd "$runtime" && "${as_user[@]}" node bin/tollbook.mjs migrate)
 created="$(cd "$runtime" && "${as_user[@]}" node bin/tollbook.mjs spaces create --name Smoke --owner-email smoke@example.com)"
 space_id="$(node -e 'const t=process.argv[1];console.log(JSON.parse(t.slice(t.indexOf("{"))).id)' "$created")"
+
+# The key's webhook goes to a receiver on loopback. It runs from the build stage's copy, where
+# the standardwebhooks package is (the runtime stage has production dependencies only).
+receiver_port="$(free_port)"
+received="$work/webhook.json"
 issued="$(cd "$runtime" && "${as_user[@]}" node bin/tollbook.mjs keys issue --space "$space_id" \
-  --owner-email smoke@example.com --name smoke --scopes payments,accounts)"
-key="$(node -e 'const t=process.argv[1];console.log(JSON.parse(t.slice(t.indexOf("{"),t.lastIndexOf("}")+1)).key)' "$issued")"
+  --owner-email smoke@example.com --name smoke --scopes payments,accounts,invoices \
+  --webhook-url "http://127.0.0.1:$receiver_port/hook")"
+issued_field() { node -e 'const t=process.argv[1];console.log(JSON.parse(t.slice(t.indexOf("{"),t.lastIndexOf("}")+1))[process.argv[2]])' "$issued" "$1"; }
+key="$(issued_field key)"
+say "a webhook receiver on 127.0.0.1:$receiver_port"
+(cd "$work/build" && exec node scripts/smoke-webhook-receiver.mjs "$receiver_port" "$(issued_field webhook_secret)" "$received") &
+receiver_pid=$!
+for _ in $(seq 1 100); do [ -e "$received.listening" ] && break; sleep 0.1; done
+[ -e "$received.listening" ] || { say "the webhook receiver did not start"; exit 1; }
 
 say "node --import ./dist/telemetry.js dist/main.js (NODE_ENV=production) on 127.0.0.1:$port"
 started="$(date +%s%N)"
@@ -101,6 +120,21 @@ charged="$(api POST /integration/charges "{\"client_ref\":\"smoke-client\",\"acc
 [ "$(field "$charged" paid)" = false ] && [ -n "$(field "$charged" top_up.token)" ] ||
   { say "charge: $charged"; exit 1; }
 say "charge answered with its top-up request $(field "$charged" top_up.token)"
+
+# A mirrored invoice paid in full fires invoice.paid to the key's webhook (spec 6.1).
+invoice="$(api POST /integration/invoices "{\"account_id\":\"$account_id\",\"client_name\":\"Smoke client\",\"due_on\":\"2030-01-31\",\"line_items\":[{\"description\":\"Smoke\",\"unit_price\":\"40\",\"quantity\":\"1\",\"tax_kind\":\"standard\",\"tax_rate\":\"0\"}]}")"
+invoice_id="$(field "$invoice" id)"
+api POST "/integration/invoices/$invoice_id/send" '{"via":"none"}' >/dev/null
+api POST "/integration/invoices/$invoice_id/payments" '{"amount":"40"}' >/dev/null
+for _ in $(seq 1 300); do [ -s "$received" ] || [ -s "$received.refused" ] && break; sleep 0.1; done
+[ -s "$received.refused" ] && { say "the receiver refused a delivery: $(cat "$received.refused")"; exit 1; }
+[ -s "$received" ] || { say "no webhook within 30 s of the invoice's payment"; exit 1; }
+[ "$(field "$(cat "$received")" event)" = invoice.paid ] &&
+  [ "$(field "$(cat "$received")" body.data.invoice_id)" = "$invoice_id" ] ||
+  { say "the receiver got: $(cat "$received")"; exit 1; }
+say "received invoice.paid for $invoice_id, both signatures verified"
+kill -TERM "$receiver_pid" && wait "$receiver_pid" || true
+receiver_pid=""
 
 say "SIGTERM"
 stop_started="$(date +%s)"

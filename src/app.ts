@@ -357,6 +357,7 @@ function registerAppApi(
       authStamps: deps.authStamps,
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
+      webhookAllowList: deps.config.webhookAllowList,
     });
     registerNotificationRoutes(scope, base);
     registerPaymentRequestAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
@@ -384,6 +385,7 @@ function registerAppApi(
       secrets: deps.secrets,
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
+      webhookAllowList: deps.config.webhookAllowList,
     });
   });
 }
@@ -426,6 +428,7 @@ function registerWebPages(
       secrets: deps.secrets,
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
+      webhookAllowList: deps.config.webhookAllowList,
     });
     registerKeyPages(scope, {
       ...base,
@@ -433,6 +436,7 @@ function registerWebPages(
       authStamps: deps.authStamps,
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
+      webhookAllowList: deps.config.webhookAllowList,
     });
     registerPaymentRequestPages(scope, { ...base, publicUrl: deps.config.publicUrl });
     registerAccountPages(scope, base);

@@ -160,6 +160,7 @@ function keysDeps(runtime: Runtime) {
     authStamps: runtime.authStamps,
     resolver: runtime.resolver,
     webhookAllowPrivate: runtime.config.webhookAllowPrivate,
+    webhookAllowList: runtime.config.webhookAllowList,
   };
 }
 

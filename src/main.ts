@@ -1,5 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { buildApp, createAppMetrics } from './app.ts';
 import { type ChatSetup, setUpChat, startPolling } from './features/chat/index.ts';
 import { describeLocalChain } from './features/dev-faucet/index.ts';
@@ -8,7 +8,7 @@ import { housekeepingTasks } from './housekeeping.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { startScheduler } from './platform/jobs/scheduler.ts';
 import { metricsRequestHandler } from './platform/metrics.ts';
-import { createRuntime } from './runtime.ts';
+import { createLogger, createRuntime } from './runtime.ts';
 import { describeDemo, seedDemo } from './seed.ts';
 
 /** One thing a stopping server closes, named for the log line when the deadline passes. */
@@ -163,7 +163,7 @@ export async function runServer(): Promise<void> {
   } catch (error) {
     exitOnConfigError(error);
   }
-  const logger = pino({ level: config.logLevel });
+  const logger = createLogger(config);
   exitOnUnhandled(logger);
   const steps = await serve(config, logger);
   let stopping = false;

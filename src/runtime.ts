@@ -44,9 +44,13 @@ export type RuntimeOverrides = {
 
 export type Runtime = AppDeps & { close(): Promise<void> };
 
+/** The process's logger: each line carries the active trace's ids when tracing is on (platform/telemetry). */
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({ level: config.logLevel, mixin: traceFields });
+}
+
 export async function createRuntime(config: Config, overrides: RuntimeOverrides = {}): Promise<Runtime> {
-  // Each line carries the active trace's ids when tracing is on (platform/telemetry).
-  const logger = overrides.logger ?? pino({ level: config.logLevel, mixin: traceFields });
+  const logger = overrides.logger ?? createLogger(config);
   const quietLogger = logger === false ? pino({ level: 'silent' }) : logger;
   const clock = overrides.clock ?? systemClock;
   const database = await openDatabase({

@@ -52,6 +52,7 @@ export async function seedDemo(runtime: Runtime): Promise<DemoCredentials | unde
       authStamps: runtime.authStamps,
       resolver: runtime.resolver,
       webhookAllowPrivate: runtime.config.webhookAllowPrivate,
+      webhookAllowList: runtime.config.webhookAllowList,
     },
     user.id,
     space.id,

@@ -147,7 +147,7 @@ afterAll(async () => {
 // Not passing on the merged tree under Node 24: the server exports spans (POSTs to /v1/traces
 // arrive), but the charge's server span is not found within the bound. Skipped until that is
 // understood; tracing is not counted as done (see the session note).
-describe.skip('OpenTelemetry traces over OTLP/HTTP', () => {
+describe('OpenTelemetry traces over OTLP/HTTP', () => {
   it('sends a charge as a server span with the SQL it ran beneath it, and logs its trace id', async () => {
     const { key } = await h.world({ scopes: ['payments'] });
     const account = await h.makeAccount(key.spaceId, { kind: 'bank', name: 'USD bank', currency: 'USD' });
@@ -199,5 +199,5 @@ describe.skip('OpenTelemetry traces over OTLP/HTTP', () => {
         .find((entry) => entry.trace_id === traceId && entry.reqId !== undefined),
     );
     expect(line.reqId).toMatch(/.+/);
-  });
+  }, 120_000);
 });

@@ -26,6 +26,8 @@ describe('loadConfig', () => {
     [{ MASTER_KEY: 'short' }, 'MASTER_KEY'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE'],
+    [{ WEBHOOK_ALLOW_ADDRESSES: '127.0.0.1' }, 'WEBHOOK_ALLOW_ADDRESSES'],
+    [{ WEBHOOK_ALLOW_ADDRESSES: '10.0.0.0/8,,' }, 'WEBHOOK_ALLOW_ADDRESSES'],
     [{ NODE_ENV: 'production' }, 'MASTER_KEY'],
     [
       { NODE_ENV: 'production', MASTER_KEY: 'a'.repeat(64), WEBHOOK_ALLOW_PRIVATE: '1' },
@@ -34,6 +36,17 @@ describe('loadConfig', () => {
   ])('refuses %j with a sentence naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${name}[ =]`));
+  });
+
+  it('keeps the operator allow list of webhook ranges in production, unlike the development switch', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      MASTER_KEY: 'a'.repeat(64),
+      WEBHOOK_ALLOW_ADDRESSES: '127.0.0.1/32, 10.0.5.0/24',
+    });
+    expect(config.webhookAllowList).toEqual(['127.0.0.1/32', '10.0.5.0/24']);
+    expect(config.webhookAllowPrivate).toBe(false);
+    expect(loadConfig({}).webhookAllowList).toEqual([]);
   });
 
   it('turns the demo off in production and trims a trailing slash off PUBLIC_URL', () => {

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { NETWORKS, type NetworkName } from './chain/networks.ts';
+import { allowListEntryProblem } from './net/public-address.ts';
 
 // Every setting is read and checked here, once. A bad value stops start-up with a sentence that
 // names the variable, rather than failing later somewhere far from the cause.
@@ -22,6 +23,8 @@ export type Config = {
   production: boolean;
   logLevel: string;
   webhookAllowPrivate: boolean;
+  /** WEBHOOK_ALLOW_ADDRESSES: CIDR ranges webhooks may reach although not public (kept in production). */
+  webhookAllowList: string[];
   runWorkers: boolean;
   demo: boolean;
   /** CHAIN: start the local development chain (anvil + test USDC); off in production and tests. */
@@ -132,6 +135,18 @@ function readUrlList(env: Env, name: string, protocols: string[]): string[] {
   return urls;
 }
 
+/** A comma-separated list of CIDR ranges; each must parse (the address policy says how). */
+function readAllowList(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  const entries = raw.split(',').map((part) => part.trim());
+  for (const entry of entries) {
+    const problem = allowListEntryProblem(entry);
+    if (problem !== null) throw new ConfigError(`${name} has an entry that is unusable: ${problem}.`);
+  }
+  return entries;
+}
+
 function withoutTrailingSlashes(url: string): string {
   let end = url.length;
   while (end > 0 && url.charCodeAt(end - 1) === 47) end--;
@@ -178,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
     production,
     logLevel,
     webhookAllowPrivate,
+    webhookAllowList: readAllowList(env, 'WEBHOOK_ALLOW_ADDRESSES'),
     runWorkers: readFlag(env, 'RUN_WORKERS', true),
     demo: readFlag(env, 'DEMO', !production),
     smtpUrl: readUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),

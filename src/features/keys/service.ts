@@ -20,6 +20,7 @@ export type KeysDeps = {
   authStamps: AuthStamps;
   resolver: Resolver;
   webhookAllowPrivate: boolean;
+  webhookAllowList?: readonly string[] | undefined;
 };
 
 export type KeyIssueInput = {
@@ -53,7 +54,11 @@ function present(row: KeyRow, now: Date) {
 
 async function checkWebhookUrl(deps: KeysDeps, url: string | null | undefined): Promise<string | null> {
   if (url === undefined || url === null || url === '') return null;
-  const verdict = await checkPublicUrl(url, { allowPrivate: deps.webhookAllowPrivate }, deps.resolver);
+  const verdict = await checkPublicUrl(
+    url,
+    { allowPrivate: deps.webhookAllowPrivate, allowList: deps.webhookAllowList ?? [] },
+    deps.resolver,
+  );
   if (!verdict.ok) {
     throw new AppError('webhook_address_not_public', `The webhook address is refused: ${verdict.reason}`, {
       field: 'webhook_url',

@@ -171,7 +171,11 @@ export async function replayCommand(
     return 0;
   }
   out.write(`Replaying ${rows.length} deliveries.\n`);
-  const senders = createSenders({ allowPrivate: host.config.webhookAllowPrivate, resolver: host.resolver });
+  const senders = createSenders({
+    allowPrivate: host.config.webhookAllowPrivate,
+    allowList: host.config.webhookAllowList,
+    resolver: host.resolver,
+  });
   try {
     const worker = new WebhookWorker(
       {

@@ -42,16 +42,18 @@ export type DeliveryDeps = {
  */
 export function createSenders(options: {
   allowPrivate: boolean;
+  allowList?: readonly string[] | undefined;
   resolver: Resolver;
   timeoutMs?: number;
   tls?: { ca?: string | Buffer };
 }): Senders {
   const common = { resolver: options.resolver, timeoutMs: options.timeoutMs, tls: options.tls };
+  const allowList = options.allowList ?? [];
   return {
-    key: new SafeSender({ ...common, policy: { allowPrivate: options.allowPrivate } }),
+    key: new SafeSender({ ...common, policy: { allowPrivate: options.allowPrivate, allowList } }),
     subscription: new SafeSender({
       ...common,
-      policy: { allowPrivate: options.allowPrivate, requirePort443: !options.allowPrivate },
+      policy: { allowPrivate: options.allowPrivate, allowList, requirePort443: !options.allowPrivate },
     }),
   };
 }

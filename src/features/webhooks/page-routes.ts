@@ -39,7 +39,11 @@ export type WebhookPageDeps = Omit<service.WebhooksDeps, 'senders'>;
 
 export function registerSubscriptionPages(server: FastifyInstance, pageDeps: WebhookPageDeps) {
   const scope = typedRoutes(server);
-  const senders = createSenders({ allowPrivate: pageDeps.webhookAllowPrivate, resolver: pageDeps.resolver });
+  const senders = createSenders({
+    allowPrivate: pageDeps.webhookAllowPrivate,
+    allowList: pageDeps.webhookAllowList,
+    resolver: pageDeps.resolver,
+  });
   scope.addHook('onClose', async () => closeSenders(senders));
   const deps: service.WebhooksDeps = { ...pageDeps, senders };
   const path = '/app/books/:book_id/subscriptions';

@@ -122,7 +122,11 @@ export function registerWebhookRoutes(server: FastifyInstance, routeDeps: Webhoo
   const owned = routeDeps.senders === undefined;
   const senders =
     routeDeps.senders ??
-    createSenders({ allowPrivate: routeDeps.webhookAllowPrivate, resolver: routeDeps.resolver });
+    createSenders({
+      allowPrivate: routeDeps.webhookAllowPrivate,
+      allowList: routeDeps.webhookAllowList,
+      resolver: routeDeps.resolver,
+    });
   if (owned) app.addHook('onClose', async () => closeSenders(senders));
   const deps: service.WebhooksDeps = { ...routeDeps, senders };
   app.post(

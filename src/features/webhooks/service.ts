@@ -26,6 +26,7 @@ export type WebhooksDeps = {
   secrets: SecretBox;
   resolver: Resolver;
   webhookAllowPrivate: boolean;
+  webhookAllowList?: readonly string[] | undefined;
   senders: Senders;
 };
 
@@ -42,10 +43,14 @@ function present(row: store.SubscriptionRow) {
   };
 }
 
-/** Public https on port 443; the development switch admits http and loopback on any port. */
+/**
+ * Public https on port 443; the development switch admits http and loopback on any port, and the
+ * operator's allow list admits its own ranges (an address literal in it: http and any port too).
+ */
 async function checkSubscriptionUrl(deps: WebhooksDeps, raw: string): Promise<string> {
   const allowPrivate = deps.webhookAllowPrivate;
-  const verdict = await checkPublicUrl(raw, { allowPrivate, requirePort443: !allowPrivate }, deps.resolver);
+  const policy = { allowPrivate, allowList: deps.webhookAllowList ?? [], requirePort443: !allowPrivate };
+  const verdict = await checkPublicUrl(raw, policy, deps.resolver);
   if (!verdict.ok) {
     throw new AppError('webhook_address_not_public', `The webhook address is refused: ${verdict.reason}`, {
       field: 'url',

@@ -198,13 +198,17 @@ export type WebhookHost = {
   clock: DeliveryDeps['clock'];
   secrets: DeliveryDeps['secrets'];
   resolver: Resolver;
-  config: { webhookAllowPrivate: boolean };
+  config: { webhookAllowPrivate: boolean; webhookAllowList: readonly string[] };
   logger: Logger | false;
 };
 
 /** Starts the webhook worker in this process; the returned function stops it and waits for it. */
 export function startWebhookWorkers(host: WebhookHost, options: WorkerOptions = {}): () => Promise<void> {
-  const senders = createSenders({ allowPrivate: host.config.webhookAllowPrivate, resolver: host.resolver });
+  const senders = createSenders({
+    allowPrivate: host.config.webhookAllowPrivate,
+    allowList: host.config.webhookAllowList,
+    resolver: host.resolver,
+  });
   const worker = new WebhookWorker(
     {
       db: host.database.db,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type AddressPolicy,
   type AddressVerdict,
+  allowListEntryProblem,
   cachedResolver,
   checkPublicUrl,
   isPublicIp,
@@ -471,5 +472,58 @@ describe('cachedResolver', () => {
     expect(first.ok).toBe(false);
     expect(second.ok).toBe(false);
     expect(stub.calls).toEqual(['inside.example.com']);
+  });
+});
+
+describe('checkPublicUrl with the operator allow list (kept in production)', () => {
+  const resolve = stubResolver({
+    'hooks.internal.example': ['10.0.5.7'],
+    'mixed.internal.example': ['10.0.5.7', '10.0.6.1'],
+  });
+  const LISTED: AddressPolicy = {
+    allowPrivate: false,
+    allowList: ['127.0.0.1/32', '10.0.5.0/24', 'fd00::/64'],
+  };
+
+  it('admits an address literal in a listed range over http and on any port, even with port 443 required', async () => {
+    expectAccepted(await checkPublicUrl('http://127.0.0.1:9911/hook', LISTED, resolve));
+    expectAccepted(await checkPublicUrl('http://[fd00::5]:8080/hook', LISTED, resolve));
+    expectAccepted(
+      await checkPublicUrl('http://10.0.5.9:8080/hook', { ...LISTED, requirePort443: true }, resolve),
+    );
+  });
+
+  it('refuses what lies outside the listed ranges, as without a list', async () => {
+    expectRefused(await checkPublicUrl('http://127.0.0.2:9911/hook', LISTED, resolve), 'https');
+    expectRefused(await checkPublicUrl('https://127.0.0.2:9911/hook', LISTED, resolve), 'loopback');
+    expectRefused(await checkPublicUrl('https://10.0.6.1/hook', LISTED, resolve), 'RFC 1918');
+    expectRefused(
+      await checkPublicUrl(
+        'https://hooks.internal.example:8443/hook',
+        { ...LISTED, requirePort443: true },
+        resolve,
+      ),
+      '8443',
+    );
+  });
+
+  it('admits a name only over https when every address it resolves to is listed', async () => {
+    expectAccepted(await checkPublicUrl('https://hooks.internal.example/hook', LISTED, resolve));
+    expectRefused(await checkPublicUrl('http://hooks.internal.example/hook', LISTED, resolve), 'https');
+    expectRefused(await checkPublicUrl('https://mixed.internal.example/hook', LISTED, resolve), '10.0.6.1');
+  });
+
+  it('never admits a cloud metadata address, even when its range is listed', async () => {
+    const wide: AddressPolicy = { allowPrivate: false, allowList: ['169.254.0.0/16', '0.0.0.0/0'] };
+    expectRefused(await checkPublicUrl('http://169.254.169.254/latest', wide, resolve), 'metadata');
+    expectAccepted(await checkPublicUrl('http://169.254.10.10/hook', wide, resolve));
+  });
+
+  it('names an entry that is not a CIDR range', () => {
+    expect(allowListEntryProblem('10.0.5.0/24')).toBeNull();
+    expect(allowListEntryProblem('fd00::/64')).toBeNull();
+    for (const bad of ['10.0.5.0', '10.0.5.0/33', 'example.com/24', '']) {
+      expect(allowListEntryProblem(bad)).toContain('CIDR');
+    }
   });
 });

@@ -50,7 +50,42 @@ export function cachedResolver(resolver: Resolver, ttlMs = RESOLVER_CACHE_MS, no
   };
 }
 
-export type AddressPolicy = { allowPrivate: boolean; requirePort443?: boolean };
+/**
+ * `allowPrivate` is the development switch (loopback and private ranges, http on any port).
+ * `allowList` is the operator's explicit allowance, kept in production: address ranges in CIDR
+ * notation (`10.0.5.0/24`, `127.0.0.1/32`) the server may call although they are not public. A URL
+ * whose host is an address literal inside it may also use http and any port. Metadata addresses
+ * stay refused whatever either says.
+ */
+export type AddressPolicy = {
+  allowPrivate: boolean;
+  allowList?: readonly string[];
+  requirePort443?: boolean;
+};
+
+/** Answers the reason an allow-list entry is unusable, or null for a CIDR range ipaddr parses. */
+export function allowListEntryProblem(entry: string): string | null {
+  try {
+    ipaddr.parseCIDR(entry);
+    return null;
+  } catch {
+    return `"${entry}" is not an address range in CIDR notation (for example 10.0.5.0/24 or fd00::/64)`;
+  }
+}
+
+function inAllowList(text: string, policy: AddressPolicy): boolean {
+  if (!policy.allowList || policy.allowList.length === 0) return false;
+  const ip = parsePlain(text);
+  if (ip === null) return false;
+  const plain =
+    ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()
+      ? (ip as ipaddr.IPv6).toIPv4Address()
+      : ip;
+  return policy.allowList.some((entry) => {
+    const [range, bits] = ipaddr.parseCIDR(entry);
+    return range.kind() === plain.kind() && plain.match(range, bits);
+  });
+}
 
 export type AddressVerdict = { ok: true; url: URL; addresses: string[] } | { ok: false; reason: string };
 
@@ -170,7 +205,9 @@ function refuse(reason: string): AddressVerdict {
 }
 
 function admitted(classification: Classification, policy: AddressPolicy): boolean {
-  return classification.kind === 'public' || (classification.kind === 'private' && policy.allowPrivate);
+  if (classification.kind === 'public') return true;
+  if (classification.kind === 'private' && policy.allowPrivate) return true;
+  return !METADATA_ADDRESSES.has(classification.text) && inAllowList(classification.text, policy);
 }
 
 function errorCode(error: unknown): string | null {
@@ -204,11 +241,15 @@ export async function checkPublicUrl(
   }
 
   const scheme = url.protocol.slice(0, -1);
-  if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) {
-    const wanted = policy.allowPrivate ? 'https or http' : 'https';
+  const literal = ipLiteral(url.hostname);
+  // An address literal the operator listed is an internal receiver: http and any port are its own.
+  const listedLiteral = literal !== null && inAllowList(literal, policy);
+  const httpAdmitted = policy.allowPrivate || listedLiteral;
+  if (url.protocol !== 'https:' && !(httpAdmitted && url.protocol === 'http:')) {
+    const wanted = httpAdmitted ? 'https or http' : 'https';
     return refuse(`The URL must use ${wanted}, not ${scheme}.`);
   }
-  if (policy.requirePort443) {
+  if (policy.requirePort443 && !listedLiteral) {
     const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
     if (port !== 443) return refuse(`The URL must use port 443, not ${port}.`);
   }
@@ -216,7 +257,6 @@ export async function checkPublicUrl(
   // WHATWG parsing has already turned every IPv4 spelling into dotted decimal and wrapped IPv6 in
   // brackets, so anything else here is a name.
   const host = url.hostname;
-  const literal = ipLiteral(host);
   if (literal !== null) {
     const classification = classify(literal);
     if (classification === null) return refuse(`The URL host ${host} is not a usable IP address.`);

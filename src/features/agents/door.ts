@@ -6,7 +6,7 @@ import type { Db } from '../../platform/db/database.ts';
 import type { RateDecision, RateLimiter } from '../../platform/http/rate-limit.ts';
 import { canAdminister } from '../spaces/index.ts';
 import { mask } from './domain.ts';
-import { presentFence } from './service.ts';
+import { presentFence } from './present.ts';
 import * as store from './store.ts';
 import type { AgentCaller } from './writes.ts';
 

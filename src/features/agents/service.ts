@@ -12,6 +12,7 @@ import { type ApprovalDeps, approveWithChainIo, CHAIN_IO_KINDS, requirePending }
 import { presentCardIntent } from './card-intents.ts';
 import { canMove, PROPOSAL_LIFETIME_MS } from './domain.ts';
 import { WRITE_KINDS } from './kinds.ts';
+import { presentFence } from './present.ts';
 import * as store from './store.ts';
 import { amountOf, applyProposal } from './writes.ts';
 
@@ -38,16 +39,6 @@ export type AgentIssueInput = {
 const DISPLAY_PREFIX_LENGTH = 12;
 const PROPOSALS_PAGE = 100;
 
-function presentFence(row: store.AgentRow) {
-  return {
-    x402_hosts: row.x402_hosts,
-    allowed_merchants: row.allowed_merchants,
-    per_request_usd: formatAmount(readAmount(row.per_request_usd)),
-    daily_usd: formatAmount(readAmount(row.daily_usd)),
-    expires_at: row.fence_expires_at?.toISOString() ?? null,
-  };
-}
-
 export function presentAgent(row: store.AgentRow, accountIds: string[]) {
   return {
     id: row.id,
@@ -64,8 +55,6 @@ export function presentAgent(row: store.AgentRow, accountIds: string[]) {
     revoked_at: row.revoked_at?.toISOString() ?? null,
   };
 }
-
-export { presentFence };
 
 /** Issues an agent: the oat_ token appears in this answer only; the wallet key never leaves sealed. */
 export async function issueAgent(deps: AgentsDeps, actorId: string, spaceId: string, input: AgentIssueInput) {

@@ -38,7 +38,7 @@ async function sessionJson(baseUrl: string, cookie: string, csrf: string, path: 
 }
 
 /** A person with a book, a crypto account and a key: what the page will show. */
-async function seedBook(baseUrl: string) {
+export async function seedBook(baseUrl: string) {
   const signup = await fetch(`${baseUrl}/app/api/signup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -96,7 +96,7 @@ async function mintRows(baseUrl: string, key: string, accountId: string) {
  * page) instead of the 51 newest from the index (0.05 ms): a figure of that server's settings,
  * not of the page.
  */
-async function analyze(databaseUrl: string) {
+export async function analyze(databaseUrl: string) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

@@ -26,7 +26,13 @@ const P99_TARGET_MS = 100;
 // A handful of people clicking without pause: more than a book's members do at once.
 const LIGHT_CONNECTIONS = 5;
 
-async function sessionJson(baseUrl: string, cookie: string, csrf: string, path: string, body: unknown) {
+export async function sessionJson(
+  baseUrl: string,
+  cookie: string,
+  csrf: string,
+  path: string,
+  body: unknown,
+) {
   const response = await fetch(`${baseUrl}${path}`, {
     method: 'POST',
     headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
@@ -69,7 +75,7 @@ export async function seedBook(baseUrl: string) {
     name: 'Bench key',
     scopes: ['payments'],
   });
-  return { cookie, spaceId, accountId: String(account.id), key: String(key.key) };
+  return { cookie, csrf, spaceId, accountId: String(account.id), key: String(key.key) };
 }
 
 async function mintRows(baseUrl: string, key: string, accountId: string) {

@@ -104,7 +104,7 @@ async function seedClosedRequests(db: pg.Pool, book: SeedBook, from: number, to:
     await db.query(
       `INSERT INTO payment_requests (id, space_id, token, account_id, purpose, amount, currency, amount_received,
          status, memo, expires_at, created_at, paid_at, cancelled_at, amount_due)
-       SELECT gen_random_uuid(), $1, 'prs_' || md5($1::text || g), $2, 'sale', amount, 'USD',
+       SELECT gen_random_uuid(), $1, 'prs_' || md5($1::uuid::text || g), $2, 'sale', amount, 'USD',
               CASE WHEN g % 10 = 0 THEN 0 ELSE amount END, CASE WHEN g % 10 = 0 THEN 'cancelled' ELSE 'paid' END,
               'Scale request ' || g, at + interval '7 days', at,
               CASE WHEN g % 10 = 0 THEN NULL ELSE at + interval '5 minutes' END,
@@ -126,7 +126,7 @@ async function seedOpenRequests(db: pg.Pool, book: SeedBook, from: number, to: n
     await db.query(
       `INSERT INTO payment_requests (id, space_id, token, account_id, purpose, amount, currency, status, memo,
          expires_at, created_at, amount_due, unique_ask)
-       SELECT gen_random_uuid(), $1, 'pro_' || md5($1::text || g), $2, 'sale', amount, 'USDC', 'active',
+       SELECT gen_random_uuid(), $1, 'pro_' || md5($1::uuid::text || g), $2, 'sale', amount, 'USDC', 'active',
               'Scale open request ' || g, now() + interval '30 days', now() - (g % 86400) * interval '1 second',
               amount, true
        FROM (SELECT g, (100 + g * 0.01)::numeric AS amount FROM generate_series($3::bigint, $4::bigint) AS g) AS s`,
@@ -142,7 +142,7 @@ async function seedInvoices(db: pg.Pool, book: SeedBook, from: number, to: numbe
          client_name, client_email, line_items, tax_breakdown, subtotal, tax_total, total, paid_amount,
          last_paid_on, sent_at, created_at, updated_at)
        SELECT gen_random_uuid(), $1, $2, 'invoice', CASE WHEN g % 5 = 0 THEN 'sent' ELSE 'paid' END,
-              'SC-' || lpad(g::text, 8, '0'), 'ivs_' || md5($1::text || g), 'USD', at::date, (at + interval '30 days')::date,
+              'SC-' || lpad(g::text, 8, '0'), 'ivs_' || md5($1::uuid::text || g), 'USD', at::date, (at + interval '30 days')::date,
               'Scale client ' || (g % 997), 'client' || (g % 997) || '@example.com',
               jsonb_build_array(jsonb_build_object('description', 'Services', 'quantity', '1',
                 'unit_price', total::text, 'amount', total::text)),

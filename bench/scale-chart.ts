@@ -123,12 +123,12 @@ function chart(curve: ScaleCurve): SvgNode {
     ...lines.flatMap((line, index) => [
       el('rect', {
         x: PLOT.right + 20,
-        y: PLOT.top + index * 22 - 9,
+        y: PLOT.top + 10 + index * 22 - 9,
         width: 14,
         height: 4,
         fill: line.series.color,
       }),
-      text(PLOT.right + 40, PLOT.top + index * 22 - 3, line.series.name),
+      text(PLOT.right + 40, PLOT.top + 10 + index * 22 - 3, line.series.name),
     ]),
   );
 }

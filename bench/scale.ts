@@ -2,7 +2,7 @@
 // (BENCH_SCALE_STEPS ledger postings, default 1,000, 100,000 and 1,000,000) with the rows a
 // year of use leaves beside them (bench/scale-seed.ts); at each step the bench measures HTTP
 // charges over 1,000 pre-funded client refs, mints on the crowded crypto account, the p99 of the
-// Payment requests, Invoices, Ledger and Home pages at the bench's connections, webhook
+// Payment requests, Invoices, Ledger, Income and Home pages at the bench's connections, webhook
 // deliveries from a 20,000-event backlog, `tollbook ledger check` (duration and peak RSS) and the
 // database's size per million postings. It prints the curve, each largest-vs-smallest ratio
 // beside the issue's targets, and writes the curve as JSON (BENCH_SCALE_JSON, default

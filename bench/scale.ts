@@ -496,7 +496,8 @@ function judge(ctx: BenchContext, curve: ScaleCurve, report: BenchReport): void 
     report.targets.push({ bench: BENCH, config, what, value, target, pass, atMost, contaminated: false });
   };
   for (const ratio of ratios(curve)) {
-    const value = ratio.first > 0 ? ratio.last / ratio.first : Number.NaN;
+    // A figure of zero (no response finished in the run) is no measurement: NaN fails the target.
+    const value = ratio.first > 0 && ratio.last > 0 ? ratio.last / ratio.first : Number.NaN;
     add(
       `${ratio.what}, largest ÷ smallest`,
       value,

@@ -26,7 +26,13 @@ const P99_TARGET_MS = 100;
 // A handful of people clicking without pause: more than a book's members do at once.
 const LIGHT_CONNECTIONS = 5;
 
-async function sessionJson(baseUrl: string, cookie: string, csrf: string, path: string, body: unknown) {
+export async function sessionJson(
+  baseUrl: string,
+  cookie: string,
+  csrf: string,
+  path: string,
+  body: unknown,
+) {
   const response = await fetch(`${baseUrl}${path}`, {
     method: 'POST',
     headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
@@ -38,7 +44,7 @@ async function sessionJson(baseUrl: string, cookie: string, csrf: string, path: 
 }
 
 /** A person with a book, a crypto account and a key: what the page will show. */
-async function seedBook(baseUrl: string) {
+export async function seedBook(baseUrl: string) {
   const signup = await fetch(`${baseUrl}/app/api/signup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -69,7 +75,7 @@ async function seedBook(baseUrl: string) {
     name: 'Bench key',
     scopes: ['payments'],
   });
-  return { cookie, spaceId, accountId: String(account.id), key: String(key.key) };
+  return { cookie, csrf, spaceId, accountId: String(account.id), key: String(key.key) };
 }
 
 async function mintRows(baseUrl: string, key: string, accountId: string) {
@@ -96,7 +102,7 @@ async function mintRows(baseUrl: string, key: string, accountId: string) {
  * page) instead of the 51 newest from the index (0.05 ms): a figure of that server's settings,
  * not of the page.
  */
-async function analyze(databaseUrl: string) {
+export async function analyze(databaseUrl: string) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

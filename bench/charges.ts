@@ -122,7 +122,7 @@ type Setup = {
   minimalAccounts: Map<string, string>;
 };
 
-async function fundClients(
+export async function fundClients(
   server: ServerHandle,
   headers: Record<string, string>,
   accountId: string,
@@ -275,7 +275,7 @@ type RunResult = {
 
 type Load = (seconds: number) => Promise<RunResult>;
 
-type Measured = Measurement & {
+export type Measured = Measurement & {
   /** Succeeded units over the warm-up and every attempt: what the database must now hold. */
   succeededAll: number;
   /** Loads run: the warm-up and every measured attempt. */
@@ -284,7 +284,7 @@ type Measured = Measurement & {
   waits: string;
 };
 
-async function measureLoad(
+export async function measureLoad(
   settings: BenchSettings,
   load: Load,
   labels: Map<number, string>,
@@ -339,7 +339,7 @@ async function measureLoad(
 }
 
 /** Every 100 ms, what the bench database's other backends are waiting on; a summary at the end. */
-function sampleWaits(adminUrl: string, database: string): { stop(): Promise<string> } {
+export function sampleWaits(adminUrl: string, database: string): { stop(): Promise<string> } {
   const client = new pg.Client({ connectionString: adminUrl });
   client.on('error', () => {});
   const counts = new Map<string, number>();
@@ -383,7 +383,7 @@ function sampleWaits(adminUrl: string, database: string): { stop(): Promise<stri
 }
 
 /** An autocannon load; `nextBody`, when given, supplies each request's body. */
-function httpLoad(
+export function httpLoad(
   server: ServerHandle,
   settings: BenchSettings,
   request: { path: string; headers: Record<string, string>; body?: string; nextBody?: () => string },

@@ -72,9 +72,9 @@ type ReceiverMessage =
 
 const now = () => performance.timeOrigin + performance.now();
 
-type Target = { spaceId: string; keyId: string };
+export type Target = { spaceId: string; keyId: string };
 
-function startReceiverProcess(): Promise<{ child: ChildProcess; port: number }> {
+export function startReceiverProcess(): Promise<{ child: ChildProcess; port: number }> {
   const file = join(mkdtempSync(join(tmpdir(), 'tollbook-bench-receiver-')), 'receiver.cjs');
   writeFileSync(file, RECEIVER_SOURCE);
   const child = fork(file, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
@@ -108,7 +108,7 @@ function ask<T extends ReceiverMessage['kind']>(
   });
 }
 
-async function setUp(runtime: Runtime, port: number): Promise<Target> {
+export async function setUp(runtime: Runtime, port: number): Promise<Target> {
   const db = runtime.database.db;
   const clock = runtime.clock;
   const owner = await createUser(
@@ -159,7 +159,12 @@ async function produce(producer: Db, target: Target, count: number, perCommit: n
 }
 
 /** Phase 1: a backlog is committed first, then the worker starts; deliveries/s until the last arrives. */
-async function measureThroughput(runtime: Runtime, producer: Db, receiver: ChildProcess, target: Target) {
+export async function measureThroughput(
+  runtime: Runtime,
+  producer: Db,
+  receiver: ChildProcess,
+  target: Target,
+) {
   await produce(producer, target, BACKLOG_EVENTS, 500);
   const reached = ask(receiver, { kind: 'expect', count: BACKLOG_EVENTS }, 'reached', 120_000);
   const cpuBefore = process.cpuUsage();

@@ -13,7 +13,7 @@ import { type Clock, systemClock } from '../../src/core/clock.ts';
 import { asAmount, formatAmount } from '../../src/core/money.ts';
 import { REPAIR_GRACE_MS, repairAgentWrites } from '../../src/features/agents/index.ts';
 import * as agentStore from '../../src/features/agents/store.ts';
-import { bookWalletOutIf, readyWalletAccount } from '../../src/features/agents/wallet.ts';
+import { bookWalletOutIf, readyWalletAccount, walletBalances } from '../../src/features/agents/wallet.ts';
 import { watchOnce } from '../../src/features/chain-watch/index.ts';
 import { checkLedger, readAmount } from '../../src/features/ledger/index.ts';
 import { type Chain, connectClients } from '../../src/platform/chain/chain.ts';
@@ -756,6 +756,24 @@ describe('the repair of agent writes behind a failing node', () => {
       expect((await checkLedger(h.db, world.spaceId)).sound).toBe(true);
     }, 60_000);
   }
+
+  it('answers GET /agent/wallet 503, never a zero balance, while the node cannot be asked', async () => {
+    const world = await agentWorld(3_000_000n);
+    const caller = { agentId: world.agentId, spaceId: world.spaceId } as never;
+    const deps = { db: h.db, chain: faultyChain } as never;
+    const counted = await unknownCount();
+    proxy.inject('eth_call', FAULTS.rateLimited);
+    try {
+      await expect(walletBalances(deps, caller)).rejects.toMatchObject({ code: 'service_unavailable' });
+    } finally {
+      proxy.clear();
+    }
+    expect(await unknownCount()).toBeGreaterThan(counted);
+    const read = await walletBalances(deps, caller);
+    expect(read.balances.find((balance) => balance.network === 'local')).toMatchObject({
+      amount: '3.00000000',
+    });
+  }, 60_000);
 
   it('releases nothing while the node cannot be asked about an expired authorization, then releases it once', async () => {
     const world = await agentWorld();

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { assert } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { formatMoneyForPeople } from '../../core/money.ts';
@@ -49,8 +50,8 @@ export async function queueChatPost(
       },
     );
   await deps.chat.checkPost(tx, row.space_id, row.contact_id);
-  // checkPost refuses a contact without a group, so the invoice has one here.
-  const contactId = row.contact_id!;
+  const contactId = row.contact_id;
+  assert(contactId !== null, 'checkPost lets through only an invoice with a contact that has a group');
   const id = uuidv7();
   const now = deps.clock.now();
   await tx

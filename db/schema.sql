@@ -419,6 +419,25 @@ CREATE TABLE public.integration_keys (
     CONSTRAINT integration_keys_previous_webhook_secret_check CHECK (((previous_webhook_secret_sealed IS NULL) = (previous_webhook_secret_until IS NULL)))
 );
 
+CREATE TABLE public.invoice_chat_posts (
+    id uuid NOT NULL,
+    space_id uuid NOT NULL,
+    invoice_id uuid NOT NULL,
+    contact_id uuid NOT NULL,
+    purpose text NOT NULL,
+    message text DEFAULT ''::text NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone NOT NULL,
+    last_error text DEFAULT ''::text NOT NULL,
+    sent_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT invoice_chat_posts_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT invoice_chat_posts_purpose_check CHECK ((purpose = ANY (ARRAY['send'::text, 'remind'::text]))),
+    CONSTRAINT invoice_chat_posts_sent_has_time CHECK (((state = 'sent'::text) = (sent_at IS NOT NULL))),
+    CONSTRAINT invoice_chat_posts_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'sent'::text, 'given_up'::text])))
+);
+
 CREATE TABLE public.invoice_deliveries (
     id uuid NOT NULL,
     seq bigint NOT NULL,
@@ -433,6 +452,7 @@ CREATE TABLE public.invoice_deliveries (
     auto_stage text,
     mail_file text,
     mail_id uuid,
+    chat_post_id uuid,
     CONSTRAINT invoice_deliveries_auto_stage_check CHECK ((auto_stage = ANY (ARRAY['before_due'::text, 'on_due'::text, 'after_due'::text]))),
     CONSTRAINT invoice_deliveries_purpose_check CHECK ((purpose = ANY (ARRAY['send'::text, 'remind'::text])))
 );
@@ -1188,6 +1208,12 @@ ALTER TABLE ONLY public.integration_keys
 ALTER TABLE ONLY public.integration_keys
     ADD CONSTRAINT integration_keys_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.invoice_chat_posts
+    ADD CONSTRAINT invoice_chat_posts_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.invoice_chat_posts
+    ADD CONSTRAINT invoice_chat_posts_space_id_id_key UNIQUE (space_id, id);
+
 ALTER TABLE ONLY public.invoice_deliveries
     ADD CONSTRAINT invoice_deliveries_pkey PRIMARY KEY (id);
 
@@ -1419,7 +1445,13 @@ CREATE INDEX integration_keys_space_idx ON public.integration_keys USING btree (
 
 CREATE INDEX integration_keys_space_recent_idx ON public.integration_keys USING btree (space_id, created_at DESC, id DESC);
 
+CREATE INDEX invoice_chat_posts_due_idx ON public.invoice_chat_posts USING btree (next_attempt_at) WHERE (state = 'pending'::text);
+
+CREATE INDEX invoice_chat_posts_invoice_idx ON public.invoice_chat_posts USING btree (space_id, invoice_id);
+
 CREATE UNIQUE INDEX invoice_deliveries_auto_idx ON public.invoice_deliveries USING btree (invoice_id, auto_stage) WHERE (auto_stage IS NOT NULL);
+
+CREATE INDEX invoice_deliveries_chat_post_idx ON public.invoice_deliveries USING btree (chat_post_id) WHERE (chat_post_id IS NOT NULL);
 
 CREATE INDEX invoice_deliveries_invoice_idx ON public.invoice_deliveries USING btree (invoice_id, purpose, seq);
 
@@ -1691,6 +1723,18 @@ ALTER TABLE ONLY public.integration_keys
 
 ALTER TABLE ONLY public.integration_keys
     ADD CONSTRAINT integration_keys_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.invoice_chat_posts
+    ADD CONSTRAINT invoice_chat_posts_contact_fkey FOREIGN KEY (space_id, contact_id) REFERENCES public.contacts(space_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.invoice_chat_posts
+    ADD CONSTRAINT invoice_chat_posts_invoice_fkey FOREIGN KEY (space_id, invoice_id) REFERENCES public.invoices(space_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.invoice_chat_posts
+    ADD CONSTRAINT invoice_chat_posts_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.invoice_deliveries
+    ADD CONSTRAINT invoice_deliveries_chat_post_fkey FOREIGN KEY (space_id, chat_post_id) REFERENCES public.invoice_chat_posts(space_id, id);
 
 ALTER TABLE ONLY public.invoice_deliveries
     ADD CONSTRAINT invoice_deliveries_invoice_id_fkey FOREIGN KEY (space_id, invoice_id) REFERENCES public.invoices(space_id, id) ON DELETE CASCADE;

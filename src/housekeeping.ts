@@ -1,7 +1,11 @@
 import { lapseProposals, repairAgentWrites } from './features/agents/index.ts';
 import { watchOnce } from './features/chain-watch/index.ts';
 import { type ChatSetup, invoiceChatPort, pruneChatRecords } from './features/chat/index.ts';
-import { invoiceMailAttachments, sendAutomaticReminders } from './features/invoices/index.ts';
+import {
+  invoiceMailAttachments,
+  sendAutomaticReminders,
+  sendInvoiceChatPosts,
+} from './features/invoices/index.ts';
 import { remindExpiringKeys } from './features/keys/index.ts';
 import { lapseRequests } from './features/payment-requests/index.ts';
 import { followChainPayouts } from './features/payouts/index.ts';
@@ -57,6 +61,23 @@ export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicT
           attachmentsFor: ({ spaceId, invoiceId }) => invoiceMailAttachments(db, spaceId, invoiceId),
         }),
     },
+    ...(chat
+      ? [
+          {
+            // Invoices queued for a client's chat group by committed sends and reminders.
+            name: 'post-invoices-to-chat',
+            everyMs: 2_000,
+            run: () =>
+              sendInvoiceChatPosts({
+                db,
+                clock,
+                publicUrl: runtime.config.publicUrl,
+                chat: invoiceChatPort(chat.deps),
+                logger,
+              }),
+          },
+        ]
+      : []),
     { name: 'prune-chat-records', everyMs: 60 * 60_000, run: () => pruneChatRecords({ db, clock }) },
     ...RETENTION_RULES.map((rule) => ({
       name: `retain-${rule.table}`,

@@ -1,6 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../src/core/clock.ts';
+import { invoiceChatPort } from '../src/features/chat/index.ts';
+import { CHAT_POST_RETRY_DELAYS_MS, sendInvoiceChatPosts } from '../src/features/invoices/index.ts';
 import { createSenders, type Senders, WebhookWorker } from '../src/features/webhooks/index.ts';
 import { createHarness, type Harness, type Key, type User } from './harness.ts';
 import { BOT_TOKEN, BOT_USERNAME, type BotApiServer, startBotApiServer } from './support/bot-api-server.ts';
@@ -81,6 +84,13 @@ async function linked(w: World, title = 'Acme × Northwind') {
   expect(answer.status).toBe(200);
   return { chatId, title, code };
 }
+
+/** One round of the chat worker for the space's queued invoice posts (made after commit). */
+const postQueued = (w: World, clock: Clock = h.clock) =>
+  sendInvoiceChatPosts(
+    { db: h.db, clock, publicUrl: PUBLIC_URL, chat: invoiceChatPort(h.deps.chat.deps) },
+    { spaceIds: [w.spaceId] },
+  );
 
 /** Delivers the space's key-channel events to the receiver and answers them, signature checked. */
 async function deliveredEvents(w: World, event: string) {
@@ -388,7 +398,13 @@ describe('invoices in chat', () => {
       payload: { via: 'chat' },
     });
     expect(sent.statusCode, sent.body).toBe(200);
-    expect(sent.json()).toMatchObject({ status: 'sent', delivered_in_app: true });
+    // The post is queued with the send and made after commit, by the chat worker.
+    expect(sent.json()).toMatchObject({ status: 'sent', delivered_in_app: false });
+    expect(sentTo('sendDocument', chatId)).toHaveLength(0);
+    expect(await postQueued(w)).toBe(1);
+    expect(await postQueued(w)).toBe(0);
+    expect(sentTo('sendDocument', chatId)).toHaveLength(1);
+    expect((await invoiceOf(w, invoice.id)).json()).toMatchObject({ delivered_in_app: true });
     const doc = sentTo('sendDocument', chatId).at(-1)!;
     const caption = String(doc.params.caption);
     expect(caption).toContain(`Invoice ${invoice.number}`);
@@ -439,6 +455,7 @@ describe('invoices in chat', () => {
       key: w.key.key,
       payload: { via: 'chat' },
     });
+    expect(await postQueued(w)).toBe(1);
     expect((await bot.deliver(bot.press(chatId, title, `paid:${invoice.id}`), origin)).status).toBe(200);
     const answered = bot.callsOf('answerCallbackQuery').at(-1)!;
     expect(answered.params.text).toContain('will confirm the payment');
@@ -604,6 +621,7 @@ describe('invoices in chat', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ invoice_id: invoice.id, reminded: true, via: ['chat'] });
+    expect(await postQueued(w)).toBe(1);
     const doc = sentTo('sendDocument', chatId).at(-1)!;
     expect(String(doc.params.caption)).toContain(`Reminder: invoice ${invoice.number}`);
     const nudge = sentTo('sendMessage', chatId).at(-1)!;
@@ -650,5 +668,80 @@ describe('plans', () => {
     expect(chat).toMatchObject({ connected: true, can_post: false });
     expect(chat.messages.map((m: { text: string }) => m.text)).toEqual(['before the downgrade']);
     expect((await state(w)).json().connected).toBe(true);
+  });
+});
+
+describe('invoices posted to chat after commit', () => {
+  const sendByChat = (w: World, id: string) =>
+    h.inject({
+      method: 'POST',
+      url: `/integration/invoices/${id}/send`,
+      key: w.key.key,
+      payload: { via: 'chat' },
+    });
+  const postsOf = (invoiceId: string) =>
+    h.db
+      .selectFrom('invoice_chat_posts')
+      .select(['id', 'state', 'attempts', 'last_error'])
+      .where('invoice_id', '=', invoiceId)
+      .execute();
+  const deliveryOf = (invoiceId: string) =>
+    h.db
+      .selectFrom('invoice_deliveries')
+      .select(['via', 'chat_post_id'])
+      .where('invoice_id', '=', invoiceId)
+      .execute();
+
+  it('with Telegram down the send still answers at once; the post waits, and is made once when Telegram is back', async () => {
+    const w = await world();
+    const { chatId } = await linked(w);
+    const invoice = await chatInvoice(w);
+    bot.fail('sendDocument', 502, 'Bad Gateway');
+    try {
+      const sent = await sendByChat(w, invoice.id);
+      expect(sent.statusCode, sent.body).toBe(200);
+      expect(sent.json()).toMatchObject({ status: 'sent', delivered_in_app: false });
+      const [post] = await postsOf(invoice.id);
+      expect(await deliveryOf(invoice.id)).toEqual([{ via: ['chat'], chat_post_id: post!.id }]);
+      // Telegram's 502 leaves the outcome unknown: the row waits for its next attempt.
+      expect(await postQueued(w)).toBe(0);
+      expect(await postsOf(invoice.id)).toMatchObject([{ state: 'pending', attempts: 1 }]);
+      expect((await postsOf(invoice.id))[0]!.last_error).toMatch(/Telegram/);
+      expect((await invoiceOf(w, invoice.id)).json()).toMatchObject({
+        status: 'sent',
+        delivered_in_app: false,
+      });
+    } finally {
+      bot.heal('sendDocument');
+    }
+    // Not due again before its back-off; due after it.
+    expect(await postQueued(w)).toBe(0);
+    const later: Clock = { now: () => new Date(h.clock.now().getTime() + CHAT_POST_RETRY_DELAYS_MS[0]!) };
+    const before = sentTo('sendDocument', chatId).length;
+    expect(await postQueued(w, later)).toBe(1);
+    expect(await postQueued(w, later)).toBe(0);
+    expect(sentTo('sendDocument', chatId).length).toBe(before + 1);
+    expect(await postsOf(invoice.id)).toMatchObject([{ state: 'sent', attempts: 2 }]);
+    expect((await invoiceOf(w, invoice.id)).json()).toMatchObject({ status: 'sent', delivered_in_app: true });
+  });
+
+  it('gives a post up at once when Telegram refuses it for good (the bot was removed), and the invoice says it was not delivered', async () => {
+    const w = await world();
+    await linked(w);
+    const invoice = await chatInvoice(w);
+    expect((await sendByChat(w, invoice.id)).statusCode).toBe(200);
+    bot.fail('sendDocument', 403, 'Forbidden: bot was kicked from the group chat');
+    try {
+      expect(await postQueued(w)).toBe(0);
+    } finally {
+      bot.heal('sendDocument');
+    }
+    expect(await postsOf(invoice.id)).toMatchObject([{ state: 'given_up', attempts: 1 }]);
+    expect((await postsOf(invoice.id))[0]!.last_error).toContain('bot was kicked');
+    expect(await postQueued(w)).toBe(0);
+    expect((await invoiceOf(w, invoice.id)).json()).toMatchObject({
+      status: 'sent',
+      delivered_in_app: false,
+    });
   });
 });

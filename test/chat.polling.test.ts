@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.ts';
 import { invoiceChatPort } from '../src/features/chat/index.ts';
-import { sendAutomaticReminders } from '../src/features/invoices/index.ts';
+import { sendAutomaticReminders, sendInvoiceChatPosts } from '../src/features/invoices/index.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { BOT_TOKEN, type BotApiServer, startBotApiServer } from './support/bot-api-server.ts';
 
@@ -169,6 +169,9 @@ describe('automatic reminders', () => {
     };
     await sendAutomaticReminders(deps, 500);
     await sendAutomaticReminders(deps, 500);
+    // Each stage is queued once; the chat worker posts it after commit, once.
+    expect(await sendInvoiceChatPosts(deps, { spaceIds: [spaceId] })).toBe(1);
+    expect(await sendInvoiceChatPosts(deps, { spaceIds: [spaceId] })).toBe(0);
     const posted = bot.callsOf('sendDocument').filter((c) => String(c.params.chat_id) === String(chatId));
     expect(posted).toHaveLength(1);
     expect(String(posted[0]!.params.caption)).toContain(`Reminder: invoice ${invoice.number}`);

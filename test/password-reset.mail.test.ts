@@ -4,16 +4,22 @@ import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.ts';
+import { createMailer, type Mailer } from '../src/platform/mail/mailer.ts';
+import { drainMailOutbox, MAIL_RETRY_DELAYS_MS } from '../src/platform/mail/outbox.ts';
+import { type SmtpFault, startSmtpFault } from './fixtures/smtp-fault.ts';
 import { createHarness, type Harness, type User } from './harness.ts';
 
 // Password reset by mail, through a real SMTP server on loopback: the link works once and for
-// 30 minutes, signs every old session out, and lets a throttled owner in at once.
+// 30 minutes, signs every old session out, and lets a throttled owner in at once. The mail leaves
+// through the mail outbox after commit, as the server's mail worker sends it.
 
 const clock = new ManualClock(new Date());
 const PUBLIC_URL = 'https://books.example.com';
 let h: Harness;
 let smtp: SMTPServer;
+let mailer: Mailer;
 const received: { to: string[]; mail: ParsedMail }[] = [];
+const FROM = 'Tollbook <no-reply@tollbook.test>';
 
 beforeAll(async () => {
   smtp = new SMTPServer({
@@ -32,10 +38,12 @@ beforeAll(async () => {
   const port = (smtp.server.address() as AddressInfo).port;
   h = await createHarness({
     clock,
-    env: { SMTP_URL: `smtp://127.0.0.1:${port}`, PUBLIC_URL, MAIL_FROM: 'Tollbook <no-reply@tollbook.test>' },
+    env: { SMTP_URL: `smtp://127.0.0.1:${port}`, PUBLIC_URL, MAIL_FROM: FROM },
   });
+  mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, from: FROM });
 });
 afterAll(async () => {
+  mailer?.close();
   await h?.close();
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
 });
@@ -54,8 +62,22 @@ const login = (email: string, password: string) =>
     remoteAddress: freshAddress(),
   });
 
-/** Waits for the mail to `email` (it is sent after the answer) and returns its link's token. */
+/** One round of the mail worker for the outbox rows to `email` (this test's own rows only). */
+const sendMailTo = (email: string, via: Mailer = mailer) =>
+  drainMailOutbox({ db: h.db, clock, mailer: via }, { recipients: [email.toLowerCase()] });
+
+/** The outbox rows to `email`, oldest first. */
+const outboxTo = (email: string) =>
+  h.db
+    .selectFrom('mail_outbox')
+    .select(['state', 'attempts', 'message_id', 'last_error'])
+    .where('recipient', '=', email.toLowerCase())
+    .orderBy('created_at')
+    .execute();
+
+/** Sends the mail queued to `email` (after the answer) and returns its link's token. */
 async function tokenMailedTo(email: string): Promise<string> {
+  expect(await sendMailTo(email)).toBe(1);
   for (let attempt = 0; attempt < 100; attempt++) {
     const found = received.find((item) => item.to.includes(email.toLowerCase()));
     if (found) {
@@ -74,13 +96,16 @@ describe('POST /app/api/password-reset', () => {
   it('answers 202 with the same words whether or not the address has an account, and mails only an account', async () => {
     const owner = await h.signup('Owner');
     const known = await ask(owner.email);
-    const unknown = await ask(`nobody-${randomBytes(4).toString('hex')}@example.com`);
+    const nobody = `nobody-${randomBytes(4).toString('hex')}@example.com`;
+    const unknown = await ask(nobody);
     expect(known.statusCode).toBe(202);
     expect(unknown.statusCode).toBe(202);
     expect(unknown.json()).toEqual(known.json());
     const token = await tokenMailedTo(owner.email);
     expect(token).toMatch(/^pwr_[0-9A-Za-z]{43}$/);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // No mail was even queued for the address without an account.
+    expect(await outboxTo(nobody)).toEqual([]);
+    expect(await sendMailTo(nobody)).toBe(0);
     expect(received.filter((item) => item.to.some((to) => to.startsWith('nobody-')))).toEqual([]);
   });
 
@@ -228,7 +253,62 @@ describe('the reset pages as plain form posts (no JavaScript)', () => {
       { origin: 'https://evil.example' },
     );
     expect(forged.statusCode).toBe(403);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await outboxTo(owner.email)).toEqual([]);
+    expect(await sendMailTo(owner.email)).toBe(0);
     expect(received.some((item) => item.to.includes(owner.email.toLowerCase()))).toBe(false);
   });
+});
+
+describe('the reset mail while the mail server is down', () => {
+  let fault: SmtpFault;
+  let faultMailer: Mailer;
+  beforeAll(async () => {
+    fault = await startSmtpFault('refuse-421');
+    // A short silence bound, so the `hang` step ends quickly.
+    faultMailer = createMailer({ smtpUrl: fault.url, from: FROM, timeoutMs: 1_000 });
+  });
+  afterAll(async () => {
+    faultMailer?.close();
+    await fault?.close();
+  });
+
+  it('answers at once, keeps the link queued through refusals and silence, and delivers it once after', async () => {
+    const owner = await h.signup('Owner');
+    const asked = await ask(owner.email);
+    expect(asked.statusCode).toBe(202);
+    const [queued] = await outboxTo(owner.email);
+    expect(queued).toMatchObject({ state: 'pending', attempts: 0 });
+
+    for (const [index, mode] of (['refuse-421', 'refuse-451', 'hang'] as const).entries()) {
+      fault.mode = mode;
+      expect(await sendMailTo(owner.email, faultMailer)).toBe(0);
+      const [row] = await outboxTo(owner.email);
+      expect(row, mode).toMatchObject({
+        state: 'pending',
+        attempts: index + 1,
+        message_id: queued!.message_id,
+      });
+      expect(row!.last_error).not.toBe('');
+      // Not due again before its back-off: a round now sends nothing and counts no attempt.
+      expect(await sendMailTo(owner.email, faultMailer)).toBe(0);
+      expect((await outboxTo(owner.email))[0]!.attempts).toBe(index + 1);
+      clock.advance(MAIL_RETRY_DELAYS_MS[index]!);
+    }
+    expect(fault.received).toEqual([]);
+
+    fault.mode = 'accept';
+    expect(await sendMailTo(owner.email, faultMailer)).toBe(1);
+    expect(await sendMailTo(owner.email, faultMailer)).toBe(0);
+    expect(fault.received).toHaveLength(1);
+    const [mail] = fault.received;
+    expect(mail!.envelopeTo).toEqual([owner.email.toLowerCase()]);
+    expect(mail!.mail.messageId).toBe(queued!.message_id);
+    expect(await outboxTo(owner.email)).toMatchObject([{ state: 'sent', attempts: 4 }]);
+
+    // The link it carries works.
+    const link = /https:\/\/\S+/.exec(mail!.mail.text ?? '')?.[0] ?? '';
+    const token = new URL(link).searchParams.get('token')!;
+    expect((await confirm(token, 'after-the-outage')).statusCode).toBe(200);
+    expect((await login(owner.email, 'after-the-outage')).statusCode).toBe(200);
+  }, 60_000);
 });

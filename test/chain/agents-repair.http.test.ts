@@ -13,12 +13,20 @@ import { type Clock, systemClock } from '../../src/core/clock.ts';
 import { asAmount, formatAmount } from '../../src/core/money.ts';
 import { REPAIR_GRACE_MS, repairAgentWrites } from '../../src/features/agents/index.ts';
 import * as agentStore from '../../src/features/agents/store.ts';
-import { bookWalletOutIf, readyWalletAccount } from '../../src/features/agents/wallet.ts';
+import { bookWalletOutIf, readyWalletAccount, walletBalances } from '../../src/features/agents/wallet.ts';
 import { watchOnce } from '../../src/features/chain-watch/index.ts';
 import { checkLedger, readAmount } from '../../src/features/ledger/index.ts';
-import type { Chain } from '../../src/platform/chain/chain.ts';
+import { type Chain, connectClients } from '../../src/platform/chain/chain.ts';
+import { networkDefinition } from '../../src/platform/chain/networks.ts';
+import { chainUnknownTotal } from '../../src/platform/chain/outcome.ts';
 import { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/platform/chain/token.ts';
 import { SecretBox } from '../../src/platform/crypto.ts';
+import {
+  FAILING_FAULTS,
+  FAULTS,
+  type RpcFaultProxy,
+  startRpcFaultProxy,
+} from '../fixtures/rpc-fault-proxy.ts';
 import { createHarness, type Harness } from '../harness.ts';
 import { buildChainApp, startTestChain } from './chain-setup.ts';
 import { freePort, sendTokenTransfer, takeTurnWatchingChains, type X402World } from './x402-setup.ts';
@@ -681,4 +689,113 @@ describe('the agent wallet watched as a proven account', () => {
     expect((await checkLedger(h.db, world.spaceId)).sound).toBe(true);
     host.close();
   });
+});
+
+describe('the repair of agent writes behind a failing node', () => {
+  let proxy: RpcFaultProxy;
+  let faultyChain: Chain;
+  beforeAll(async () => {
+    proxy = await startRpcFaultProxy(chain.local!.rpcUrl);
+    // The repair's reads go through the proxy, with a short timeout so a held request ends soon.
+    const proxied = connectClients(networkDefinition('local'), [proxy.url], undefined, 500);
+    faultyChain = { ...chain, clients: (name) => (name === 'local' ? proxied : chain.clients(name)) };
+  });
+  afterAll(async () => {
+    await proxy?.close();
+  });
+
+  const unknownCount = async () =>
+    (await chainUnknownTotal.get()).values
+      .filter((value) => value.labels.network === 'local')
+      .reduce((sum, value) => sum + value.value, 0);
+
+  /** What a repair may change about one write: its row, its entries, its events and the spend. */
+  const stateOf = async (world: World, writeId: string) => {
+    const { status, result } = await writeOf(writeId);
+    return {
+      status,
+      result,
+      entries: await entriesOf(writeId),
+      outs: await moneyOutsOf(world.spaceId),
+      spent: await spentOf(world.agentId),
+    };
+  };
+
+  // Each stage of the repair's reading: the node's head, the block and the nonce's state at it,
+  // and the log naming the transaction that used the nonce.
+  const STAGES = [['eth_blockNumber'], ['eth_getBlockByNumber', 'eth_call'], ['eth_getLogs']];
+
+  for (const { name, fault } of FAILING_FAULTS) {
+    it(`changes nothing while the node answers ${name}, then books the mined transfer once`, async () => {
+      const world = await agentWorld();
+      const { writeId, signed } = await leftOnItsWay(world);
+      const hash = await broadcast(signed);
+      const deps = { ...repairDeps(), chain: faultyChain };
+      const before = await stateOf(world, writeId);
+      expect(before.status).toBe('sending');
+      for (const methods of STAGES) {
+        const counted = await unknownCount();
+        for (const method of methods) proxy.inject(method, fault);
+        try {
+          await repairAgentWrites(deps);
+        } finally {
+          proxy.clear();
+        }
+        expect(await unknownCount(), methods.join(', ')).toBeGreaterThan(counted);
+        expect(await stateOf(world, writeId), methods.join(', ')).toEqual(before);
+      }
+      // The node answers again: the repair books the write once, however often it runs.
+      await repairAgentWrites(deps);
+      await repairAgentWrites(deps);
+      const after = await stateOf(world, writeId);
+      expect(after.status).toBe('applied');
+      expect(after.result).toMatchObject({ tx_hash: hash, repaired: true });
+      expect(after.entries).toHaveLength(1);
+      expect(after.outs).toHaveLength(1);
+      expect(after.spent).toBe('2.00000000');
+      expect((await checkLedger(h.db, world.spaceId)).sound).toBe(true);
+    }, 60_000);
+  }
+
+  it('answers GET /agent/wallet 503, never a zero balance, while the node cannot be asked', async () => {
+    const world = await agentWorld(3_000_000n);
+    const caller = { agentId: world.agentId, spaceId: world.spaceId } as never;
+    const deps = { db: h.db, chain: faultyChain } as never;
+    const counted = await unknownCount();
+    proxy.inject('eth_call', FAULTS.rateLimited);
+    try {
+      await expect(walletBalances(deps, caller)).rejects.toMatchObject({ code: 'service_unavailable' });
+    } finally {
+      proxy.clear();
+    }
+    expect(await unknownCount()).toBeGreaterThan(counted);
+    const read = await walletBalances(deps, caller);
+    expect(read.balances.find((balance) => balance.network === 'local')).toMatchObject({
+      amount: '3.00000000',
+    });
+  }, 60_000);
+
+  it('releases nothing while the node cannot be asked about an expired authorization, then releases it once', async () => {
+    const world = await agentWorld();
+    const { writeId } = await leftOnItsWay(world, { validSeconds: SHORT_VALIDITY_SECONDS });
+    await passChainTime(SHORT_VALIDITY_SECONDS + 1);
+    const deps = { ...repairDeps(), chain: faultyChain };
+    const before = await stateOf(world, writeId);
+    const counted = await unknownCount();
+    proxy.inject('eth_call', FAULTS.rateLimited);
+    try {
+      await repairAgentWrites(deps);
+    } finally {
+      proxy.clear();
+    }
+    expect(await unknownCount()).toBeGreaterThan(counted);
+    expect(await stateOf(world, writeId)).toEqual(before);
+    await repairAgentWrites(deps);
+    await repairAgentWrites(deps);
+    const after = await stateOf(world, writeId);
+    expect(after.status).toBe('failed');
+    expect(after.entries).toHaveLength(0);
+    expect(after.outs).toHaveLength(0);
+    expect(after.spent).toBe('0.00000000');
+  }, 60_000);
 });

@@ -67,6 +67,19 @@ async function payByCardForm(page: Page, number: string) {
   throw new Error('The card form gave no answer within 10 seconds.');
 }
 
+/** Screenshots the page at desktop width and at 390 px (a phone) into test-results/. */
+async function shootBothWidths(page: Page, name: string) {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  for (const [suffix, width] of [
+    ['desktop', 1200],
+    ['phone', 390],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${RESULTS_DIR}${name}-${suffix}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1200, height: 900 });
+}
+
 /** Text as read: runs of whitespace (the markup's line breaks) collapsed to one space. */
 function squash(content: string | null): string {
   return (content ?? '').replace(/\s+/g, ' ').trim();
@@ -201,6 +214,60 @@ describe('public pages in a browser', () => {
       expect(await page.locator('#card-form').count()).toBe(0);
     } finally {
       await page.close();
+    }
+  });
+
+  it('says it cannot tell when the card answer is lost or a 503, never that the payment failed, and a second try pays once', async () => {
+    const { token, url } = await paymentRequest('Answer lost', '3');
+    const page = await browser!.newPage();
+    try {
+      await page.goto(url);
+      // The first card post reaches the server and pays; its answer never reaches the page.
+      await page.route('**/pay/*/card', async (route) => {
+        const paid = await h.inject({
+          method: 'POST',
+          url: `/pay/${token}/card`,
+          payload: { number: PAYS, exp: EXPIRY, cvc: '123' },
+        });
+        expect(paid.statusCode).toBe(200);
+        await route.abort('connectionreset');
+      });
+      const lost = await payByCardForm(page, PAYS);
+      expect(lost).toMatch(/^We could not tell whether the payment went through/);
+      expect(lost).not.toMatch(/did not go through/);
+      expect(await page.locator('#card-result').getAttribute('data-outcome')).toBe('unknown');
+      // The status poller finds out what happened: it did go through.
+      await waitForText(page, '#status', 'Paid');
+      await shootBothWidths(page, 'pay-page-answer-lost');
+      expect((await requestRecord(token)).status).toBe('paid');
+      expect((await requestRecord(token)).amount_received).toBe('3.00000000');
+    } finally {
+      await page.close();
+    }
+
+    const second = await paymentRequest('Answer 503', '3');
+    const again = await browser!.newPage();
+    try {
+      await again.goto(second.url);
+      await again.route('**/pay/*/card', (route) =>
+        route.fulfill({
+          status: 503,
+          headers: { 'retry-after': '1', 'content-type': 'application/json' },
+          body: JSON.stringify({ error: 'service_unavailable', detail: 'retry shortly' }),
+        }),
+      );
+      const unavailable = await payByCardForm(again, PAYS);
+      expect(unavailable).toMatch(/^We could not tell whether the payment went through/);
+      expect(await text(again, '#status')).toBe('Awaiting payment');
+      await shootBothWidths(again, 'pay-page-answer-unknown');
+      // The button is back: a second try, now answered, pays the request once.
+      await again.unroute('**/pay/*/card');
+      expect(await again.locator('#card-form button[type="submit"]').isEnabled()).toBe(true);
+      expect(await payByCardForm(again, PAYS)).toMatch(/paid/i);
+      await waitForText(again, '#status', 'Paid');
+      expect((await requestRecord(second.token)).amount_received).toBe('3.00000000');
+    } finally {
+      await again.close();
     }
   });
 

@@ -6,6 +6,8 @@ import { type ParsedMail, simpleParser } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createMailer, type Mailer } from '../../src/platform/mail/mailer.ts';
+import { drainMailOutbox } from '../../src/platform/mail/outbox.ts';
 import type { Harness } from '../harness.ts';
 import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
 
@@ -23,6 +25,7 @@ let h: Harness;
 let browser: Browser | undefined;
 let base: string;
 let smtp: SMTPServer;
+let mailer: Mailer;
 const inbox: ParsedMail[] = [];
 const consoleErrors: string[] = [];
 
@@ -38,7 +41,9 @@ async function shoot(page: Page, name: string) {
   await page.setViewportSize({ width: 1200, height: 800 });
 }
 
+/** Runs the mail worker for `address` (as the server's send-mail task does) and waits for its mail. */
 async function mailTo(address: string, timeoutMs = 10_000): Promise<ParsedMail> {
+  await drainMailOutbox({ db: h.db, clock: h.clock, mailer }, { recipients: [address.toLowerCase()] });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const mail = inbox.find((candidate) => candidate.to && JSON.stringify(candidate.to).includes(address));
@@ -78,6 +83,7 @@ describe('password reset in a browser', () => {
       },
     });
     ({ browser, h, base } = app);
+    mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, from: 'Tollbook <no-reply@tollbook.test>' });
     const context = await browser!.newContext({ viewport: { width: 1200, height: 800 } });
     page = await context.newPage();
     page.on('console', (message) => {
@@ -96,6 +102,7 @@ describe('password reset in a browser', () => {
     expect(signup.statusCode).toBe(201);
   });
   afterAll(async () => {
+    mailer?.close();
     await app?.close();
     if (smtp) await new Promise<void>((resolve) => smtp.close(() => resolve()));
   });

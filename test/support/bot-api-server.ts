@@ -84,6 +84,8 @@ export async function startBotApiServer(options: { token?: string } = {}) {
   const files = new Map<string, StoredFile>();
   const queued: Record<string, unknown>[] = [];
   let webhook: { url: string; secret: string } | undefined;
+  /** Methods answered with an error, as Telegram does when it refuses or is in trouble. */
+  const failing = new Map<string, { status: number; description: string }>();
   let nextMessageId = 1000;
   let nextUpdateId = Math.floor(Math.random() * 1_000_000_000) + 1_000_000;
 
@@ -159,6 +161,13 @@ export async function startBotApiServer(options: { token?: string } = {}) {
     const call: BotCall = { method, params, files: uploaded };
     calls.push(call);
     if (method === 'getUpdates') return answerUpdates(res, params);
+    const failure = failing.get(method);
+    if (failure)
+      return send(res, failure.status, {
+        ok: false,
+        error_code: failure.status,
+        description: failure.description,
+      });
     const handler = methods[method];
     if (!handler)
       return send(res, 404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
@@ -197,6 +206,13 @@ export async function startBotApiServer(options: { token?: string } = {}) {
     root,
     calls,
     callsOf: (method: string) => calls.filter((c) => c.method === method),
+    /** Answers `method` with this error until `heal(method)`; the calls are still recorded. */
+    fail: (method: string, status: number, description: string) => {
+      failing.set(method, { status, description });
+    },
+    heal: (method: string) => {
+      failing.delete(method);
+    },
     webhook: () => webhook,
     /** Registers a file the bot can fetch; answers its file_id. */
     addFile(bytes: Buffer, path: string, declaredSize?: number): string {

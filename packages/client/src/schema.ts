@@ -170,7 +170,7 @@ export interface paths {
         };
         /**
          * Read the hot wallet
-         * @description The agent’s own wallet address and its balances, read from the chain on every configured network.
+         * @description The agent’s own wallet address and its balances, read from the chain on every configured network. A node that cannot be asked answers 503 service_unavailable (retry), never a zero balance.
          */
         get: operations["agentWallet"];
         put?: never;
@@ -2300,7 +2300,7 @@ export interface paths {
         put?: never;
         /**
          * Send an invoice (via "none" marks it sent)
-         * @description Sends a draft invoice to the client by email, with via "chat" to the client’s connected chat group (the PDF with "I paid" and "Need more time" buttons; 503 chat_unavailable without the bot, 422 delivery_unavailable when the contact has no group, 403 plan_required below Pro), or with via "none" only marks it sent. From then on it can be paid on its page and reminded.
+         * @description Sends a draft invoice to the client by email, with via "chat" to the client’s connected chat group (the PDF with "I paid" and "Need more time" buttons; 503 chat_unavailable without the bot, 422 delivery_unavailable when the contact has no group, 403 plan_required below Pro), or with via "none" only marks it sent. Mail and chat posts are queued with the send and leave after it commits, retried while the mail server or Telegram cannot be reached; delivered_in_app turns true once the chat post is made. From then on it can be paid on its page and reminded.
          */
         post: operations["sendInvoice"];
         delete?: never;
@@ -4232,6 +4232,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     agentWalletTransfer: {

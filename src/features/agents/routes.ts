@@ -439,8 +439,8 @@ function registerWalletRoutes(app: TypedApp, deps: AgentRouteDeps) {
         ...doc(
           'agentWallet',
           'Read the hot wallet',
-          'The agent’s own wallet address and its balances, read from the chain on every configured network.',
-          [401, 429],
+          'The agent’s own wallet address and its balances, read from the chain on every configured network. A node that cannot be asked answers 503 service_unavailable (retry), never a zero balance.',
+          [401, 429, 503],
         ),
         response: { 200: AgentWalletOut },
       },

@@ -8,6 +8,7 @@ import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import type { Chain } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
+import { readChain } from '../../platform/chain/outcome.ts';
 import { EIP3009_TOKEN_ABI } from '../../platform/chain/token.ts';
 import { fromBaseUnits, toBaseUnits } from '../../platform/chain/units.ts';
 import { type SecretBox, sha256Hex } from '../../platform/crypto.ts';
@@ -61,7 +62,11 @@ export type WalletTransferInput = {
 
 const TRANSFER_TIMEOUT_SECONDS = 120;
 
-/** The agent's wallet address and, per configured network, its token and native balances. */
+/**
+ * The agent's wallet address and, per configured network, its token and native balances. A
+ * balance is read from a node or not shown at all: a read that ends unknown (timeout, rate limit,
+ * node error) answers 503, never a made-up zero.
+ */
 export async function walletBalances(deps: WalletDeps, caller: AgentCaller) {
   const { wallet_address: address } = await store.walletOf(deps.db, caller.agentId);
   const balances = [];
@@ -69,16 +74,25 @@ export async function walletBalances(deps: WalletDeps, caller: AgentCaller) {
     const client = deps.chain!.clients(network.name)?.publicClient;
     if (!client) continue;
     const [units, wei] = await Promise.all([
-      client.readContract({
-        address: network.token.address,
-        abi: EIP3009_TOKEN_ABI,
-        functionName: 'balanceOf',
-        args: [address as Address],
-      }),
-      client.getBalance({ address: address as Address }),
+      readChain(network.name, 'balanceOf', () =>
+        client.readContract({
+          address: network.token.address,
+          abi: EIP3009_TOKEN_ABI,
+          functionName: 'balanceOf',
+          args: [address as Address],
+        }),
+      ),
+      readChain(network.name, 'eth_getBalance', () => client.getBalance({ address: address as Address })),
     ]);
-    const amount = fromBaseUnits(units, network.token.decimals);
-    const native = fromBaseUnits(wei, 18);
+    if (units.kind !== 'found' || wei.kind !== 'found') {
+      throw new AppError(
+        'service_unavailable',
+        `The ${network.name} node could not be asked for the wallet's balance; retry shortly.`,
+        { network: network.name },
+      );
+    }
+    const amount = fromBaseUnits(units.value, network.token.decimals);
+    const native = fromBaseUnits(wei.value, 18);
     balances.push({
       network: network.name,
       asset: network.token.symbol,

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { Bot, type Context, GrammyError, HttpError, InputFile } from 'grammy';
+import { Bot, type Context, GrammyError, InputFile } from 'grammy';
 import type { Update } from 'grammy/types';
 import { AppError } from '../../core/errors.ts';
+import { refuseInsideTransaction } from '../../platform/db/transaction-guard.ts';
 import { cleanFileName, FILE_BYTES_MAX, isCommand, parseLinkCommand } from './domain.ts';
 import * as service from './service.ts';
 import type { Button, ChatTransport, Download } from './transport.ts';
@@ -34,18 +35,29 @@ function derived(token: string, purpose: string): string {
   return createHmac('sha256', token).update(`tollbook telegram ${purpose}`).digest('hex');
 }
 
+/**
+ * A failed Bot API call as a 502. `details.reason` tells the two ends apart: `refused` is
+ * Telegram's definite no (a 4xx other than 429: the group is gone, the bot was removed);
+ * `unknown` is everything else (unreachable, a timeout, 429 or 5xx), where the message may or
+ * may not have been posted.
+ */
 function refusal(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  const code = error instanceof GrammyError ? error.error_code : undefined;
+  const refused = code !== undefined && code >= 400 && code < 500 && code !== 429;
   const detail =
     error instanceof GrammyError
       ? `Telegram refused: ${error.description}`
-      : error instanceof HttpError
-        ? 'Telegram could not be reached.'
-        : 'Telegram could not be reached.';
-  return new AppError('delivery_failed', detail.slice(0, 300), { via: 'chat' });
+      : 'Telegram could not be reached.';
+  return new AppError('delivery_failed', detail.slice(0, 300), {
+    via: 'chat',
+    reason: refused ? 'refused' : 'unknown',
+  });
 }
 
 async function calling<T>(call: () => Promise<T>): Promise<T> {
+  // Telegram is an outside call: never made while a transaction holds rows (posts go after commit).
+  refuseInsideTransaction('the chat bot');
   try {
     return await call();
   } catch (error) {

@@ -439,20 +439,30 @@ export function invoiceChatPort(deps: ChatDeps): InvoiceChatPort {
       if (!(await store.liveChatOfContact(db, spaceId, contactId))) return false;
       return planIncludesChat((await spaceNameAndPlan(db, spaceId)).plan);
     },
-    postInvoice: (tx, post) => postInvoice(deps, tx, post),
+    checkPost: async (db, spaceId, contactId) => {
+      requireBot(deps);
+      await postableChat(db, spaceId, contactId);
+    },
+    postInvoice: (post) => postInvoice(deps, post),
   };
 }
 
-async function postInvoice(deps: ChatDeps, tx: Queryable, post: ChatInvoicePost) {
-  const transport = requireBot(deps);
-  const chat =
-    post.contactId === null ? undefined : await store.liveChatOfContact(tx, post.spaceId, post.contactId);
+/** The contact's live group and the space, when the space may post there now; else an AppError. */
+async function postableChat(db: Queryable, spaceId: string, contactId: string | null) {
+  const chat = contactId === null ? undefined : await store.liveChatOfContact(db, spaceId, contactId);
   if (!chat)
     throw new AppError('delivery_unavailable', 'The invoice’s contact has no connected chat group.', {
       via: 'chat',
       reason: 'not_connected',
     });
-  const space = await requireChatPlan(tx, post.spaceId, 'Posting to a chat group');
+  const space = await requireChatPlan(db, spaceId, 'Posting to a chat group');
+  return { chat, space };
+}
+
+/** Posts after commit: the group and the plan are checked again, as they are when it is made. */
+async function postInvoice(deps: ChatDeps, post: ChatInvoicePost) {
+  const transport = requireBot(deps);
+  const { chat, space } = await postableChat(deps.db, post.spaceId, post.contactId);
   const sellerName = post.sellerName === '' ? space.name : post.sellerName;
   if (post.message !== '')
     await transport.sendText(chat.telegram_chat_id, clipText(`${sellerName}: ${post.message}`));

@@ -1,12 +1,11 @@
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
-import { asAmount, formatAmount, formatMoneyForPeople } from '../../core/money.ts';
+import { asAmount, formatAmount } from '../../core/money.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { invoiceClaimedPaid, invoiceDeferralRequested } from '../../platform/outbox/events.ts';
 import { enqueueEvent } from '../../platform/outbox/outbox.ts';
 import { readAmount } from '../ledger/index.ts';
 import { requireRole } from '../spaces/index.ts';
-import { invoicePdf } from './document.ts';
 import { allows } from './domain.ts';
 import { type InvoicesDeps, present, recordPayment } from './service.ts';
 import * as store from './store.ts';
@@ -33,44 +32,19 @@ export type ChatInvoicePost = {
 
 /** What the chat feature offers invoices (wired in app.ts; absent without a bot). */
 export type InvoiceChatPort = {
-  /** Posts the invoice with its buttons to the contact's group; refuses with an AppError when it cannot. */
-  postInvoice(tx: Queryable, post: ChatInvoicePost): Promise<void>;
+  /**
+   * Refuses with an AppError when the contact's group cannot take a post now (no group, a plan
+   * below Pro). Reads only the database: it runs in the transaction that queues the post.
+   */
+  checkPost(db: Queryable, spaceId: string, contactId: string | null): Promise<void>;
+  /**
+   * Posts the invoice with its buttons to the contact's group, outside any transaction (the chat
+   * worker); refuses with an AppError when it cannot, any other error leaves the outcome unknown.
+   */
+  postInvoice(post: ChatInvoicePost): Promise<void>;
   /** Whether the contact has a group the space may post to now. */
   canPost(db: Queryable, spaceId: string, contactId: string | null): Promise<boolean>;
 };
-
-/** Posts the invoice to the client's chat group and marks it delivered there. */
-export async function deliverByChat(
-  tx: Queryable,
-  deps: { chat?: InvoiceChatPort | undefined; publicUrl: string },
-  row: store.InvoiceRow,
-  message: string,
-  purpose: 'send' | 'remind',
-): Promise<void> {
-  if (!deps.chat)
-    throw new AppError(
-      'chat_unavailable',
-      'The chat bot is not enabled on this server (TELEGRAM_BOT_TOKEN).',
-      {
-        via: 'chat',
-      },
-    );
-  await deps.chat.postInvoice(tx, {
-    spaceId: row.space_id,
-    contactId: row.contact_id,
-    invoiceId: row.id,
-    sellerName: row.seller_name,
-    number: row.number,
-    total: formatMoneyForPeople(readAmount(row.total), row.currency),
-    dueOn: row.due_on,
-    url: `${deps.publicUrl}/i/${row.token}`,
-    purpose,
-    message,
-    pdf: await invoicePdf(row),
-    fileName: `invoice-${row.number}.pdf`,
-  });
-  await store.updateInvoice(tx, row.space_id, row.id, { delivered_in_app: true });
-}
 
 /** A button press names an invoice: it must be this contact's, in this space, and still open. */
 async function openInvoiceOfContact(tx: Queryable, spaceId: string, contactId: string, invoiceId: string) {

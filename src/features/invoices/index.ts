@@ -10,6 +10,7 @@ export {
   requestDeferral,
   settleChatAnswer,
 } from './chat-answers.ts';
+export { CHAT_POST_RETRY_DELAYS_MS, sendInvoiceChatPosts } from './chat-posts.ts';
 export { invoiceHtml, invoicePdf } from './document.ts';
 export {
   CLIENT_CONTACT_FIELDS,

@@ -11,7 +11,8 @@ import { requireAccount } from '../accounts/index.ts';
 import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
 import { readAmount } from '../ledger/index.ts';
 import { requireRole } from '../spaces/index.ts';
-import { deliverByChat, type InvoiceChatPort } from './chat-answers.ts';
+import type { InvoiceChatPort } from './chat-answers.ts';
+import { queueChatPost } from './chat-posts.ts';
 import { invoiceMail, invoicePdf, openAmountOf } from './document.ts';
 import {
   afterSend,
@@ -238,7 +239,7 @@ export async function sendInvoice(
     via === 'email'
       ? await queueInvoiceMail(tx, deps, row, to, body.cc ?? [], body.message ?? '', 'send')
       : null;
-  if (via === 'chat') await deliverByChat(tx, deps, row, body.message ?? '', 'send');
+  const chatPostId = via === 'chat' ? await queueChatPost(tx, deps, row, body.message ?? '', 'send') : null;
   const now = deps.clock.now();
   await store.insertDelivery(tx, {
     id: randomUUID(),
@@ -251,6 +252,7 @@ export async function sendInvoice(
     message: body.message ?? '',
     created_at: now,
     mail_id: mailId,
+    chat_post_id: chatPostId,
   });
   const status = afterSend(row.status);
   const updated = await store.updateInvoice(tx, spaceId, id, {
@@ -346,12 +348,13 @@ export async function remindInvoice(
   const at = deps.clock.now();
   const via: string[] = [];
   let mailId: string | null = null;
+  let chatPostId: string | null = null;
   if (only === 'email' || (only === undefined && deps.mailer?.available && row.client_email !== '')) {
     mailId = await queueInvoiceMail(tx, deps, row, row.client_email, [], message, 'remind');
     via.push('email');
   }
   if (only === 'chat' || (only === undefined && (await deps.chat?.canPost(tx, spaceId, row.contact_id)))) {
-    await deliverByChat(tx, deps, row, message, 'remind');
+    chatPostId = await queueChatPost(tx, deps, row, message, 'remind');
     via.push('chat');
   }
   await store.insertDelivery(tx, {
@@ -365,6 +368,7 @@ export async function remindInvoice(
     message,
     created_at: at,
     mail_id: mailId,
+    chat_post_id: chatPostId,
   });
   return { invoice_id: id, reminded: true, via, at: at.toISOString() };
 }

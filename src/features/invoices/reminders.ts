@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { deliverByChat } from './chat-answers.ts';
+import { queueChatPost } from './chat-posts.ts';
 import {
   addDays,
   allows,
@@ -61,7 +61,8 @@ export async function sendAutomaticReminders(deps: InvoicesDeps, limit = 50): Pr
         });
         if (!claimed) return false;
         if (byChat) {
-          await deliverByChat(tx, deps, row, STAGE_MESSAGES[stage], 'remind');
+          const postId = await queueChatPost(tx, deps, row, STAGE_MESSAGES[stage], 'remind');
+          await store.setDeliveryChatPost(tx, row.id, stage, postId);
           return claimed;
         }
         const mailId = await queueInvoiceMail(

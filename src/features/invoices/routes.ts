@@ -63,7 +63,7 @@ const docs = {
     peers: DELIVERY_ERRORS,
     summary: 'Send an invoice (via "none" marks it sent)',
     description:
-      'Sends a draft invoice to the client by email, with via "chat" to the client’s connected chat group (the PDF with "I paid" and "Need more time" buttons; 503 chat_unavailable without the bot, 422 delivery_unavailable when the contact has no group, 403 plan_required below Pro), or with via "none" only marks it sent. From then on it can be paid on its page and reminded.',
+      'Sends a draft invoice to the client by email, with via "chat" to the client’s connected chat group (the PDF with "I paid" and "Need more time" buttons; 503 chat_unavailable without the bot, 422 delivery_unavailable when the contact has no group, 403 plan_required below Pro), or with via "none" only marks it sent. Mail and chat posts are queued with the send and leave after it commits, retried while the mail server or Telegram cannot be reached; delivered_in_app turns true once the chat post is made. From then on it can be paid on its page and reminded.',
   },
   recordInvoicePayment: {
     operationId: 'recordInvoicePayment',

@@ -167,6 +167,15 @@ export async function setDeliveryMail(db: Queryable, invoiceId: string, stage: s
     .execute();
 }
 
+export async function setDeliveryChatPost(db: Queryable, invoiceId: string, stage: string, postId: string) {
+  await db
+    .updateTable('invoice_deliveries')
+    .set({ chat_post_id: postId })
+    .where('invoice_id', '=', invoiceId)
+    .where('auto_stage', '=', stage as never)
+    .execute();
+}
+
 export function spaceDeliveries(
   db: Queryable,
   spaceId: string,

@@ -11,6 +11,7 @@ import {
   THROTTLES,
 } from '../../platform/http/attempt-throttle.ts';
 import type { Mailer } from '../../platform/mail/mailer.ts';
+import { enqueueMail } from '../../platform/mail/outbox.ts';
 import { hashPassword, type Origin, type UsersDeps } from './service.ts';
 import * as store from './store.ts';
 
@@ -41,15 +42,12 @@ function resetMail(to: string, link: string) {
 }
 
 /**
- * Records a reset and mails its link when the address has an account. Throttled per address
- * typed and per client address, so nobody can flood an inbox. Returns the mail's sending, which
- * the route does not wait for (tests do).
+ * Records a reset and queues its link's mail when the address has an account. Throttled per
+ * address typed and per client address, so nobody can flood an inbox. The reset and its mail
+ * commit together; the mail worker sends it after commit (mail_outbox), so the answer neither
+ * waits for the mail server nor tells by its timing whether the address has an account.
  */
-export async function requestPasswordReset(
-  deps: ResetDeps,
-  email: string,
-  origin: Origin,
-): Promise<{ mailed: Promise<void> }> {
+export async function requestPasswordReset(deps: ResetDeps, email: string, origin: Origin): Promise<void> {
   await admitAttempt(
     deps.db,
     deps.clock,
@@ -57,22 +55,27 @@ export async function requestPasswordReset(
     'password reset',
   );
   const user = await store.findUserByEmail(deps.db, email);
-  if (!user) return { mailed: Promise.resolve() };
+  if (!user) return;
+  if (!deps.mailer.available) {
+    // A link nobody can receive is not worth recording; the operator is told why none left.
+    deps.logger?.warn({ userId: user.id }, 'no password reset mail: no mail transport is configured');
+    return;
+  }
   const token = randomSecret(RESET_PREFIX);
   const now = deps.clock.now();
-  await store.insertPasswordReset(deps.db, {
-    id: randomUUID(),
-    userId: user.id,
-    tokenHash: sha256Hex(token),
-    at: now,
-    expiresAt: new Date(now.getTime() + RESET_LIFETIME_MS),
+  await deps.db.transaction().execute(async (tx) => {
+    await store.insertPasswordReset(tx, {
+      id: randomUUID(),
+      userId: user.id,
+      tokenHash: sha256Hex(token),
+      at: now,
+      expiresAt: new Date(now.getTime() + RESET_LIFETIME_MS),
+    });
+    await enqueueMail(tx, deps.clock, deps.mailer.from, {
+      spaceId: null,
+      ...resetMail(user.email, resetLink(deps.publicUrl, token)),
+    });
   });
-  const mailed = deps.mailer.send(resetMail(user.email, resetLink(deps.publicUrl, token))).then(
-    () => undefined,
-    (error: unknown) =>
-      deps.logger?.warn({ err: error, userId: user.id }, 'the password reset mail was not sent'),
-  );
-  return { mailed };
 }
 
 const refusedLink = () =>

@@ -18,6 +18,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createNonceManager, jsonRpc } from 'viem/nonce';
+import { refuseInsideTransaction } from '../db/transaction-guard.ts';
 import { type AnvilNode, startAnvil, waitForRpc } from './anvil.ts';
 import {
   type ConfiguredNetwork,
@@ -106,6 +107,24 @@ const REQUEST_TIMEOUT_MS = 15_000;
 const RANK_INTERVAL_MS = 10_000;
 
 /**
+ * A transport that refuses to reach a node from a database transaction's work: a node that takes
+ * its time would hold the transaction's locks, and what it answered would be acted on in a
+ * transaction that may still fail. Every client of every network is made over such a transport,
+ * so a read or write made while a transaction is open fails the first test that takes the path.
+ */
+function outsideTransactions<T extends Transport>(transport: T): T {
+  const guarded = ((options: Parameters<T>[0]) => {
+    const made = transport(options);
+    const request: typeof made.request = (args, requestOptions) => {
+      refuseInsideTransaction('a chain node');
+      return made.request(args, requestOptions);
+    };
+    return { ...made, request };
+  }) as T;
+  return guarded;
+}
+
+/**
  * The clients of one network over one or more nodes. Several nodes sit behind viem's fallback
  * transport, ranked by an eth_blockNumber ping (any node answers it, unlike net_listening); each
  * node also gets a client of its own, so a read that may end `absent` is asked of a node whose
@@ -121,7 +140,7 @@ export function connectClients(
   if (first === undefined) throw new RangeError(`No RPC URL for ${definition.name}.`);
   const chain = viemChain(definition, first);
   const transports = rpcUrls.map((url) => http(url, { timeout: requestTimeoutMs, retryCount: 1 }));
-  const transport =
+  const transport = outsideTransactions(
     transports.length === 1
       ? transports[0]!
       : fallback(transports, {
@@ -129,13 +148,14 @@ export function connectClients(
             interval: RANK_INTERVAL_MS,
             ping: ({ transport: node }) => node.request({ method: 'eth_blockNumber' }),
           },
-        });
+        }),
+  );
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
   const nodes = rpcUrls.map((url, index) => ({
     label: `${definition.name} node ${index + 1}`,
     client: createPublicClient({
       chain,
-      transport: http(url, { timeout: requestTimeoutMs, retryCount: 0 }),
+      transport: outsideTransactions(http(url, { timeout: requestTimeoutMs, retryCount: 0 })),
       pollingInterval: 100,
     }),
   }));

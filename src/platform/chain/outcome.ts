@@ -9,6 +9,7 @@ import {
   type Transport,
   type Chain as ViemChain,
 } from 'viem';
+import { isCalledInsideTransaction } from '../db/transaction-guard.ts';
 
 // Every read from a chain node ends one of three ways: the node answered with the thing
 // (`found`), the node definitely does not have it (`absent`), or we could not tell (`unknown`).
@@ -66,6 +67,8 @@ export async function classifyRead<T>(read: () => Promise<T | null | undefined>)
     const value = await read();
     return value === null || value === undefined ? absent() : found(value);
   } catch (error) {
+    // A read made inside a database transaction is a bug in the caller, not a node's doubt.
+    if (isCalledInsideTransaction(error)) throw error;
     if (isNotFound(error)) return absent();
     return unknown(describeChainError(error));
   }

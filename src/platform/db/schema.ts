@@ -1075,3 +1075,29 @@ export interface InvoiceDeliveriesTable {
 export interface Database {
   mail_outbox: MailOutboxTable;
 }
+
+// 0260: invoices posted to a client's chat group after commit (features/invoices/chat-posts.ts).
+export type ChatPostState = 'pending' | 'sent' | 'given_up';
+
+export interface InvoiceChatPostsTable {
+  id: string;
+  space_id: string;
+  invoice_id: string;
+  contact_id: string;
+  purpose: 'send' | 'remind';
+  message: ColumnType<string, string | undefined, string>;
+  state: ColumnType<ChatPostState, ChatPostState | undefined, ChatPostState>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  last_error: ColumnType<string, string | undefined, string>;
+  sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Timestamp;
+}
+
+export interface InvoiceDeliveriesTable {
+  chat_post_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface Database {
+  invoice_chat_posts: InvoiceChatPostsTable;
+}

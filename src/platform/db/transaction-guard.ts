@@ -44,8 +44,24 @@ export function markTransactions<D>(db: Kysely<D>): Kysely<D> {
   });
 }
 
+/** A bug: an outside call made from a transaction's work. Never an outcome of the call itself. */
+export class CalledInsideTransactionError extends Error {
+  override name = 'CalledInsideTransactionError';
+}
+
 /** Throws when called from a transaction's work: `what` names the outside call for the bug report. */
 export function refuseInsideTransaction(what: string): void {
   if (insideTransaction.getStore() === true)
-    throw new Error(`Bug: ${what} was called inside a database transaction; do it after commit.`);
+    throw new CalledInsideTransactionError(
+      `Bug: ${what} was called inside a database transaction; do it after commit.`,
+    );
+}
+
+/** Whether `error`, or any error it wraps (its `cause` chain), is the guard's refusal. */
+export function isCalledInsideTransaction(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 10; depth += 1) {
+    if (current instanceof CalledInsideTransactionError) return true;
+    current = current.cause;
+  }
+  return false;
 }

@@ -122,9 +122,15 @@ async function finishRecord(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * Frees a claim whose write failed, so a retry redoes it at once. Only a claim still `running`:
+ * when the connection was cut during COMMIT the write may have committed with its answer
+ * (`done`), and that answer must stay for the retry to replay rather than write again.
+ */
 async function releaseRecord(deps: WriteDeps, request: FastifyRequest, key: string, ownerToken: string) {
   await deps.db
     .deleteFrom('idempotency_records')
+    .where('state', '=', 'running')
     .where('key_id', '=', requireCaller(request, 'integration').keyId)
     .where('route', '=', routeName(request))
     .where('idempotency_key', '=', key)

@@ -109,8 +109,11 @@ type Claimed = {
   attempts: number;
 };
 
-/** Which rows a round may take: every due row, or (tests sharing one database) those of some spaces. */
-export type MailScope = { limit?: number; spaceIds?: string[] };
+/**
+ * Which rows a round may take: every due row, or (tests sharing one database) those of some
+ * spaces or to some recipients (mail of no space, such as a password reset).
+ */
+export type MailScope = { limit?: number; spaceIds?: string[]; recipients?: string[] };
 
 /** Claims up to `limit` due rows: each gets a lease and one more attempt counted, then commits. */
 async function claimDue(deps: MailWorkerDeps, scope: MailScope): Promise<Claimed[]> {
@@ -122,6 +125,7 @@ async function claimDue(deps: MailWorkerDeps, scope: MailScope): Promise<Claimed
       .where('state', '=', 'pending')
       .where('next_attempt_at', '<=', now);
     if (scope.spaceIds) query = query.where('space_id', 'in', scope.spaceIds);
+    if (scope.recipients) query = query.where('recipient', 'in', scope.recipients);
     const due = await query
       .orderBy('next_attempt_at')
       .limit(scope.limit ?? BATCH_MAX)

@@ -117,6 +117,16 @@ describe('the agent hot wallet', () => {
     ]);
   });
 
+  it('shows a native balance finer than eight places exactly, not as zero', async () => {
+    const world = await agentWorld();
+    await chain.local!.fund(world.wallet as Address, 0n, 10n ** 18n + 1n);
+    const res = await api('GET', '/agent/wallet', world.token);
+    expect(res.status).toBe(200);
+    expect(res.body.balances).toEqual([
+      { network: 'local', asset: 'USDC', amount: '10.00000000', native: '1.000000000000000001' },
+    ]);
+  });
+
   it('sends within the fence through the gas wallet, books money.out, and answers a retry once', async () => {
     const world = await agentWorld();
     const to = destination();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { type Address, getAddress, isAddress } from 'viem';
+import { type Address, formatUnits, getAddress, isAddress } from 'viem';
 import { assert } from '../../core/assert.ts';
 import { canonicalJson } from '../../core/canonical-json.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -96,8 +96,9 @@ export async function walletBalances(deps: WalletDeps, caller: AgentCaller) {
     balances.push({
       network: network.name,
       asset: network.token.symbol,
-      amount: amount.ok ? formatAmount(amount.value) : '0',
-      native: native.ok ? formatAmount(native.value) : '0',
+      // A balance finer than eight places (the native coin has 18) is shown exactly, never as 0.
+      amount: amount.ok ? formatAmount(amount.value) : formatUnits(units.value, network.token.decimals),
+      native: native.ok ? formatAmount(native.value) : formatUnits(wei.value, 18),
     });
   }
   return { address: getAddress(address), balances };

@@ -21,8 +21,9 @@ beforeAll(async () => {
     clock,
     env: { SMTP_URL: smtp.url, MAIL_FROM: 'Billing <billing@tollbook.test>' },
   });
-  // The worker's own mailer, with a short silence bound so the `hang` step ends quickly.
-  mailer = createMailer({ smtpUrl: smtp.url, from: 'Billing <billing@tollbook.test>', timeoutMs: 1_000 });
+  // The worker's own mailer, with a silence bound short enough for the `hang` step to end soon and
+  // long enough that a busy machine's slow but working server is not taken for a silent one.
+  mailer = createMailer({ smtpUrl: smtp.url, from: 'Billing <billing@tollbook.test>', timeoutMs: 5_000 });
 }, 180_000);
 afterAll(async () => {
   mailer?.close();

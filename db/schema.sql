@@ -537,6 +537,7 @@ CREATE TABLE public.invoices (
     promised_on date,
     deferral_state text,
     delivered_in_app boolean DEFAULT false NOT NULL,
+    seller_snapshot jsonb,
     CONSTRAINT invoices_check CHECK (((paid_amount >= (0)::numeric) AND (paid_amount <= total))),
     CONSTRAINT invoices_deferral_check CHECK (((deferral_state IS NULL) OR (deferral_state = 'declined'::text) OR (promised_on IS NOT NULL))),
     CONSTRAINT invoices_deferral_state_check CHECK ((deferral_state = ANY (ARRAY['requested'::text, 'accepted'::text, 'declined'::text]))),
@@ -910,6 +911,43 @@ CREATE TABLE public.screening_lists (
     CONSTRAINT screening_lists_entries_check CHECK ((entries >= 0))
 );
 
+CREATE TABLE public.seller_profiles (
+    space_id uuid NOT NULL,
+    legal_name text DEFAULT ''::text NOT NULL,
+    trading_name text DEFAULT ''::text NOT NULL,
+    address_line1 text DEFAULT ''::text NOT NULL,
+    address_line2 text DEFAULT ''::text NOT NULL,
+    postal_code text DEFAULT ''::text NOT NULL,
+    city text DEFAULT ''::text NOT NULL,
+    region text DEFAULT ''::text NOT NULL,
+    country text DEFAULT ''::text NOT NULL,
+    vat_id text DEFAULT ''::text NOT NULL,
+    tax_number text DEFAULT ''::text NOT NULL,
+    registration_id text DEFAULT ''::text NOT NULL,
+    email text DEFAULT ''::text NOT NULL,
+    phone text DEFAULT ''::text NOT NULL,
+    website text DEFAULT ''::text NOT NULL,
+    payment_terms_days integer DEFAULT 14 NOT NULL,
+    invoice_footer text DEFAULT ''::text NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT seller_profiles_address_line1_check CHECK ((length(address_line1) <= 200)),
+    CONSTRAINT seller_profiles_address_line2_check CHECK ((length(address_line2) <= 200)),
+    CONSTRAINT seller_profiles_city_check CHECK ((length(city) <= 100)),
+    CONSTRAINT seller_profiles_country_check CHECK (((country = ''::text) OR (country ~ '^[A-Z]{2}$'::text))),
+    CONSTRAINT seller_profiles_email_check CHECK ((length(email) <= 200)),
+    CONSTRAINT seller_profiles_invoice_footer_check CHECK ((length(invoice_footer) <= 1000)),
+    CONSTRAINT seller_profiles_legal_name_check CHECK ((length(legal_name) <= 200)),
+    CONSTRAINT seller_profiles_payment_terms_days_check CHECK (((payment_terms_days >= 0) AND (payment_terms_days <= 365))),
+    CONSTRAINT seller_profiles_phone_check CHECK ((length(phone) <= 40)),
+    CONSTRAINT seller_profiles_postal_code_check CHECK ((length(postal_code) <= 20)),
+    CONSTRAINT seller_profiles_region_check CHECK ((length(region) <= 100)),
+    CONSTRAINT seller_profiles_registration_id_check CHECK ((length(registration_id) <= 64)),
+    CONSTRAINT seller_profiles_tax_number_check CHECK ((length(tax_number) <= 64)),
+    CONSTRAINT seller_profiles_trading_name_check CHECK ((length(trading_name) <= 200)),
+    CONSTRAINT seller_profiles_vat_id_check CHECK ((length(vat_id) <= 64)),
+    CONSTRAINT seller_profiles_website_check CHECK ((length(website) <= 200))
+);
+
 CREATE TABLE public.sessions (
     id uuid NOT NULL,
     user_id uuid NOT NULL,
@@ -960,6 +998,7 @@ CREATE TABLE public.spaces (
     closed_through date,
     created_at timestamp with time zone NOT NULL,
     CONSTRAINT spaces_plan_check CHECK ((plan = ANY (ARRAY['free'::text, 'starter'::text, 'pro'::text, 'scale'::text, 'enterprise'::text]))),
+    CONSTRAINT spaces_public_handle_check CHECK (((public_handle ~ '^[a-z0-9]+(-[a-z0-9]+)*$'::text) AND ((length(public_handle) >= 3) AND (length(public_handle) <= 48)))),
     CONSTRAINT spaces_subscription_packs_check CHECK ((subscription_packs >= 0))
 );
 
@@ -1323,6 +1362,9 @@ ALTER TABLE ONLY public.schema_migrations
 ALTER TABLE ONLY public.screening_lists
     ADD CONSTRAINT screening_lists_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.seller_profiles
+    ADD CONSTRAINT seller_profiles_pkey PRIMARY KEY (space_id);
+
 ALTER TABLE ONLY public.sessions
     ADD CONSTRAINT sessions_pkey PRIMARY KEY (id);
 
@@ -1343,6 +1385,9 @@ ALTER TABLE ONLY public.sites
 
 ALTER TABLE ONLY public.spaces
     ADD CONSTRAINT spaces_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.spaces
+    ADD CONSTRAINT spaces_public_handle_key UNIQUE (public_handle);
 
 ALTER TABLE ONLY public.stripe_events
     ADD CONSTRAINT stripe_events_pkey PRIMARY KEY (event_id);
@@ -1874,6 +1919,9 @@ ALTER TABLE ONLY public.resources
 
 ALTER TABLE ONLY public.screening_entries
     ADD CONSTRAINT screening_entries_list_id_fkey FOREIGN KEY (list_id) REFERENCES public.screening_lists(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.seller_profiles
+    ADD CONSTRAINT seller_profiles_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
 ALTER TABLE ONLY public.sessions
     ADD CONSTRAINT sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;

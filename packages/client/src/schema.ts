@@ -1657,6 +1657,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the book's seller profile
+         * @description Who the business is on its documents and public pages: names, address, tax ids, contact, payment terms, invoice footer and public handle. Any member reads it.
+         */
+        get: operations["getSellerProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the book's seller profile
+         * @description Changes the fields given; an address replaces the whole address. A document already sent keeps the seller it was sent with. A new public handle must be free (409 conflict); the old one stops answering. Owners and admins only.
+         */
+        patch: operations["updateSellerProfile"];
+        trace?: never;
+    };
     "/app/api/spaces/{id}/proposals": {
         parameters: {
             query?: never;
@@ -8215,6 +8239,155 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         removed: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getSellerProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: {
+                            city: string;
+                            country: string;
+                            line1: string;
+                            line2: string;
+                            postal_code: string;
+                            region: string;
+                        };
+                        /** @description Trading name, else legal name, else the book name. */
+                        display_name: string;
+                        email: string;
+                        invoice_footer: string;
+                        legal_name: string;
+                        payment_terms_days: number;
+                        phone: string;
+                        public_handle: string;
+                        registration_id: string;
+                        /** Format: uuid */
+                        space_id: string;
+                        tax_number: string;
+                        trading_name: string;
+                        vat_id: string;
+                        website: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateSellerProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address?: {
+                        /** @description The city. */
+                        city?: string;
+                        /**
+                         * @description ISO 3166-1 alpha-2 country code in capitals ("DE"), or empty.
+                         * @enum {string}
+                         */
+                        country?: "" | "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
+                        /** @description Street and number. */
+                        line1?: string;
+                        /** @description An additional line (building, floor, care of). */
+                        line2?: string;
+                        /** @description The postal code. */
+                        postal_code?: string;
+                        /** @description The region, state or province. */
+                        region?: string;
+                    };
+                    /** @description Where clients write for support; empty for none. */
+                    email?: string;
+                    /** @description Text printed at the foot of every document. */
+                    invoice_footer?: string;
+                    /** @description The registered name of the business. */
+                    legal_name?: string;
+                    /** @description Days from issue to due date by default. */
+                    payment_terms_days?: number;
+                    /** @description A phone number. */
+                    phone?: string;
+                    /** @description The book's name in public addresses: lower-case letters and digits in hyphen-separated runs. The old handle stops answering. */
+                    public_handle?: string;
+                    /** @description Company registration id (court register, Companies House…). */
+                    registration_id?: string;
+                    /** @description The national tax number, where it is not a VAT id. */
+                    tax_number?: string;
+                    /** @description The name the business trades under; shown to clients and payers. */
+                    trading_name?: string;
+                    /** @description VAT identification number, with its country prefix ("DE123456789"). */
+                    vat_id?: string;
+                    /** @description An http(s) address, or empty. */
+                    website?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: {
+                            city: string;
+                            country: string;
+                            line1: string;
+                            line2: string;
+                            postal_code: string;
+                            region: string;
+                        };
+                        /** @description Trading name, else legal name, else the book name. */
+                        display_name: string;
+                        email: string;
+                        invoice_footer: string;
+                        legal_name: string;
+                        payment_terms_days: number;
+                        phone: string;
+                        public_handle: string;
+                        registration_id: string;
+                        /** Format: uuid */
+                        space_id: string;
+                        tax_number: string;
+                        trading_name: string;
+                        vat_id: string;
+                        website: string;
                     };
                 };
             };

@@ -27,6 +27,7 @@ import {
 } from './domain.ts';
 import { breakdownOut, lineItemsOut, present, presentWithPayments } from './presentation.ts';
 import type { ClientBody, InvoiceCreateBody, SellerBody, SendBody } from './schemas.ts';
+import { reSnapshotSeller, snapshotSeller, withSellerShown } from './seller.ts';
 import * as store from './store.ts';
 
 // An invoice's life: created (mirrored or from the app), read, its parties corrected, sent,
@@ -135,7 +136,7 @@ export async function createInvoice(
   if (body.number != null) await refuseTakenNumber(tx, spaceId, body.number);
   const number = body.number ?? (await nextFreeNumber(tx, spaceId));
   const now = deps.clock.now();
-  const row = await store.insertInvoice(tx, {
+  const inserted = await store.insertInvoice(tx, {
     id: randomUUID(),
     space_id: spaceId,
     key_id: caller.keyId,
@@ -173,6 +174,8 @@ export async function createInvoice(
     auto_remind: true,
     ...freshInvoiceState(now),
   });
+  // A credit note is issued when it is made, so it keeps the seller of that moment.
+  const row = inserted.status === 'issued' ? await snapshotSeller(tx, inserted, now) : inserted;
   return present(row, [], deps.publicUrl, today(deps.clock));
 }
 
@@ -218,7 +221,10 @@ export async function setParty(
   if ('client' in party && (party.client.name ?? '') === '')
     throw new AppError('invalid_request', 'An invoice needs a client name.', { field: 'name' });
   const changes = 'seller' in party ? sellerColumns(party.seller) : clientColumns(party.client);
-  const updated = await store.updateInvoice(tx, spaceId, id, { ...changes, updated_at: deps.clock.now() });
+  const updated =
+    'seller' in party && row.seller_snapshot !== null
+      ? await reSnapshotSeller(tx, row, changes as ReturnType<typeof sellerColumns>, deps.clock.now())
+      : await store.updateInvoice(tx, spaceId, id, { ...changes, updated_at: deps.clock.now() });
   return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
 }
 
@@ -230,8 +236,10 @@ export async function sendInvoice(
   id: string,
   body: SendBody,
 ) {
-  const row = await ownInvoice(tx, spaceId, id, true);
-  refuseMove('send', row);
+  const locked = await ownInvoice(tx, spaceId, id, true);
+  refuseMove('send', locked);
+  // The document keeps the seller it is first sent with (a re-send keeps the same).
+  const row = await snapshotSeller(tx, locked, deps.clock.now());
   const via = body.via ?? 'email';
   const to = body.to || row.client_email;
   const mailId =
@@ -326,7 +334,7 @@ export async function queueInvoiceMail(
 
 /** The attachments of an invoice's mail: its PDF as it is when the mail leaves, read without a lock. */
 export async function invoiceMailAttachments(db: Queryable, spaceId: string, invoiceId: string) {
-  const row = await ownInvoice(db, spaceId, invoiceId, false);
+  const row = await withSellerShown(db, await ownInvoice(db, spaceId, invoiceId, false));
   return [
     { filename: `invoice-${row.number}.pdf`, content: await invoicePdf(row), contentType: 'application/pdf' },
   ];
@@ -403,10 +411,14 @@ async function applyCredit(
   });
 }
 
-/** An invoice by its public token (its page at /i/{token}), with its payments. */
+/**
+ * An invoice by its public token (its page at /i/{token}), with the seller it shows. A draft
+ * has no public page yet: it is not found until it is sent.
+ */
 export async function invoiceByToken(db: Queryable, token: string) {
-  const row = await store.findByToken(db, token);
-  if (row?.kind !== 'invoice') return undefined;
+  const found = await store.findByToken(db, token);
+  if (found?.kind !== 'invoice' || found.status === 'draft') return undefined;
+  const row = await withSellerShown(db, found);
   return { row, open: asAmount(openAmountOf(row)) };
 }
 

@@ -2,6 +2,7 @@ import {
   ActionButton,
   type Column,
   DateTime,
+  EMPTY_FORM,
   EmptyState,
   Field,
   Form,
@@ -14,6 +15,8 @@ import {
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, canAdminister, type Shell } from '../../platform/web/shell.ts';
 import { PLANS, ROLES } from './domain.ts';
+import { ProfileCard } from './pages-profile.tsx';
+import type { SellerProfile } from './profile.ts';
 
 // Books (spaces): the list and creation, a book's settings (name, plan, rollout switches), and
 // its members with their roles.
@@ -107,7 +110,10 @@ function Switch({ name, label, on, hint }: { name: string; label: string; on: bo
 export function SettingsPage(props: {
   shell: Shell & { book: { id: string } };
   space: Space;
+  profile: SellerProfile;
   form: FormState;
+  /** The state of the seller profile's form, when it was the one posted. */
+  profileForm?: FormState;
   saved?: string;
 }) {
   const { shell, space, form } = props;
@@ -180,6 +186,12 @@ export function SettingsPage(props: {
           </p>
         )}
       </div>
+      <ProfileCard
+        shell={shell}
+        profile={props.profile}
+        form={props.profileForm ?? EMPTY_FORM}
+        admin={admin}
+      />
     </Layout>
   );
 }

@@ -2,7 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { olderThan } from '../../platform/db/paging.ts';
-import type { Role, SpacesTable } from '../../platform/db/schema.ts';
+import type { Role, SellerProfilesTable, SpacesTable } from '../../platform/db/schema.ts';
 
 export type SpaceRow = Pick<
   Selectable<SpacesTable>,
@@ -223,4 +223,33 @@ export async function moveClosedThrough(db: Queryable, spaceId: string, through:
     .where((eb) => eb.or([eb('closed_through', 'is', null), eb('closed_through', '<=', through)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+export type ProfileRow = Omit<Selectable<SellerProfilesTable>, 'space_id' | 'updated_at'>;
+
+/** The book's seller profile, or undefined while nothing was saved. */
+export function findProfile(db: Queryable, spaceId: string) {
+  return db.selectFrom('seller_profiles').selectAll().where('space_id', '=', spaceId).executeTakeFirst();
+}
+
+/** Writes the whole profile (insert or replace). */
+export async function saveProfile(db: Queryable, spaceId: string, profile: ProfileRow, at: Date) {
+  await db
+    .insertInto('seller_profiles')
+    .values({ space_id: spaceId, ...profile, updated_at: at })
+    .onConflict((conflict) => conflict.column('space_id').doUpdateSet({ ...profile, updated_at: at }))
+    .execute();
+}
+
+/** The space whose public handle this is, if any. */
+export function findSpaceByHandle(db: Queryable, handle: string) {
+  return db
+    .selectFrom('spaces')
+    .select(['id', 'name'])
+    .where('public_handle', '=', handle)
+    .executeTakeFirst();
+}
+
+export async function setHandle(db: Queryable, spaceId: string, handle: string) {
+  await db.updateTable('spaces').set({ public_handle: handle }).where('id', '=', spaceId).execute();
 }

@@ -44,6 +44,30 @@ export interface SpacesTable {
   created_at: Timestamp;
 }
 
+type DefaultText = ColumnType<string, string | undefined, string>;
+
+/** A book's seller profile (`seller_profiles`): who the business is on its documents. */
+export interface SellerProfilesTable {
+  space_id: string;
+  legal_name: DefaultText;
+  trading_name: DefaultText;
+  address_line1: DefaultText;
+  address_line2: DefaultText;
+  postal_code: DefaultText;
+  city: DefaultText;
+  region: DefaultText;
+  country: DefaultText;
+  vat_id: DefaultText;
+  tax_number: DefaultText;
+  registration_id: DefaultText;
+  email: DefaultText;
+  phone: DefaultText;
+  website: DefaultText;
+  payment_terms_days: ColumnType<number, number | undefined, number>;
+  invoice_footer: DefaultText;
+  updated_at: Timestamp;
+}
+
 export interface MembersTable {
   space_id: string;
   user_id: string;
@@ -391,6 +415,7 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   spaces: SpacesTable;
+  seller_profiles: SellerProfilesTable;
   members: MembersTable;
   push_sources: PushSourcesTable;
   integration_keys: IntegrationKeysTable;
@@ -509,9 +534,32 @@ export interface InvoicesTable {
   promised_on: ColumnType<string | null, string | null | undefined, string | null>;
   deferral_state: ColumnType<DeferralState | null, DeferralState | null | undefined, DeferralState | null>;
   delivered_in_app: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The seller as it stood when the document was sent; null before. */
+  seller_snapshot: ColumnType<StoredSeller | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
+
+/** The seller a sent document keeps (`invoices.seller_snapshot`). */
+export type StoredSeller = {
+  name: string;
+  legal_name: string;
+  address: {
+    line1: string;
+    line2: string;
+    postal_code: string;
+    city: string;
+    region: string;
+    country: string;
+  };
+  vat_id: string;
+  tax_number: string;
+  registration_id: string;
+  email: string;
+  phone: string;
+  website: string;
+  invoice_footer: string;
+};
 
 export interface InvoiceNumberCountersTable {
   space_id: string;

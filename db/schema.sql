@@ -45,7 +45,9 @@ CREATE TABLE public.accounts (
     address_challenge_expires_at timestamp with time zone,
     address_proven text,
     address_proven_at timestamp with time zone,
-    CONSTRAINT accounts_kind_check CHECK ((kind = ANY (ARRAY['bank'::text, 'card'::text, 'cash'::text, 'crypto'::text, 'platform'::text])))
+    requisites jsonb,
+    CONSTRAINT accounts_kind_check CHECK ((kind = ANY (ARRAY['bank'::text, 'card'::text, 'cash'::text, 'crypto'::text, 'platform'::text]))),
+    CONSTRAINT accounts_requisites_check CHECK (((requisites IS NULL) OR ((kind = 'bank'::text) AND ((requisites ->> 'scheme'::text) = ANY (ARRAY['sepa'::text, 'swift'::text, 'uk'::text, 'us_ach'::text])) AND (COALESCE((requisites ->> 'holder'::text), ''::text) <> ''::text))))
 );
 
 CREATE TABLE public.agent_accounts (

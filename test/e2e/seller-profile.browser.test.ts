@@ -1,12 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import jsqr from 'jsqr';
 import type { Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Harness, User } from '../harness.ts';
 import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
 
 // Book settings' seller profile as an owner meets it in Chromium: filled in, refused in place
 // for a bad handle, saved, and printed on the invoice sent afterwards.
+
+// jsqr is CommonJS: at run time its function is the module itself; to the checker, its default.
+const jsQR = ((jsqr as unknown as { default?: unknown }).default ?? jsqr) as typeof jsqr.default;
 
 const RESULTS_DIR = fileURLToPath(new URL('../../test-results/', import.meta.url));
 
@@ -99,6 +104,85 @@ describe('the seller profile in Book settings', () => {
     });
     expect(sent.json()).toMatchObject({ seller_name: 'Nordlicht', seller_tax_id: 'DE123456789' });
     // The refused post answered 422, which Chromium logs as a failed resource; nothing else.
+    expect(problems.filter((problem) => !/status of 422/.test(problem))).toEqual([]);
+  });
+});
+
+describe('the bank transfer on the pay page', () => {
+  it('shows the trading name, holder, grouped IBAN, BIC, amount and reference with copy buttons, and a GiroCode a banking app reads', async () => {
+    const owner = await h.signup('Owner');
+    const spaceId = await h.createSpace(owner, { name: 'Pay book', base_currency: 'EUR' });
+    await h.inject({
+      method: 'PATCH',
+      url: `/app/api/spaces/${spaceId}/profile`,
+      session: owner.token,
+      payload: { legal_name: 'Nordlicht Studio GmbH', trading_name: 'Nordlicht' },
+    });
+    const account = await h.makeAccount(spaceId, { kind: 'bank', name: 'Main bank (EUR)', currency: 'EUR' });
+    const { page, problems } = await signedInPage(owner);
+    // The bank details are written on the account's page, as an owner would.
+    await page.goto(`${base}/app/books/${spaceId}/accounts/${account.id}`);
+    await page.selectOption('#field-requisites\\.scheme', 'sepa');
+    await page.fill('#field-requisites\\.holder', 'Nordlicht Studio GmbH');
+    await page.fill('#field-requisites\\.iban', 'DE89 3704 0044 0532 0130 01');
+    await page.fill('#field-requisites\\.bic', 'COBADEFFXXX');
+    await page.getByRole('button', { name: 'Save the account' }).click();
+    await page.locator('#field-requisites\\.iban-error').waitFor();
+    expect(await page.textContent('#field-requisites\\.iban-error')).toMatch(/mod-97/);
+    await page.fill('#field-requisites\\.iban', 'DE89 3704 0044 0532 0130 00');
+    await page.getByRole('button', { name: 'Save the account' }).click();
+    await page.waitForURL(new RegExp(`/accounts/${account.id}$`));
+    expect(await page.inputValue('#field-requisites\\.iban')).toBe('DE89370400440532013000');
+    await shoot(page, 'app-account-requisites');
+
+    const key = await h.issueKey(owner, spaceId, { scopes: ['payments'] });
+    const created = await h.inject({
+      method: 'POST',
+      url: '/integration/payment-requests',
+      key: key.key,
+      payload: { account_id: account.id, amount: '1234.5', currency: 'EUR', memo: 'Invoice 7' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    await page.goto(`${base}/pay/${created.json().token}`);
+    const bank = page.locator('#rail-bank');
+    const bankText = (await bank.textContent())?.replace(/\s+/g, ' ') ?? '';
+    expect(bankText).toContain('Transfer 1,234.50 EUR to Nordlicht.');
+    expect(bankText).not.toContain('Main bank');
+    expect(await page.textContent('#seller')).toBe('Nordlicht');
+    expect(await page.textContent('#bank-holder')).toBe('Nordlicht Studio GmbH');
+    expect(await page.textContent('#bank-iban')).toBe('DE89 3704 0044 0532 0130 00');
+    expect(await page.textContent('#bank-bic')).toBe('COBADEFFXXX');
+    const reference = (await page.textContent('#bank-reference')) ?? '';
+    expect(reference).toMatch(/^TB-[A-Z0-9]{10}$/);
+    const copies = await bank
+      .locator('button.copy')
+      .evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.copy));
+    expect(copies).toEqual([
+      'Nordlicht Studio GmbH',
+      'DE89370400440532013000',
+      'COBADEFFXXX',
+      '1234.5',
+      reference,
+    ]);
+    await shoot(page, 'pay-bank-transfer');
+
+    // The GiroCode as the browser drew it, read back from a screenshot.
+    const png = PNG.sync.read(await page.locator('#bank-qr').screenshot());
+    const decoded = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
+    expect(decoded, 'the GiroCode did not decode').not.toBeNull();
+    const lines = decoded!.data.split('\n');
+    expect(lines[0]).toBe('BCD');
+    expect(lines[1]).toBe('002');
+    expect(lines[2]).toBe('1');
+    expect(lines[3]).toBe('SCT');
+    expect(lines[4]).toBe('COBADEFFXXX');
+    expect(lines[5]).toBe('Nordlicht Studio GmbH');
+    expect(lines[6]).toBe('DE89370400440532013000');
+    expect(lines[7]).toBe('EUR1234.50');
+    expect(lines[8]).toBe('');
+    expect(lines[9]).toBe('');
+    expect(lines[10]).toBe(reference);
+    expect(lines).toHaveLength(11);
     expect(problems.filter((problem) => !/status of 422/.test(problem))).toEqual([]);
   });
 });

@@ -413,6 +413,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/accounts/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an account
+         * @description Changes an account’s name, colour, details or bank requisites (sepa {iban, bic?, holder}, swift, uk, us_ach; IBAN mod-97, BIC shape, sort code and ABA routing checked; requisites: null removes them). Only bank accounts have requisites. Owners, admins and members.
+         */
+        patch: operations["updateSpaceAccount"];
+        trace?: never;
+    };
     "/app/api/spaces/{id}/accounts/{account_id}/address-proof": {
         parameters: {
             query?: never;
@@ -2822,6 +2842,14 @@ export interface components {
             /** @description Between -1e16 and 1e16; default 0. */
             opening_balance?: number | string;
             opening_cost?: number | string | null;
+            /** @description Bank requisites in one of four schemes, or null. */
+            requisites?: (({
+                /**
+                 * @description Which fields follow: sepa, swift, uk or us_ach.
+                 * @enum {string}
+                 */
+                scheme: "sepa" | "swift" | "uk" | "us_ach";
+            } & (unknown & unknown & unknown & unknown)) | null) & (unknown & unknown & unknown & unknown);
         };
         /** AccountOut */
         AccountOut: {
@@ -2846,6 +2874,50 @@ export interface components {
             /** @description Decimal string, eight places. */
             opening_balance: string;
             opening_cost: string | null;
+            /** @description Normalised: IBAN and BIC compact and upper case, sort code as 6 digits. */
+            requisites: {
+                bic: string | null;
+                holder: string;
+                iban: string;
+                /** @enum {string} */
+                scheme: "sepa";
+            } | {
+                account_number: string;
+                bank_address: string | null;
+                bank_name: string | null;
+                holder: string;
+                /** @enum {string} */
+                scheme: "swift";
+                swift_bic: string;
+            } | {
+                account_number: string;
+                holder: string;
+                /** @enum {string} */
+                scheme: "uk";
+                sort_code: string;
+            } | {
+                account_number: string;
+                account_type: string;
+                holder: string;
+                routing_number: string;
+                /** @enum {string} */
+                scheme: "us_ach";
+            } | null;
+        };
+        /** AccountPatch */
+        AccountPatch: {
+            /** @description A hex colour such as #1a7f5a. */
+            color?: string | null;
+            details?: string;
+            name?: string;
+            /** @description Bank requisites in one of four schemes, or null. */
+            requisites?: (({
+                /**
+                 * @description Which fields follow: sepa, swift, uk or us_ach.
+                 * @enum {string}
+                 */
+                scheme: "sepa" | "swift" | "uk" | "us_ach";
+            } & (unknown & unknown & unknown & unknown)) | null) & (unknown & unknown & unknown & unknown);
         };
         AgentOut: {
             account_ids: string[];
@@ -4876,6 +4948,41 @@ export interface operations {
         responses: {
             /** @description Created: the AccountOut. */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountOut"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateSpaceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountPatch"];
+            };
+        };
+        responses: {
+            /** @description OK: the AccountOut. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

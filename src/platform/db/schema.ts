@@ -157,6 +157,8 @@ export interface AccountsTable {
   address_challenge_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   address_proven: ColumnType<string | null, string | null | undefined, string | null>;
   address_proven_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** A bank account's requisites (features/contacts' shape), checked before they are written. */
+  requisites: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

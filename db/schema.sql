@@ -384,6 +384,16 @@ CREATE TABLE public.contacts (
     created_at timestamp with time zone NOT NULL
 );
 
+CREATE TABLE public.document_numbering (
+    space_id uuid NOT NULL,
+    kind text NOT NULL,
+    prefix text NOT NULL,
+    last_value integer NOT NULL,
+    CONSTRAINT document_numbering_kind_check CHECK ((kind = ANY (ARRAY['invoice'::text, 'quote'::text, 'credit_note'::text]))),
+    CONSTRAINT document_numbering_last_value_check CHECK ((last_value >= 0)),
+    CONSTRAINT document_numbering_prefix_check CHECK (((length(prefix) <= 20) AND (prefix ~ '^[A-Za-z0-9/._-]*$'::text)))
+);
+
 CREATE TABLE public.idempotency_records (
     space_id uuid NOT NULL,
     key_id uuid NOT NULL,
@@ -446,11 +456,6 @@ ALTER TABLE public.invoice_deliveries ALTER COLUMN seq ADD GENERATED ALWAYS AS I
     NO MINVALUE
     NO MAXVALUE
     CACHE 1
-);
-
-CREATE TABLE public.invoice_number_counters (
-    space_id uuid NOT NULL,
-    last_value integer NOT NULL
 );
 
 CREATE TABLE public.invoice_payments (
@@ -1220,6 +1225,9 @@ ALTER TABLE ONLY public.contacts
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_space_id_id_key UNIQUE (space_id, id);
 
+ALTER TABLE ONLY public.document_numbering
+    ADD CONSTRAINT document_numbering_pkey PRIMARY KEY (space_id, kind);
+
 ALTER TABLE ONLY public.idempotency_records
     ADD CONSTRAINT idempotency_records_pkey PRIMARY KEY (key_id, route, idempotency_key);
 
@@ -1231,9 +1239,6 @@ ALTER TABLE ONLY public.integration_keys
 
 ALTER TABLE ONLY public.invoice_deliveries
     ADD CONSTRAINT invoice_deliveries_pkey PRIMARY KEY (id);
-
-ALTER TABLE ONLY public.invoice_number_counters
-    ADD CONSTRAINT invoice_number_counters_pkey PRIMARY KEY (space_id);
 
 ALTER TABLE ONLY public.invoice_payments
     ADD CONSTRAINT invoice_payments_pkey PRIMARY KEY (id);
@@ -1730,6 +1735,9 @@ ALTER TABLE ONLY public.contact_chats
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
+ALTER TABLE ONLY public.document_numbering
+    ADD CONSTRAINT document_numbering_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
 ALTER TABLE ONLY public.integration_keys
     ADD CONSTRAINT integration_keys_issuer_user_id_fkey FOREIGN KEY (issuer_user_id) REFERENCES public.users(id);
 
@@ -1747,9 +1755,6 @@ ALTER TABLE ONLY public.invoice_deliveries
 
 ALTER TABLE ONLY public.invoice_deliveries
     ADD CONSTRAINT invoice_deliveries_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
-
-ALTER TABLE ONLY public.invoice_number_counters
-    ADD CONSTRAINT invoice_number_counters_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
 ALTER TABLE ONLY public.invoice_payments
     ADD CONSTRAINT invoice_payments_account_id_fkey FOREIGN KEY (space_id, account_id) REFERENCES public.accounts(space_id, id);

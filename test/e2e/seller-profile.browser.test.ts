@@ -83,6 +83,12 @@ describe('the seller profile in Book settings', () => {
     expect(await page.inputValue('#field-address\\.country')).toBe('DE');
     expect(await page.inputValue('#field-payment_terms_days')).toBe('30');
     expect(await page.locator('#profile strong').first().textContent()).toBe('Nordlicht');
+    await page.fill('#field-invoice\\.prefix', 'RE-');
+    await page.fill('#field-invoice\\.next_number', '5');
+    await page.getByRole('button', { name: 'Save the numbering' }).click();
+    await page.waitForURL(/\/settings$/);
+    expect(await page.textContent('#field-invoice\\.next_number-hint')).toBe('Next: RE-000005');
+    expect(await page.textContent('#field-quote\\.next_number-hint')).toBe('Next: QUO-000001');
     await shoot(page, 'app-settings-profile');
 
     const res = await h.inject({
@@ -102,7 +108,11 @@ describe('the seller profile in Book settings', () => {
       session: owner.token,
       payload: { via: 'none' },
     });
-    expect(sent.json()).toMatchObject({ seller_name: 'Nordlicht', seller_tax_id: 'DE123456789' });
+    expect(sent.json()).toMatchObject({
+      number: 'RE-000005',
+      seller_name: 'Nordlicht',
+      seller_tax_id: 'DE123456789',
+    });
     // The refused post answered 422, which Chromium logs as a failed resource; nothing else.
     expect(problems.filter((problem) => !/status of 422/.test(problem))).toEqual([]);
   });

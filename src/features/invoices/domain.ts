@@ -331,11 +331,6 @@ export function afterPayment(
   return { ok: true, paid: nowPaid, status: closes ? 'paid' : 'partial', closes };
 }
 
-/** INV-000001 style numbers, six digits at least. */
-export function generatedNumber(value: number): string {
-  return `INV-${String(value).padStart(6, '0')}`;
-}
-
 export type DocKind = 'invoice' | 'quote' | 'credit_note';
 
 /** Where each kind of document starts: an invoice as a draft, a quote as a quote draft, a credit note issued. */

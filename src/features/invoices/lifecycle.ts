@@ -10,7 +10,7 @@ import { enqueueMail } from '../../platform/mail/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
 import { readAmount } from '../ledger/index.ts';
-import { requireRole } from '../spaces/index.ts';
+import { requireRole, takeDocumentNumber } from '../spaces/index.ts';
 import { deliverByChat, type InvoiceChatPort } from './chat-answers.ts';
 import { invoiceMail, invoicePdf, openAmountOf } from './document.ts';
 import {
@@ -19,8 +19,8 @@ import {
   computeTotals,
   contactFromClient,
   creditRoom,
+  type DocKind,
   freshInvoiceState,
-  generatedNumber,
   initialStatus,
   type Move,
   type Totals,
@@ -71,10 +71,13 @@ async function refuseTakenNumber(db: Queryable, spaceId: string, number: string)
     });
 }
 
-/** A generated INV-nnnnnn that no live invoice uses (a seller may have typed one in by hand). */
-export async function nextFreeNumber(db: Queryable, spaceId: string): Promise<string> {
+/**
+ * The kind's next generated number (INV-, QUO-, CN- and six digits, by default) that no live
+ * document uses (a seller may have typed one in by hand), taken in the caller's transaction.
+ */
+export async function nextFreeNumber(db: Queryable, spaceId: string, kind: DocKind): Promise<string> {
   for (let attempt = 0; attempt < 1000; attempt += 1) {
-    const candidate = generatedNumber(await store.nextNumberValue(db, spaceId));
+    const candidate = await takeDocumentNumber(db, spaceId, kind);
     if (!(await store.findLiveByNumber(db, spaceId, candidate))) return candidate;
   }
   throw new AppError('conflict', 'No free generated invoice number; send number explicitly.');
@@ -134,7 +137,7 @@ export async function createInvoice(
     await applyCredit(tx, spaceId, body.corrects_invoice_id, currency, totals.total);
   }
   if (body.number != null) await refuseTakenNumber(tx, spaceId, body.number);
-  const number = body.number ?? (await nextFreeNumber(tx, spaceId));
+  const number = body.number ?? (await nextFreeNumber(tx, spaceId, body.kind ?? 'invoice'));
   const now = deps.clock.now();
   const inserted = await store.insertInvoice(tx, {
     id: randomUUID(),

@@ -43,7 +43,7 @@ async function invoiceFromQuote(tx: Queryable, deps: InvoicesDeps, quote: store.
     id: randomUUID(),
     kind: 'invoice',
     status: 'draft',
-    number: await nextFreeNumber(tx, quote.space_id),
+    number: await nextFreeNumber(tx, quote.space_id, 'invoice'),
     token: randomSecret('inv_'),
     issued_on: today(deps.clock),
     due_on: due,

@@ -122,3 +122,21 @@ export function postalAddressText(address: {
     .filter((line) => line !== '')
     .join('\n');
 }
+
+export const DOCUMENT_KINDS = ['invoice', 'quote', 'credit_note'] as const;
+export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
+
+/** Each kind counts apart, with its own prefix until the book sets another. */
+export const DEFAULT_PREFIXES: Readonly<Record<DocumentKind, string>> = {
+  invoice: 'INV-',
+  quote: 'QUO-',
+  credit_note: 'CN-',
+};
+
+/** A prefix may hold letters, digits and / . _ - (up to 20): it ends up in file names. */
+export const PREFIX_PATTERN = '^[A-Za-z0-9/._-]*$';
+
+/** "INV-" and 1 → "INV-000001": six digits at least. */
+export function documentNumber(prefix: string, value: number): string {
+  return `${prefix}${String(value).padStart(6, '0')}`;
+}

@@ -9,6 +9,7 @@ export {
   subscriptionAllowance,
   syncedRowsAllowance,
 } from './domain.ts';
+export { takeDocumentNumber } from './numbering.ts';
 export { registerSpacePages } from './page-routes.ts';
 export { type SellerProfile, sellerProfileOf } from './profile.ts';
 export { registerSpaceRoutes } from './routes.ts';

@@ -5,9 +5,18 @@ import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
 import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf, viewerShellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
+import * as numbering from './numbering.ts';
 import { BooksPage, MembersPage, SettingsPage } from './pages.tsx';
 import * as profile from './profile.ts';
-import { ListQuery, MemberAdd, MemberPatch, ProfilePatch, SpaceCreate, SpacePatch } from './schemas.ts';
+import {
+  ListQuery,
+  MemberAdd,
+  MemberPatch,
+  NumberingPatch,
+  ProfilePatch,
+  SpaceCreate,
+  SpacePatch,
+} from './schemas.ts';
 import * as service from './service.ts';
 
 // Page routes of Books, Book settings and Members. The same service calls as the app API.
@@ -46,12 +55,20 @@ export function registerSpacePages(server: FastifyInstance, deps: service.Spaces
 async function settingsPage(
   deps: service.SpacesDeps,
   request: Parameters<typeof shellOf>[0],
-  forms: { form?: FormState; profileForm?: FormState } = {},
+  forms: { form?: FormState; profileForm?: FormState; numberingForm?: FormState } = {},
 ) {
   const shell = shellOf(request);
   const space = await service.getSpace(deps, shell.user.id, shell.book.id);
   const seller = await profile.getProfile(deps, shell.user.id, shell.book.id);
-  return SettingsPage({ shell, space, profile: seller, form: forms.form ?? EMPTY_FORM, ...forms });
+  const numbers = await numbering.getNumbering(deps, shell.user.id, shell.book.id);
+  return SettingsPage({
+    shell,
+    space,
+    profile: seller,
+    numbering: numbers,
+    form: forms.form ?? EMPTY_FORM,
+    ...forms,
+  });
 }
 
 /**
@@ -98,6 +115,20 @@ function registerSettingsPages(server: FastifyInstance, deps: service.SpacesDeps
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'settings'));
       const page = await settingsPage(deps, request, { profileForm: outcome.form });
+      return sendPage(reply, page, outcome.status);
+    },
+  );
+  const numberFields = ['invoice', 'quote', 'credit_note'].map((kind) => `${kind}.next_number`);
+  scope.post(
+    `${path}/numbering`,
+    formRoute({ params: BookParams, body: NumberingPatch }, { form: { integers: numberFields } }),
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const outcome = await runForm(request, ({ body }) =>
+        numbering.updateNumbering(deps, shell.user.id, shell.book.id, body),
+      );
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'settings'));
+      const page = await settingsPage(deps, request, { numberingForm: outcome.form });
       return sendPage(reply, page, outcome.status);
     },
   );

@@ -186,3 +186,65 @@ export function ProfileCard(props: {
     </div>
   );
 }
+
+type Numbering = Record<
+  'invoice' | 'quote' | 'credit_note',
+  { prefix: string; next_number: number; next: string }
+>;
+
+const KIND_LABELS = [
+  ['invoice', 'Invoices'],
+  ['quote', 'Quotes'],
+  ['credit_note', 'Credit notes'],
+] as const;
+
+/** The Numbering card of Book settings: each kind's prefix and next number. */
+export function NumberingCard(props: {
+  shell: Shell;
+  spaceId: string;
+  numbering: Numbering;
+  form: FormState;
+  admin: boolean;
+}) {
+  const { numbering, form } = props;
+  return (
+    <div class="card" id="numbering">
+      <h2>Numbering</h2>
+      <p class="muted">
+        Invoices, quotes and credit notes count apart. Numbers sent by an integration are kept as sent; a
+        number already in use is skipped.
+      </p>
+      {props.admin ? (
+        <Form
+          action={bookPath(props.spaceId, 'settings/numbering')}
+          csrf={props.shell.csrfToken}
+          form={form}
+          label="Numbering"
+        >
+          {KIND_LABELS.map(([kind, label]) => (
+            <div class="row">
+              <Field
+                name={`${kind}.prefix`}
+                label={`${label}: prefix`}
+                form={form}
+                value={numbering[kind].prefix}
+                maxLength={20}
+              />
+              <Field
+                name={`${kind}.next_number`}
+                label={`${label}: next number`}
+                type="number"
+                form={form}
+                value={String(numbering[kind].next_number)}
+                hint={`Next: ${numbering[kind].next}`}
+              />
+            </div>
+          ))}
+          <button type="submit">Save the numbering</button>
+        </Form>
+      ) : (
+        <p>{KIND_LABELS.map(([kind, label]) => `${label}: next ${numbering[kind].next}`).join(' · ')}</p>
+      )}
+    </div>
+  );
+}

@@ -15,7 +15,7 @@ import {
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, canAdminister, type Shell } from '../../platform/web/shell.ts';
 import { PLANS, ROLES } from './domain.ts';
-import { ProfileCard } from './pages-profile.tsx';
+import { NumberingCard, ProfileCard } from './pages-profile.tsx';
 import type { SellerProfile } from './profile.ts';
 
 // Books (spaces): the list and creation, a book's settings (name, plan, rollout switches), and
@@ -111,9 +111,12 @@ export function SettingsPage(props: {
   shell: Shell & { book: { id: string } };
   space: Space;
   profile: SellerProfile;
+  numbering: Parameters<typeof NumberingCard>[0]['numbering'];
   form: FormState;
   /** The state of the seller profile's form, when it was the one posted. */
   profileForm?: FormState;
+  /** The state of the numbering form, when it was the one posted. */
+  numberingForm?: FormState;
   saved?: string;
 }) {
   const { shell, space, form } = props;
@@ -190,6 +193,13 @@ export function SettingsPage(props: {
         shell={shell}
         profile={props.profile}
         form={props.profileForm ?? EMPTY_FORM}
+        admin={admin}
+      />
+      <NumberingCard
+        shell={shell}
+        spaceId={space.id}
+        numbering={props.numbering}
+        form={props.numberingForm ?? EMPTY_FORM}
         admin={admin}
       />
     </Layout>

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { Type } from '../../platform/http/schema-kit.ts';
 import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
+import * as numbering from './numbering.ts';
 import * as profile from './profile.ts';
 import {
   ListQuery,
@@ -10,6 +11,8 @@ import {
   MemberOut,
   MemberParams,
   MemberPatch,
+  NumberingOut,
+  NumberingPatch,
   ProfileOut,
   ProfilePatch,
   SpaceCreate,
@@ -64,6 +67,22 @@ const docs = {
     summary: "Change the book's seller profile",
     description:
       'Changes the fields given; an address replaces the whole address. A document already sent keeps the seller it was sent with. A new public handle must be free (409 conflict); the old one stops answering. Owners and admins only.',
+    tags: ['Spaces'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  getNumbering: routeDoc({
+    operationId: 'getDocumentNumbering',
+    summary: 'Read how documents are numbered',
+    description:
+      'The prefix and next number of invoices, quotes and credit notes (INV-, QUO-, CN- by default), each counted apart. Any member reads it.',
+    tags: ['Spaces'],
+    errors: APP_READ_ERRORS,
+  }),
+  updateNumbering: routeDoc({
+    operationId: 'updateDocumentNumbering',
+    summary: 'Change how documents are numbered',
+    description:
+      'Sets a kind’s prefix and the number its next generated document gets; numbers a live document already holds are skipped. Numbers sent by an integration are kept as sent. Owners and admins only.',
     tags: ['Spaces'],
     errors: APP_WRITE_ERRORS,
   }),
@@ -175,6 +194,24 @@ function registerProfileRoutes(server: FastifyInstance, deps: service.SpacesDeps
     '/app/api/spaces/:id/profile',
     { schema: { ...docs.getProfile, params: SpaceParams, response: { 200: ProfileOut } } },
     async (request) => profile.getProfile(deps, requireCaller(request).userId, request.params.id),
+  );
+  app.get(
+    '/app/api/spaces/:id/numbering',
+    { schema: { ...docs.getNumbering, params: SpaceParams, response: { 200: NumberingOut } } },
+    async (request) => numbering.getNumbering(deps, requireCaller(request).userId, request.params.id),
+  );
+  app.patch(
+    '/app/api/spaces/:id/numbering',
+    {
+      schema: {
+        ...docs.updateNumbering,
+        params: SpaceParams,
+        body: NumberingPatch,
+        response: { 200: NumberingOut },
+      },
+    },
+    async (request) =>
+      numbering.updateNumbering(deps, requireCaller(request).userId, request.params.id, request.body),
   );
   app.patch(
     '/app/api/spaces/:id/profile',

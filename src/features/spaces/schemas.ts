@@ -1,5 +1,5 @@
 import { CursorPage, CursorParam, EmailOrEmpty, Enum, Text, Type } from '../../platform/http/schema-kit.ts';
-import { COUNTRY_CODES, HANDLE_PATTERN, PLANS, ROLES } from './domain.ts';
+import { COUNTRY_CODES, HANDLE_PATTERN, PLANS, PREFIX_PATTERN, ROLES } from './domain.ts';
 
 export const CurrencyCode = (description = 'A currency or token code, 2 to 12 letters or digits.') =>
   Text({ minLength: 2, maxLength: 12, pattern: '^[A-Za-z0-9]+$', description });
@@ -131,4 +131,36 @@ export const ProfileOut = Type.Object({
   payment_terms_days: Type.Integer(),
   invoice_footer: Type.String(),
   public_handle: Type.String(),
+});
+
+const KindNumbering = Type.Object({
+  prefix: Type.Optional(
+    Text({
+      maxLength: 20,
+      pattern: PREFIX_PATTERN,
+      description: 'Letters, digits and / . _ - ("INV-", "2026/").',
+    }),
+  ),
+  next_number: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'The number the next document gets.' }),
+  ),
+});
+
+/** A change to the numbering of invoices, quotes and credit notes; kinds left out stay. */
+export const NumberingPatch = Type.Object({
+  invoice: Type.Optional(KindNumbering),
+  quote: Type.Optional(KindNumbering),
+  credit_note: Type.Optional(KindNumbering),
+});
+
+const KindNumberingOut = Type.Object({
+  prefix: Type.String(),
+  next_number: Type.Integer(),
+  next: Type.String({ description: 'The next generated number, as it will read.' }),
+});
+
+export const NumberingOut = Type.Object({
+  invoice: KindNumberingOut,
+  quote: KindNumberingOut,
+  credit_note: KindNumberingOut,
 });

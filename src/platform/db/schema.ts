@@ -563,8 +563,11 @@ export type StoredSeller = {
   invoice_footer: string;
 };
 
-export interface InvoiceNumberCountersTable {
+/** A document kind's numbering in a book (`document_numbering`). */
+export interface DocumentNumberingTable {
   space_id: string;
+  kind: InvoiceKind;
+  prefix: string;
   last_value: number;
 }
 
@@ -603,7 +606,7 @@ export type AutoStage = 'before_due' | 'on_due' | 'after_due';
 
 export interface Database {
   invoices: InvoicesTable;
-  invoice_number_counters: InvoiceNumberCountersTable;
+  document_numbering: DocumentNumberingTable;
   invoice_payments: InvoicePaymentsTable;
   invoice_deliveries: InvoiceDeliveriesTable;
 }

@@ -1369,6 +1369,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/numbering": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read how documents are numbered
+         * @description The prefix and next number of invoices, quotes and credit notes (INV-, QUO-, CN- by default), each counted apart. Any member reads it.
+         */
+        get: operations["getDocumentNumbering"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change how documents are numbered
+         * @description Sets a kind’s prefix and the number its next generated document gets; numbers a live document already holds are skipped. Numbers sent by an integration are kept as sent. Owners and admins only.
+         */
+        patch: operations["updateDocumentNumbering"];
+        trace?: never;
+    };
     "/app/api/spaces/{id}/payment-requests": {
         parameters: {
             query?: never;
@@ -7384,6 +7408,124 @@ export interface operations {
                 content: {
                     "application/json": {
                         read: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getDocumentNumbering: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credit_note: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
+                        invoice: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
+                        quote: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateDocumentNumbering: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    credit_note?: {
+                        /** @description The number the next document gets. */
+                        next_number?: number;
+                        /** @description Letters, digits and / . _ - ("INV-", "2026/"). */
+                        prefix?: string;
+                    };
+                    invoice?: {
+                        /** @description The number the next document gets. */
+                        next_number?: number;
+                        /** @description Letters, digits and / . _ - ("INV-", "2026/"). */
+                        prefix?: string;
+                    };
+                    quote?: {
+                        /** @description The number the next document gets. */
+                        next_number?: number;
+                        /** @description Letters, digits and / . _ - ("INV-", "2026/"). */
+                        prefix?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credit_note: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
+                        invoice: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
+                        quote: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
                     };
                 };
             };

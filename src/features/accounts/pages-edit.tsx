@@ -25,41 +25,11 @@ const SCHEMES = [
   ['swift', 'SWIFT: account number and SWIFT/BIC'],
 ] as const;
 
-function RequisitesFields({ account, form }: { account: EditableAccount; form: FormState }) {
-  const held = account.requisites ?? { scheme: '' };
-  const value = (name: string) => held[name] ?? '';
+/** The fields of the account-number schemes (UK, US, SWIFT). */
+function NumberFields({ held, form }: { held: Requisites | { scheme: string }; form: FormState }) {
+  const value = (name: string) => (held as Record<string, string | null>)[name] ?? '';
   return (
-    <div id="requisites">
-      <h2>Bank details</h2>
-      <p class="muted">What payers see on the pay page and what the bank file of a payment out names.</p>
-      <div class="row">
-        <Select name="requisites.scheme" label="Scheme" options={SCHEMES} form={form} value={held.scheme} />
-        <Field
-          name="requisites.holder"
-          label="Account holder"
-          form={form}
-          value={value('holder')}
-          maxLength={140}
-        />
-      </div>
-      <div class="row">
-        <Field
-          name="requisites.iban"
-          label="IBAN"
-          form={form}
-          value={value('iban')}
-          maxLength={42}
-          hint="SEPA. Spaces are fine."
-        />
-        <Field
-          name="requisites.bic"
-          label="BIC"
-          form={form}
-          value={value('bic')}
-          maxLength={11}
-          hint="SEPA, optional."
-        />
-      </div>
+    <>
       <div class="row">
         <Field
           name="requisites.account_number"
@@ -115,6 +85,46 @@ function RequisitesFields({ account, form }: { account: EditableAccount; form: F
           hint="SWIFT, optional."
         />
       </div>
+    </>
+  );
+}
+
+function RequisitesFields({ account, form }: { account: EditableAccount; form: FormState }) {
+  const held = account.requisites ?? { scheme: '' };
+  const value = (name: string) => held[name] ?? '';
+  return (
+    <div id="requisites">
+      <h2>Bank details</h2>
+      <p class="muted">What payers see on the pay page and what the bank file of a payment out names.</p>
+      <div class="row">
+        <Select name="requisites.scheme" label="Scheme" options={SCHEMES} form={form} value={held.scheme} />
+        <Field
+          name="requisites.holder"
+          label="Account holder"
+          form={form}
+          value={value('holder')}
+          maxLength={140}
+        />
+      </div>
+      <div class="row">
+        <Field
+          name="requisites.iban"
+          label="IBAN"
+          form={form}
+          value={value('iban')}
+          maxLength={42}
+          hint="SEPA. Spaces are fine."
+        />
+        <Field
+          name="requisites.bic"
+          label="BIC"
+          form={form}
+          value={value('bic')}
+          maxLength={11}
+          hint="SEPA, optional."
+        />
+      </div>
+      <NumberFields held={held} form={form} />
     </div>
   );
 }

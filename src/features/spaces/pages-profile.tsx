@@ -80,26 +80,9 @@ function AddressFields({ profile, form }: { profile: SellerProfile; form: FormSt
   );
 }
 
-function ProfileForm({ shell, profile, form }: { shell: Shell; profile: SellerProfile; form: FormState }) {
+function TaxAndContactFields({ profile, form }: { profile: SellerProfile; form: FormState }) {
   return (
-    <Form
-      action={bookPath(profile.space_id, 'settings/profile')}
-      csrf={shell.csrfToken}
-      form={form}
-      label="Seller profile"
-    >
-      <div class="row">
-        <Field name="legal_name" label="Legal name" form={form} value={profile.legal_name} maxLength={200} />
-        <Field
-          name="trading_name"
-          label="Trading name"
-          form={form}
-          value={profile.trading_name}
-          maxLength={200}
-          hint="Shown to clients and payers; the legal name stands in when empty."
-        />
-      </div>
-      <AddressFields profile={profile} form={form} />
+    <>
       <div class="row">
         <Field
           name="vat_id"
@@ -138,6 +121,31 @@ function ProfileForm({ shell, profile, form }: { shell: Shell; profile: SellerPr
           placeholder="https://"
         />
       </div>
+    </>
+  );
+}
+
+function ProfileForm({ shell, profile, form }: { shell: Shell; profile: SellerProfile; form: FormState }) {
+  return (
+    <Form
+      action={bookPath(profile.space_id, 'settings/profile')}
+      csrf={shell.csrfToken}
+      form={form}
+      label="Seller profile"
+    >
+      <div class="row">
+        <Field name="legal_name" label="Legal name" form={form} value={profile.legal_name} maxLength={200} />
+        <Field
+          name="trading_name"
+          label="Trading name"
+          form={form}
+          value={profile.trading_name}
+          maxLength={200}
+          hint="Shown to clients and payers; the legal name stands in when empty."
+        />
+      </div>
+      <AddressFields profile={profile} form={form} />
+      <TaxAndContactFields profile={profile} form={form} />
       <div class="row">
         <Field
           name="payment_terms_days"

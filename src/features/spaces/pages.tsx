@@ -107,6 +107,40 @@ function Switch({ name, label, on, hint }: { name: string; label: string; on: bo
   );
 }
 
+function SwitchesCard({ shell, space, admin }: { shell: Shell; space: Space; admin: boolean }) {
+  return (
+    <div class="card">
+      <h2>Rollout switches</h2>
+      {admin ? (
+        <Form
+          action={bookPath(space.id, 'settings/switches')}
+          csrf={shell.csrfToken}
+          label="Rollout switches"
+        >
+          <Switch
+            name="integration_enabled"
+            label="Integration API on"
+            on={space.integration_enabled}
+            hint="Off: every key of this book is refused until it is switched back on."
+          />
+          <Switch
+            name="payments_enabled"
+            label="Payments on"
+            on={space.payments_enabled}
+            hint="Off: no new payment request or charge is accepted."
+          />
+          <button type="submit">Save switches</button>
+        </Form>
+      ) : (
+        <p>
+          Integration API {space.integration_enabled ? 'on' : 'off'} · payments{' '}
+          {space.payments_enabled ? 'on' : 'off'}
+        </p>
+      )}
+    </div>
+  );
+}
+
 export function SettingsPage(props: {
   shell: Shell & { book: { id: string } };
   space: Space;
@@ -160,35 +194,7 @@ export function SettingsPage(props: {
           </p>
         )}
       </div>
-      <div class="card">
-        <h2>Rollout switches</h2>
-        {admin ? (
-          <Form
-            action={bookPath(space.id, 'settings/switches')}
-            csrf={shell.csrfToken}
-            label="Rollout switches"
-          >
-            <Switch
-              name="integration_enabled"
-              label="Integration API on"
-              on={space.integration_enabled}
-              hint="Off: every key of this book is refused until it is switched back on."
-            />
-            <Switch
-              name="payments_enabled"
-              label="Payments on"
-              on={space.payments_enabled}
-              hint="Off: no new payment request or charge is accepted."
-            />
-            <button type="submit">Save switches</button>
-          </Form>
-        ) : (
-          <p>
-            Integration API {space.integration_enabled ? 'on' : 'off'} · payments{' '}
-            {space.payments_enabled ? 'on' : 'off'}
-          </p>
-        )}
-      </div>
+      <SwitchesCard shell={shell} space={space} admin={admin} />
       <ProfileCard
         shell={shell}
         profile={props.profile}

@@ -45,7 +45,9 @@ CREATE TABLE public.accounts (
     address_challenge_expires_at timestamp with time zone,
     address_proven text,
     address_proven_at timestamp with time zone,
-    CONSTRAINT accounts_kind_check CHECK ((kind = ANY (ARRAY['bank'::text, 'card'::text, 'cash'::text, 'crypto'::text, 'platform'::text])))
+    requisites jsonb,
+    CONSTRAINT accounts_kind_check CHECK ((kind = ANY (ARRAY['bank'::text, 'card'::text, 'cash'::text, 'crypto'::text, 'platform'::text]))),
+    CONSTRAINT accounts_requisites_check CHECK (((requisites IS NULL) OR ((kind = 'bank'::text) AND ((requisites ->> 'scheme'::text) = ANY (ARRAY['sepa'::text, 'swift'::text, 'uk'::text, 'us_ach'::text])) AND (COALESCE((requisites ->> 'holder'::text), ''::text) <> ''::text))))
 );
 
 CREATE TABLE public.agent_accounts (
@@ -382,6 +384,16 @@ CREATE TABLE public.contacts (
     created_at timestamp with time zone NOT NULL
 );
 
+CREATE TABLE public.document_numbering (
+    space_id uuid NOT NULL,
+    kind text NOT NULL,
+    prefix text NOT NULL,
+    last_value integer NOT NULL,
+    CONSTRAINT document_numbering_kind_check CHECK ((kind = ANY (ARRAY['invoice'::text, 'quote'::text, 'credit_note'::text]))),
+    CONSTRAINT document_numbering_last_value_check CHECK ((last_value >= 0)),
+    CONSTRAINT document_numbering_prefix_check CHECK (((length(prefix) <= 20) AND (prefix ~ '^[A-Za-z0-9/._-]*$'::text)))
+);
+
 CREATE TABLE public.idempotency_records (
     space_id uuid NOT NULL,
     key_id uuid NOT NULL,
@@ -464,11 +476,6 @@ ALTER TABLE public.invoice_deliveries ALTER COLUMN seq ADD GENERATED ALWAYS AS I
     NO MINVALUE
     NO MAXVALUE
     CACHE 1
-);
-
-CREATE TABLE public.invoice_number_counters (
-    space_id uuid NOT NULL,
-    last_value integer NOT NULL
 );
 
 CREATE TABLE public.invoice_payments (
@@ -557,6 +564,7 @@ CREATE TABLE public.invoices (
     promised_on date,
     deferral_state text,
     delivered_in_app boolean DEFAULT false NOT NULL,
+    seller_snapshot jsonb,
     CONSTRAINT invoices_check CHECK (((paid_amount >= (0)::numeric) AND (paid_amount <= total))),
     CONSTRAINT invoices_deferral_check CHECK (((deferral_state IS NULL) OR (deferral_state = 'declined'::text) OR (promised_on IS NOT NULL))),
     CONSTRAINT invoices_deferral_state_check CHECK ((deferral_state = ANY (ARRAY['requested'::text, 'accepted'::text, 'declined'::text]))),
@@ -930,6 +938,43 @@ CREATE TABLE public.screening_lists (
     CONSTRAINT screening_lists_entries_check CHECK ((entries >= 0))
 );
 
+CREATE TABLE public.seller_profiles (
+    space_id uuid NOT NULL,
+    legal_name text DEFAULT ''::text NOT NULL,
+    trading_name text DEFAULT ''::text NOT NULL,
+    address_line1 text DEFAULT ''::text NOT NULL,
+    address_line2 text DEFAULT ''::text NOT NULL,
+    postal_code text DEFAULT ''::text NOT NULL,
+    city text DEFAULT ''::text NOT NULL,
+    region text DEFAULT ''::text NOT NULL,
+    country text DEFAULT ''::text NOT NULL,
+    vat_id text DEFAULT ''::text NOT NULL,
+    tax_number text DEFAULT ''::text NOT NULL,
+    registration_id text DEFAULT ''::text NOT NULL,
+    email text DEFAULT ''::text NOT NULL,
+    phone text DEFAULT ''::text NOT NULL,
+    website text DEFAULT ''::text NOT NULL,
+    payment_terms_days integer DEFAULT 14 NOT NULL,
+    invoice_footer text DEFAULT ''::text NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT seller_profiles_address_line1_check CHECK ((length(address_line1) <= 200)),
+    CONSTRAINT seller_profiles_address_line2_check CHECK ((length(address_line2) <= 200)),
+    CONSTRAINT seller_profiles_city_check CHECK ((length(city) <= 100)),
+    CONSTRAINT seller_profiles_country_check CHECK (((country = ''::text) OR (country ~ '^[A-Z]{2}$'::text))),
+    CONSTRAINT seller_profiles_email_check CHECK ((length(email) <= 200)),
+    CONSTRAINT seller_profiles_invoice_footer_check CHECK ((length(invoice_footer) <= 1000)),
+    CONSTRAINT seller_profiles_legal_name_check CHECK ((length(legal_name) <= 200)),
+    CONSTRAINT seller_profiles_payment_terms_days_check CHECK (((payment_terms_days >= 0) AND (payment_terms_days <= 365))),
+    CONSTRAINT seller_profiles_phone_check CHECK ((length(phone) <= 40)),
+    CONSTRAINT seller_profiles_postal_code_check CHECK ((length(postal_code) <= 20)),
+    CONSTRAINT seller_profiles_region_check CHECK ((length(region) <= 100)),
+    CONSTRAINT seller_profiles_registration_id_check CHECK ((length(registration_id) <= 64)),
+    CONSTRAINT seller_profiles_tax_number_check CHECK ((length(tax_number) <= 64)),
+    CONSTRAINT seller_profiles_trading_name_check CHECK ((length(trading_name) <= 200)),
+    CONSTRAINT seller_profiles_vat_id_check CHECK ((length(vat_id) <= 64)),
+    CONSTRAINT seller_profiles_website_check CHECK ((length(website) <= 200))
+);
+
 CREATE TABLE public.sessions (
     id uuid NOT NULL,
     user_id uuid NOT NULL,
@@ -980,6 +1025,7 @@ CREATE TABLE public.spaces (
     closed_through date,
     created_at timestamp with time zone NOT NULL,
     CONSTRAINT spaces_plan_check CHECK ((plan = ANY (ARRAY['free'::text, 'starter'::text, 'pro'::text, 'scale'::text, 'enterprise'::text]))),
+    CONSTRAINT spaces_public_handle_check CHECK (((public_handle ~ '^[a-z0-9]+(-[a-z0-9]+)*$'::text) AND ((length(public_handle) >= 3) AND (length(public_handle) <= 48)))),
     CONSTRAINT spaces_subscription_packs_check CHECK ((subscription_packs >= 0))
 );
 
@@ -1199,6 +1245,9 @@ ALTER TABLE ONLY public.contacts
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_space_id_id_key UNIQUE (space_id, id);
 
+ALTER TABLE ONLY public.document_numbering
+    ADD CONSTRAINT document_numbering_pkey PRIMARY KEY (space_id, kind);
+
 ALTER TABLE ONLY public.idempotency_records
     ADD CONSTRAINT idempotency_records_pkey PRIMARY KEY (key_id, route, idempotency_key);
 
@@ -1216,9 +1265,6 @@ ALTER TABLE ONLY public.invoice_chat_posts
 
 ALTER TABLE ONLY public.invoice_deliveries
     ADD CONSTRAINT invoice_deliveries_pkey PRIMARY KEY (id);
-
-ALTER TABLE ONLY public.invoice_number_counters
-    ADD CONSTRAINT invoice_number_counters_pkey PRIMARY KEY (space_id);
 
 ALTER TABLE ONLY public.invoice_payments
     ADD CONSTRAINT invoice_payments_pkey PRIMARY KEY (id);
@@ -1349,6 +1395,9 @@ ALTER TABLE ONLY public.schema_migrations
 ALTER TABLE ONLY public.screening_lists
     ADD CONSTRAINT screening_lists_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.seller_profiles
+    ADD CONSTRAINT seller_profiles_pkey PRIMARY KEY (space_id);
+
 ALTER TABLE ONLY public.sessions
     ADD CONSTRAINT sessions_pkey PRIMARY KEY (id);
 
@@ -1369,6 +1418,9 @@ ALTER TABLE ONLY public.sites
 
 ALTER TABLE ONLY public.spaces
     ADD CONSTRAINT spaces_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.spaces
+    ADD CONSTRAINT spaces_public_handle_key UNIQUE (public_handle);
 
 ALTER TABLE ONLY public.stripe_events
     ADD CONSTRAINT stripe_events_pkey PRIMARY KEY (event_id);
@@ -1715,6 +1767,9 @@ ALTER TABLE ONLY public.contact_chats
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
+ALTER TABLE ONLY public.document_numbering
+    ADD CONSTRAINT document_numbering_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
 ALTER TABLE ONLY public.integration_keys
     ADD CONSTRAINT integration_keys_issuer_user_id_fkey FOREIGN KEY (issuer_user_id) REFERENCES public.users(id);
 
@@ -1744,9 +1799,6 @@ ALTER TABLE ONLY public.invoice_deliveries
 
 ALTER TABLE ONLY public.invoice_deliveries
     ADD CONSTRAINT invoice_deliveries_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
-
-ALTER TABLE ONLY public.invoice_number_counters
-    ADD CONSTRAINT invoice_number_counters_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
 ALTER TABLE ONLY public.invoice_payments
     ADD CONSTRAINT invoice_payments_account_id_fkey FOREIGN KEY (space_id, account_id) REFERENCES public.accounts(space_id, id);
@@ -1918,6 +1970,9 @@ ALTER TABLE ONLY public.resources
 
 ALTER TABLE ONLY public.screening_entries
     ADD CONSTRAINT screening_entries_list_id_fkey FOREIGN KEY (list_id) REFERENCES public.screening_lists(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.seller_profiles
+    ADD CONSTRAINT seller_profiles_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
 ALTER TABLE ONLY public.sessions
     ADD CONSTRAINT sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;

@@ -286,7 +286,7 @@ describe('the New form', () => {
     });
     expect(res.statusCode, res.body).toBe(303);
     const note = await page(b.owner, String(res.headers.location));
-    expect(note.body).toContain('Credit note INV-');
+    expect(note.body).toContain('Credit note CN-');
     expect(note.body).toContain('>Issued</span>');
     const credited = await page(b.owner, `${at}/${invoice.id}`);
     expect(credited.body).toMatch(/data-field="credited"><span class="money">25.00 USD/);

@@ -131,6 +131,44 @@ describe('bank payments', () => {
     expect(again.json().error).toBe('payment_state');
   });
 
+  it('takes the paying account’s IBAN, BIC and holder from its bank requisites, never its nickname', async () => {
+    const edited = await h.makeAccount(b.spaceId, {
+      kind: 'bank',
+      name: 'Main bank (EUR)',
+      currency: 'EUR',
+      opening_balance: '100',
+    });
+    const patched = await h.inject({
+      method: 'PATCH',
+      url: `/app/api/spaces/${b.spaceId}/accounts/${edited.id}`,
+      session: b.owner.token,
+      payload: {
+        requisites: {
+          scheme: 'sepa',
+          iban: 'DE02 1203 0000 0000 2020 51',
+          bic: 'BYLADEM1001',
+          holder: 'Nordlicht Studio GmbH',
+        },
+      },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const payment = (
+      await b.post(b.member, '/payments', {
+        account_id: edited.id,
+        rail: 'bank',
+        amount: '12.50',
+        payee: 'Lieferant AG',
+        contact_id: sepaContact,
+      })
+    ).json();
+    const xml = (await b.get(b.admin, `/payments/${payment.id}/file`)).body;
+    expect(xml).toContain('<IBAN>DE02120300000000202051</IBAN>');
+    expect(xml).toContain('<BIC>BYLADEM1001</BIC>');
+    expect(xml).toContain('<Nm>Nordlicht Studio GmbH</Nm>');
+    expect(xml).not.toContain('Main bank');
+    expect(validatePain001(xml)).toBe('');
+  });
+
   it('spells names in the SEPA character set and cuts remittance to 140 characters; the file meets the published schema', async () => {
     const note = `Rechnung Nr. 2026/118 für Ärzte – ${'Ж'.repeat(20)} ${'x'.repeat(200)}`;
     const payment = (

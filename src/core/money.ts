@@ -107,6 +107,18 @@ export function formatAmountTrimmed(amount: AmountE8): string {
   return full.slice(0, end);
 }
 
+/**
+ * Exactly `places` decimals ("12.30" for two), or null when the amount has more digits than
+ * that: a payment order that must not round (a bank QR code's amount).
+ */
+export function formatAmountFixed(amount: AmountE8, places: number): string | null {
+  if (places < 0 || places > SCALE) throw new RangeError(`places must be 0 to ${SCALE}.`);
+  const full = formatAmount(amount);
+  const cut = full.length - (SCALE - places);
+  if (/[^0]/.test(full.slice(cut))) return null;
+  return places === 0 ? full.slice(0, cut - 1) : full.slice(0, cut);
+}
+
 export function isPositive(amount: AmountE8): boolean {
   return amount > 0n;
 }

@@ -138,7 +138,7 @@ describe('public pages in a browser', () => {
 
   beforeEach(({ skip }) => requireChromium(skip));
 
-  it('shows the amount, the memo as text, the seller handle and all three rails: stablecoin with address, exact amount and QR, bank with requisites and reference, card form', async () => {
+  it('shows the amount, the memo as text, the seller’s name and all three rails: stablecoin with address, exact amount and QR, bank with requisites and reference, card form', async () => {
     const memo = 'One API call <b>bold</b> <img src="x"> & "quotes"';
     const { token, url } = await paymentRequest(memo);
     const page = await browser!.newPage({ viewport: { width: 900, height: 900 } });
@@ -150,7 +150,9 @@ describe('public pages in a browser', () => {
       // HTML in the memo is shown as the characters typed, never as markup.
       expect(await text(page, '#memo')).toBe(memo);
       expect(await page.locator('#memo *').count()).toBe(0);
-      expect(await page.getByText(`Payment to ${handle}`).isVisible()).toBe(true);
+      // The business is named by its name (the book's, without a profile), never by its handle.
+      expect(await text(page, '#seller')).toBe('Test space');
+      expect(squash(await page.locator('body').textContent())).not.toContain(handle);
       expect(await text(page, '#status')).toBe('Awaiting payment');
 
       const stablecoin = page.locator('#rail-stablecoin');
@@ -166,7 +168,7 @@ describe('public pages in a browser', () => {
       expect(box?.height).toBeGreaterThan(100);
 
       const bankText = squash(await page.locator('#rail-bank').textContent());
-      expect(bankText).toContain('Transfer 2.50 USD to Bank');
+      expect(bankText).toContain('Transfer 2.50 USD to Test space');
       expect(bankText).toContain(IBAN);
       expect(bankText).toContain(BIC);
       const reference = await text(page, '#bank-reference');

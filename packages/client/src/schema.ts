@@ -413,6 +413,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/accounts/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an account
+         * @description Changes an account’s name, colour, details or bank requisites (sepa {iban, bic?, holder}, swift, uk, us_ach; IBAN mod-97, BIC shape, sort code and ABA routing checked; requisites: null removes them). Only bank accounts have requisites. Owners, admins and members.
+         */
+        patch: operations["updateSpaceAccount"];
+        trace?: never;
+    };
     "/app/api/spaces/{id}/accounts/{account_id}/address-proof": {
         parameters: {
             query?: never;
@@ -1349,6 +1369,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/numbering": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read how documents are numbered
+         * @description The prefix and next number of invoices, quotes and credit notes (INV-, QUO-, CN- by default), each counted apart. Any member reads it.
+         */
+        get: operations["getDocumentNumbering"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change how documents are numbered
+         * @description Sets a kind’s prefix and the number its next generated document gets; numbers a live document already holds are skipped. Numbers sent by an integration are kept as sent. Owners and admins only.
+         */
+        patch: operations["updateDocumentNumbering"];
+        trace?: never;
+    };
     "/app/api/spaces/{id}/payment-requests": {
         parameters: {
             query?: never;
@@ -1655,6 +1699,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the book's seller profile
+         * @description Who the business is on its documents and public pages: names, address, tax ids, contact, payment terms, invoice footer and public handle. Any member reads it.
+         */
+        get: operations["getSellerProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the book's seller profile
+         * @description Changes the fields given; an address replaces the whole address. A document already sent keeps the seller it was sent with. A new public handle must be free (409 conflict); the old one stops answering. Owners and admins only.
+         */
+        patch: operations["updateSellerProfile"];
         trace?: never;
     };
     "/app/api/spaces/{id}/proposals": {
@@ -2798,6 +2866,14 @@ export interface components {
             /** @description Between -1e16 and 1e16; default 0. */
             opening_balance?: number | string;
             opening_cost?: number | string | null;
+            /** @description Bank requisites in one of four schemes, or null. */
+            requisites?: (({
+                /**
+                 * @description Which fields follow: sepa, swift, uk or us_ach.
+                 * @enum {string}
+                 */
+                scheme: "sepa" | "swift" | "uk" | "us_ach";
+            } & (unknown & unknown & unknown & unknown)) | null) & (unknown & unknown & unknown & unknown);
         };
         /** AccountOut */
         AccountOut: {
@@ -2822,6 +2898,50 @@ export interface components {
             /** @description Decimal string, eight places. */
             opening_balance: string;
             opening_cost: string | null;
+            /** @description Normalised: IBAN and BIC compact and upper case, sort code as 6 digits. */
+            requisites: {
+                bic: string | null;
+                holder: string;
+                iban: string;
+                /** @enum {string} */
+                scheme: "sepa";
+            } | {
+                account_number: string;
+                bank_address: string | null;
+                bank_name: string | null;
+                holder: string;
+                /** @enum {string} */
+                scheme: "swift";
+                swift_bic: string;
+            } | {
+                account_number: string;
+                holder: string;
+                /** @enum {string} */
+                scheme: "uk";
+                sort_code: string;
+            } | {
+                account_number: string;
+                account_type: string;
+                holder: string;
+                routing_number: string;
+                /** @enum {string} */
+                scheme: "us_ach";
+            } | null;
+        };
+        /** AccountPatch */
+        AccountPatch: {
+            /** @description A hex colour such as #1a7f5a. */
+            color?: string | null;
+            details?: string;
+            name?: string;
+            /** @description Bank requisites in one of four schemes, or null. */
+            requisites?: (({
+                /**
+                 * @description Which fields follow: sepa, swift, uk or us_ach.
+                 * @enum {string}
+                 */
+                scheme: "sepa" | "swift" | "uk" | "us_ach";
+            } & (unknown & unknown & unknown & unknown)) | null) & (unknown & unknown & unknown & unknown);
         };
         AgentOut: {
             account_ids: string[];
@@ -4853,6 +4973,41 @@ export interface operations {
         responses: {
             /** @description Created: the AccountOut. */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountOut"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateSpaceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountPatch"];
+            };
+        };
+        responses: {
+            /** @description OK: the AccountOut. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7267,6 +7422,124 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    getDocumentNumbering: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credit_note: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
+                        invoice: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
+                        quote: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateDocumentNumbering: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    credit_note?: {
+                        /** @description The number the next document gets. */
+                        next_number?: number;
+                        /** @description Letters, digits and / . _ - ("INV-", "2026/"). */
+                        prefix?: string;
+                    };
+                    invoice?: {
+                        /** @description The number the next document gets. */
+                        next_number?: number;
+                        /** @description Letters, digits and / . _ - ("INV-", "2026/"). */
+                        prefix?: string;
+                    };
+                    quote?: {
+                        /** @description The number the next document gets. */
+                        next_number?: number;
+                        /** @description Letters, digits and / . _ - ("INV-", "2026/"). */
+                        prefix?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credit_note: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
+                        invoice: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
+                        quote: {
+                            /** @description The next generated number, as it will read. */
+                            next: string;
+                            next_number: number;
+                            prefix: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listSpacePaymentRequests: {
         parameters: {
             query?: {
@@ -8216,6 +8489,155 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         removed: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getSellerProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: {
+                            city: string;
+                            country: string;
+                            line1: string;
+                            line2: string;
+                            postal_code: string;
+                            region: string;
+                        };
+                        /** @description Trading name, else legal name, else the book name. */
+                        display_name: string;
+                        email: string;
+                        invoice_footer: string;
+                        legal_name: string;
+                        payment_terms_days: number;
+                        phone: string;
+                        public_handle: string;
+                        registration_id: string;
+                        /** Format: uuid */
+                        space_id: string;
+                        tax_number: string;
+                        trading_name: string;
+                        vat_id: string;
+                        website: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateSellerProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address?: {
+                        /** @description The city. */
+                        city?: string;
+                        /**
+                         * @description ISO 3166-1 alpha-2 country code in capitals ("DE"), or empty.
+                         * @enum {string}
+                         */
+                        country?: "" | "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
+                        /** @description Street and number. */
+                        line1?: string;
+                        /** @description An additional line (building, floor, care of). */
+                        line2?: string;
+                        /** @description The postal code. */
+                        postal_code?: string;
+                        /** @description The region, state or province. */
+                        region?: string;
+                    };
+                    /** @description Where clients write for support; empty for none. */
+                    email?: string;
+                    /** @description Text printed at the foot of every document. */
+                    invoice_footer?: string;
+                    /** @description The registered name of the business. */
+                    legal_name?: string;
+                    /** @description Days from issue to due date by default. */
+                    payment_terms_days?: number;
+                    /** @description A phone number. */
+                    phone?: string;
+                    /** @description The book's name in public addresses: lower-case letters and digits in hyphen-separated runs. The old handle stops answering. */
+                    public_handle?: string;
+                    /** @description Company registration id (court register, Companies House…). */
+                    registration_id?: string;
+                    /** @description The national tax number, where it is not a VAT id. */
+                    tax_number?: string;
+                    /** @description The name the business trades under; shown to clients and payers. */
+                    trading_name?: string;
+                    /** @description VAT identification number, with its country prefix ("DE123456789"). */
+                    vat_id?: string;
+                    /** @description An http(s) address, or empty. */
+                    website?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: {
+                            city: string;
+                            country: string;
+                            line1: string;
+                            line2: string;
+                            postal_code: string;
+                            region: string;
+                        };
+                        /** @description Trading name, else legal name, else the book name. */
+                        display_name: string;
+                        email: string;
+                        invoice_footer: string;
+                        legal_name: string;
+                        payment_terms_days: number;
+                        phone: string;
+                        public_handle: string;
+                        registration_id: string;
+                        /** Format: uuid */
+                        space_id: string;
+                        tax_number: string;
+                        trading_name: string;
+                        vat_id: string;
+                        website: string;
                     };
                 };
             };

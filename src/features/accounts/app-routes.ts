@@ -4,8 +4,8 @@ import { CursorPage, CursorParam, Type } from '../../platform/http/schema-kit.ts
 import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { requireMember } from '../spaces/index.ts';
 import { completeProof, type ProofsDeps, startProof } from './proofs.ts';
-import { AccountCreate, AccountOut } from './schemas.ts';
-import { type AccountsDeps, createAccountInApp, listAccountsInApp } from './service.ts';
+import { AccountCreate, AccountOut, AccountPatch } from './schemas.ts';
+import { type AccountsDeps, createAccountInApp, listAccountsInApp, updateAccountInApp } from './service.ts';
 
 const Params = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -50,6 +50,14 @@ const docs = {
     summary: 'Create an account in a space',
     description:
       'Creates a money account (bank, card, cash, crypto or platform) in the space, for an owner, admin or member (not a viewer). The same rules as the integration call apply: a crypto account needs an address valid for its chain, and an opening balance is booked as an opening entry dated opening_acquired_on.',
+    tags: ['Accounts'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  updateSpaceAccount: routeDoc({
+    operationId: 'updateSpaceAccount',
+    summary: 'Change an account',
+    description:
+      'Changes an account’s name, colour, details or bank requisites (sepa {iban, bic?, holder}, swift, uk, us_ach; IBAN mod-97, BIC shape, sort code and ABA routing checked; requisites: null removes them). Only bank accounts have requisites. Owners, admins and members.',
     tags: ['Accounts'],
     errors: APP_WRITE_ERRORS,
   }),
@@ -116,6 +124,22 @@ export function registerAccountListRoutes(server: FastifyInstance, deps: Account
       const member = await requireMember(deps.db, id, requireCaller(request).userId);
       const account = await createAccountInApp(deps, member, request.body);
       return reply.code(201).send(account);
+    },
+  );
+  app.patch(
+    '/app/api/spaces/:id/accounts/:account_id',
+    {
+      schema: {
+        ...docs.updateSpaceAccount,
+        params: Params,
+        body: AccountPatch,
+        response: { 200: AccountOut },
+      },
+    },
+    async (request) => {
+      const { id, account_id } = request.params;
+      const member = await requireMember(deps.db, id, requireCaller(request).userId);
+      return updateAccountInApp(deps, member, account_id, request.body);
     },
   );
 }

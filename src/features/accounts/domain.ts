@@ -48,3 +48,9 @@ export function normalizeAccount<T extends AccountShape>(input: T): T {
   }
   return { ...normalized, chain };
 }
+
+/** Requisites say how a payer reaches a bank: only bank accounts have them. */
+export function refuseRequisitesOffBank(kind: string, hasRequisites: boolean): void {
+  if (hasRequisites && kind !== 'bank')
+    refuse('requisites', 'Only a bank account has bank requisites (IBAN, account number…).');
+}

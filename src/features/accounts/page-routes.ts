@@ -7,9 +7,16 @@ import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { AccountsPage, ProvePage } from './pages.tsx';
+import { AccountEditPage, type EditableAccount } from './pages-edit.tsx';
 import { completeProof, startProof } from './proofs.ts';
-import { AccountCreate } from './schemas.ts';
-import { type AccountsDeps, createAccountInApp, listAccountsInApp } from './service.ts';
+import { AccountCreate, AccountPatch } from './schemas.ts';
+import {
+  type AccountsDeps,
+  createAccountInApp,
+  listAccountsInApp,
+  readAccountInApp,
+  updateAccountInApp,
+} from './service.ts';
 
 const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
 const AccountParams = Type.Object({
@@ -53,7 +60,32 @@ async function renderProve(deps: AccountsDeps, request: FastifyRequest, accountI
   });
 }
 
+async function renderEdit(deps: AccountsDeps, request: FastifyRequest, accountId: string, form: FormState) {
+  const shell = shellOf(request);
+  const account = await readAccountInApp(deps, shell.member, accountId);
+  return AccountEditPage({ shell, account: account as EditableAccount, form });
+}
+
+/** One account's page and its form (name, colour, notes, bank requisites). */
+function registerAccountEdit(server: FastifyInstance, deps: AccountsDeps) {
+  const scope = typedRoutes(server);
+  const path = '/app/books/:book_id/accounts/:account_id';
+  scope.get(path, { schema: { hide: true, params: AccountParams } }, async (request, reply) =>
+    sendPage(reply, await renderEdit(deps, request, request.params.account_id, EMPTY_FORM)),
+  );
+  scope.post(path, formRoute({ params: AccountParams, body: AccountPatch }), async (request, reply) => {
+    const shell = shellOf(request);
+    const { account_id } = request.params;
+    const outcome = await runForm(request, ({ body }) =>
+      updateAccountInApp(deps, shell.member, account_id, body),
+    );
+    if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, `accounts/${account_id}`));
+    return sendPage(reply, await renderEdit(deps, request, account_id, outcome.form), outcome.status);
+  });
+}
+
 export function registerAccountPages(server: FastifyInstance, deps: AccountsDeps) {
+  registerAccountEdit(server, deps);
   const scope = typedRoutes(server);
   const path = '/app/books/:book_id/accounts';
   scope.get(

@@ -107,7 +107,10 @@ export function AccountsPage(props: {
   const { shell, form } = props;
   const path = bookPath(shell.book.id, 'accounts');
   const columns: Column<AccountView>[] = [
-    { header: 'Name', cell: (account) => account.name },
+    {
+      header: 'Name',
+      cell: (account) => <a href={bookPath(shell.book.id, `accounts/${account.id}`)}>{account.name}</a>,
+    },
     { header: 'Kind', cell: (account) => account.kind },
     {
       header: 'Balance',

@@ -7,6 +7,7 @@ import {
   Text,
   Type,
 } from '../../platform/http/schema-kit.ts';
+import { RequisitesIn, RequisitesOut } from '../contacts/index.ts';
 
 export const ACCOUNT_KINDS = ['bank', 'card', 'cash', 'crypto', 'platform'] as const;
 
@@ -26,6 +27,7 @@ export const AccountCreate = Type.Object(
     ),
     color: Type.Optional(NullableText({ maxLength: 9, description: 'A hex colour such as #1a7f5a.' })),
     details: Type.Optional(Text({ maxLength: 2000, default: '' })),
+    requisites: Type.Optional(RequisitesIn),
     external_signer: Type.Optional(Type.Boolean({ default: false })),
     opening_acquired_on: Type.Optional(NullableDateOnly()),
     opening_balance: Type.Optional(Amount('signed', { description: 'Between -1e16 and 1e16; default 0.' })),
@@ -45,6 +47,7 @@ export const AccountOut = Type.Object(
     network: Type.Union([Type.String(), Type.Null()]),
     color: Type.Union([Type.String(), Type.Null()]),
     details: Type.String(),
+    requisites: RequisitesOut,
     external_signer: Type.Boolean(),
     opening_acquired_on: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
     opening_balance: Type.String({ description: 'Decimal string, eight places.' }),
@@ -64,3 +67,14 @@ export const AccountListQuery = Type.Object({
 });
 
 export const AccountList = Type.Object({ items: Type.Array(AccountOut), has_more: Type.Boolean() });
+
+/** A change to an account: the fields given change; `requisites: null` removes them. */
+export const AccountPatch = Type.Object(
+  {
+    name: Type.Optional(Text({ minLength: 1, maxLength: 120 })),
+    color: Type.Optional(NullableText({ maxLength: 9, description: 'A hex colour such as #1a7f5a.' })),
+    details: Type.Optional(Text({ maxLength: 2000 })),
+    requisites: Type.Optional(RequisitesIn),
+  },
+  { $id: 'AccountPatch', title: 'AccountPatch' },
+);

@@ -13,9 +13,10 @@ import type { Db, Queryable } from '../../platform/db/database.ts';
 import { CommittedRows } from '../../platform/db/lasting.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { type Member, spaceOfMember } from '../../platform/http/member.ts';
+import { normalizeRequisites, type Requisites, type RequisitesInput } from '../contacts/index.ts';
 import { increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
 import { requireWriting } from '../spaces/index.ts';
-import { normalizeAccount } from './domain.ts';
+import { normalizeAccount, refuseRequisitesOffBank } from './domain.ts';
 import * as store from './store.ts';
 
 export type AccountsDeps = { db: Db; clock: Clock };
@@ -29,6 +30,7 @@ export type AccountCreateInput = {
   network?: string | null;
   color?: string | null;
   details?: string;
+  requisites?: RequisitesInput | null;
   external_signer?: boolean;
   opening_acquired_on?: string | null;
   opening_balance?: number | string;
@@ -60,6 +62,7 @@ export function presentAccount(row: store.AccountWithBalance) {
     network: row.network,
     color: row.color,
     details: row.details,
+    requisites: (row.requisites ?? null) as Requisites | null,
     external_signer: row.external_signer,
     opening_acquired_on: row.opening_acquired_on,
     opening_balance: formatAmount(readAmount(row.opening_balance)),
@@ -85,6 +88,7 @@ export async function createAccount(
     network: input.network ?? null,
     color: input.color ?? null,
   });
+  const requisites = checkedRequisites(shape.kind, input.requisites);
   const openingBalance = amountOf(input.opening_balance) ?? asAmount(0n);
   const openingCost = amountOf(input.opening_cost);
   const at = clock.now();
@@ -109,6 +113,7 @@ export async function createAccount(
     ledger_account_id: asset.id,
     // A new account has proved no address yet.
     address_proven: null,
+    requisites,
     created_at: at,
   };
   await store.insertAccount(tx, row);
@@ -132,6 +137,54 @@ export async function createAccount(
       throw new Error('An asset account has no overdraft guard; the opening entry cannot be refused.');
   }
   return presentAccount({ ...row, ledger_balance: formatAmount(openingBalance) });
+}
+
+/**
+ * Requisites checked by the one set of rules for bank details (features/contacts: IBAN mod-97,
+ * BIC shape, sort code, ABA routing), on a bank account only.
+ */
+function checkedRequisites(kind: string, input: RequisitesInput | null | undefined): Requisites | null {
+  refuseRequisitesOffBank(kind, input != null);
+  return input == null ? null : normalizeRequisites(input, 'requisites');
+}
+
+export type AccountPatchInput = {
+  name?: string | undefined;
+  color?: string | null | undefined;
+  details?: string | undefined;
+  requisites?: RequisitesInput | null | undefined;
+};
+
+/** PATCH …/accounts/{account_id} (owners, admins, members): name, colour, details, requisites. */
+export async function updateAccountInApp(
+  deps: AccountsDeps,
+  member: Member,
+  accountId: string,
+  patch: AccountPatchInput,
+) {
+  const spaceId = spaceOfMember(requireWriting(member));
+  // The account is the address's subject here: another book's account is not found (404).
+  const row = await store.findAccount(deps.db, spaceId, accountId);
+  if (!row) throw new AppError('not_found', 'No account with this id in this space.');
+  const color =
+    patch.color === undefined ? undefined : normalizeAccount({ ...row, color: patch.color }).color;
+  const requisites =
+    patch.requisites === undefined ? undefined : checkedRequisites(row.kind, patch.requisites);
+  await store.updateAccount(deps.db, spaceId, accountId, {
+    name: patch.name,
+    color,
+    details: patch.details,
+    requisites,
+  });
+  return readAccountInApp(deps, member, accountId);
+}
+
+/** One account of the member's space, with its balance. */
+export async function readAccountInApp(deps: AccountsDeps, member: Member, accountId: string) {
+  const spaceId = spaceOfMember(member);
+  const row = await store.findAccountWithBalance(deps.db, spaceId, accountId);
+  if (!row) throw new AppError('not_found', 'No account with this id in this space.');
+  return presentAccount(row);
 }
 
 export async function listAccounts(

@@ -23,6 +23,7 @@ export type AccountRow = Pick<
   | 'opening_cost'
   | 'ledger_account_id'
   | 'address_proven'
+  | 'requisites'
   | 'created_at'
 >;
 
@@ -45,6 +46,7 @@ const COLUMNS = [
   'opening_cost',
   'ledger_account_id',
   'address_proven',
+  'requisites',
   'created_at',
 ] as const;
 
@@ -53,8 +55,39 @@ const JOINED = [
   'ledger_accounts.balance as ledger_balance',
 ] as const;
 
+const jsonOrNull = (value: Record<string, unknown> | null) => (value === null ? null : JSON.stringify(value));
+
 export async function insertAccount(db: Queryable, row: AccountRow) {
-  await db.insertInto('accounts').values(row).execute();
+  await db
+    .insertInto('accounts')
+    .values({ ...row, requisites: jsonOrNull(row.requisites) })
+    .execute();
+}
+
+/** Changes an account's editable fields; undefined leaves a field as it is. */
+export async function updateAccount(
+  db: Queryable,
+  spaceId: string,
+  accountId: string,
+  changes: {
+    name?: string | undefined;
+    color?: string | null | undefined;
+    details?: string | undefined;
+    requisites?: Record<string, unknown> | null | undefined;
+  },
+) {
+  const { requisites, ...plain } = changes;
+  const set = {
+    ...Object.fromEntries(Object.entries(plain).filter(([, value]) => value !== undefined)),
+    ...(requisites === undefined ? {} : { requisites: jsonOrNull(requisites) }),
+  };
+  if (Object.keys(set).length === 0) return;
+  await db
+    .updateTable('accounts')
+    .set(set)
+    .where('space_id', '=', spaceId)
+    .where('id', '=', accountId)
+    .execute();
 }
 
 /** An account's kind and currency (never changed once it is created), and whether it may be kept. */
@@ -77,6 +110,21 @@ export function findAccount(
     .select(COLUMNS)
     .where('space_id', '=', spaceId)
     .where('id', '=', accountId)
+    .executeTakeFirst();
+}
+
+/** One account with its balance. */
+export function findAccountWithBalance(
+  db: Queryable,
+  spaceId: string,
+  accountId: string,
+): Promise<AccountWithBalance | undefined> {
+  return db
+    .selectFrom('accounts')
+    .leftJoin('ledger_accounts', 'ledger_accounts.id', 'accounts.ledger_account_id')
+    .select(JOINED)
+    .where('accounts.space_id', '=', spaceId)
+    .where('accounts.id', '=', accountId)
     .executeTakeFirst();
 }
 

@@ -1,6 +1,7 @@
-export { checkIban, type Requisites } from './domain.ts';
+export { checkIban, normalizeRequisites, type Requisites, type RequisitesInput } from './domain.ts';
 export { registerContactPages } from './page-routes.ts';
 export { registerContactAppRoutes, registerContactRoutes } from './routes.ts';
+export { RequisitesIn, RequisitesOut } from './schemas.ts';
 export {
   contactExists,
   findContactPayee,

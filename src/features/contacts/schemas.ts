@@ -182,7 +182,7 @@ export const ContactCreate = Type.Object(
 
 const NullableString = () => Type.Union([Type.String(), Type.Null()]);
 
-const RequisitesOut = Type.Union(
+export const RequisitesOut = Type.Union(
   [
     Type.Object({
       scheme: Type.Literal('sepa'),

@@ -1,5 +1,5 @@
 import { type AmountE8, asAmount, formatAmountTrimmed, parseDecimalText, SCALE } from '../../core/money.ts';
-import type { InvoiceStatus } from '../../platform/db/schema.ts';
+import type { InvoiceStatus, StoredSeller } from '../../platform/db/schema.ts';
 
 // Invoice rules without I/O: the currency's minor unit, line and tax rounding, the totals and
 // the state machine. Every amount is a bigint; rounding happens only in roundHalfUp/divideHalfUp.
@@ -331,11 +331,6 @@ export function afterPayment(
   return { ok: true, paid: nowPaid, status: closes ? 'paid' : 'partial', closes };
 }
 
-/** INV-000001 style numbers, six digits at least. */
-export function generatedNumber(value: number): string {
-  return `INV-${String(value).padStart(6, '0')}`;
-}
-
 export type DocKind = 'invoice' | 'quote' | 'credit_note';
 
 /** Where each kind of document starts: an invoice as a draft, a quote as a quote draft, a credit note issued. */
@@ -395,6 +390,7 @@ export function freshInvoiceState(at: Date) {
     voided_at: null,
     void_reason: '',
     reminders_paused_at: null,
+    seller_snapshot: null,
     created_at: at,
     updated_at: at,
   };
@@ -425,4 +421,57 @@ export function contactFromClient(
   const contact = {} as Record<ContactField, string>;
   for (const [field, requisite] of CLIENT_CONTACT_FIELDS) contact[requisite] = client[field] ?? '';
   return contact;
+}
+
+/** The seller fields a document row carries (what an integration may set, spec 2.3). */
+export type SellerColumns = {
+  seller_name: string;
+  seller_email: string;
+  seller_phone: string;
+  seller_address: string;
+  seller_country: string;
+  seller_reg_number: string;
+  seller_tax_id: string;
+  seller_website: string;
+};
+
+/** The book's seller profile as a document needs it, its address already written out. */
+export type ProfileSeller = Omit<StoredSeller, 'name'> & { display_name: string; address_text: string };
+
+/**
+ * The seller a document shows: each field the document set (a mirrored invoice's seller) is
+ * kept, and the book's profile fills what it left out. A document that names its own seller
+ * names its own legal entity, so the profile's legal name and tax number only come with the
+ * profile's name.
+ */
+export function mergeSeller(own: SellerColumns, profile: ProfileSeller) {
+  const pick = (mine: string, theirs: string) => (mine.trim() !== '' ? mine : theirs);
+  const ownName = own.seller_name.trim() !== '';
+  const ownCountry = /^[A-Za-z]{2}$/.test(own.seller_country) ? own.seller_country.toUpperCase() : '';
+  const snapshot: StoredSeller = {
+    name: pick(own.seller_name, profile.display_name),
+    legal_name: ownName ? own.seller_name : profile.legal_name,
+    address:
+      own.seller_address.trim() !== ''
+        ? { line1: own.seller_address, line2: '', postal_code: '', city: '', region: '', country: ownCountry }
+        : profile.address,
+    vat_id: pick(own.seller_tax_id, profile.vat_id),
+    tax_number: ownName || own.seller_tax_id !== '' ? '' : profile.tax_number,
+    registration_id: pick(own.seller_reg_number, profile.registration_id),
+    email: pick(own.seller_email, profile.email),
+    phone: pick(own.seller_phone, profile.phone),
+    website: pick(own.seller_website, profile.website),
+    invoice_footer: profile.invoice_footer,
+  };
+  const columns: SellerColumns = {
+    seller_name: snapshot.name,
+    seller_email: snapshot.email,
+    seller_phone: snapshot.phone,
+    seller_address: pick(own.seller_address, profile.address_text),
+    seller_country: pick(own.seller_country, profile.address.country),
+    seller_reg_number: snapshot.registration_id,
+    seller_tax_id: pick(own.seller_tax_id, profile.vat_id || profile.tax_number),
+    seller_website: snapshot.website,
+  };
+  return { columns, snapshot };
 }

@@ -10,7 +10,7 @@ import { enqueueMail } from '../../platform/mail/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
 import { readAmount } from '../ledger/index.ts';
-import { requireRole } from '../spaces/index.ts';
+import { requireRole, takeDocumentNumber } from '../spaces/index.ts';
 import type { InvoiceChatPort } from './chat-answers.ts';
 import { queueChatPost } from './chat-posts.ts';
 import { invoiceMail, invoicePdf, openAmountOf } from './document.ts';
@@ -20,14 +20,15 @@ import {
   computeTotals,
   contactFromClient,
   creditRoom,
+  type DocKind,
   freshInvoiceState,
-  generatedNumber,
   initialStatus,
   type Move,
   type Totals,
 } from './domain.ts';
 import { breakdownOut, lineItemsOut, present, presentWithPayments } from './presentation.ts';
 import type { ClientBody, InvoiceCreateBody, SellerBody, SendBody } from './schemas.ts';
+import { reSnapshotSeller, snapshotSeller, withSellerShown } from './seller.ts';
 import * as store from './store.ts';
 
 // An invoice's life: created (mirrored or from the app), read, its parties corrected, sent,
@@ -71,10 +72,13 @@ async function refuseTakenNumber(db: Queryable, spaceId: string, number: string)
     });
 }
 
-/** A generated INV-nnnnnn that no live invoice uses (a seller may have typed one in by hand). */
-export async function nextFreeNumber(db: Queryable, spaceId: string): Promise<string> {
+/**
+ * The kind's next generated number (INV-, QUO-, CN- and six digits, by default) that no live
+ * document uses (a seller may have typed one in by hand), taken in the caller's transaction.
+ */
+export async function nextFreeNumber(db: Queryable, spaceId: string, kind: DocKind): Promise<string> {
   for (let attempt = 0; attempt < 1000; attempt += 1) {
-    const candidate = generatedNumber(await store.nextNumberValue(db, spaceId));
+    const candidate = await takeDocumentNumber(db, spaceId, kind);
     if (!(await store.findLiveByNumber(db, spaceId, candidate))) return candidate;
   }
   throw new AppError('conflict', 'No free generated invoice number; send number explicitly.');
@@ -134,9 +138,9 @@ export async function createInvoice(
     await applyCredit(tx, spaceId, body.corrects_invoice_id, currency, totals.total);
   }
   if (body.number != null) await refuseTakenNumber(tx, spaceId, body.number);
-  const number = body.number ?? (await nextFreeNumber(tx, spaceId));
+  const number = body.number ?? (await nextFreeNumber(tx, spaceId, body.kind ?? 'invoice'));
   const now = deps.clock.now();
-  const row = await store.insertInvoice(tx, {
+  const inserted = await store.insertInvoice(tx, {
     id: randomUUID(),
     space_id: spaceId,
     key_id: caller.keyId,
@@ -174,6 +178,8 @@ export async function createInvoice(
     auto_remind: true,
     ...freshInvoiceState(now),
   });
+  // A credit note is issued when it is made, so it keeps the seller of that moment.
+  const row = inserted.status === 'issued' ? await snapshotSeller(tx, inserted, now) : inserted;
   return present(row, [], deps.publicUrl, today(deps.clock));
 }
 
@@ -219,7 +225,10 @@ export async function setParty(
   if ('client' in party && (party.client.name ?? '') === '')
     throw new AppError('invalid_request', 'An invoice needs a client name.', { field: 'name' });
   const changes = 'seller' in party ? sellerColumns(party.seller) : clientColumns(party.client);
-  const updated = await store.updateInvoice(tx, spaceId, id, { ...changes, updated_at: deps.clock.now() });
+  const updated =
+    'seller' in party && row.seller_snapshot !== null
+      ? await reSnapshotSeller(tx, row, changes as ReturnType<typeof sellerColumns>, deps.clock.now())
+      : await store.updateInvoice(tx, spaceId, id, { ...changes, updated_at: deps.clock.now() });
   return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
 }
 
@@ -231,8 +240,10 @@ export async function sendInvoice(
   id: string,
   body: SendBody,
 ) {
-  const row = await ownInvoice(tx, spaceId, id, true);
-  refuseMove('send', row);
+  const locked = await ownInvoice(tx, spaceId, id, true);
+  refuseMove('send', locked);
+  // The document keeps the seller it is first sent with (a re-send keeps the same).
+  const row = await snapshotSeller(tx, locked, deps.clock.now());
   const via = body.via ?? 'email';
   const to = body.to || row.client_email;
   const mailId =
@@ -328,7 +339,7 @@ export async function queueInvoiceMail(
 
 /** The attachments of an invoice's mail: its PDF as it is when the mail leaves, read without a lock. */
 export async function invoiceMailAttachments(db: Queryable, spaceId: string, invoiceId: string) {
-  const row = await ownInvoice(db, spaceId, invoiceId, false);
+  const row = await withSellerShown(db, await ownInvoice(db, spaceId, invoiceId, false));
   return [
     { filename: `invoice-${row.number}.pdf`, content: await invoicePdf(row), contentType: 'application/pdf' },
   ];
@@ -407,10 +418,14 @@ async function applyCredit(
   });
 }
 
-/** An invoice by its public token (its page at /i/{token}), with its payments. */
+/**
+ * An invoice by its public token (its page at /i/{token}), with the seller it shows. A draft
+ * has no public page yet: it is not found until it is sent.
+ */
 export async function invoiceByToken(db: Queryable, token: string) {
-  const row = await store.findByToken(db, token);
-  if (row?.kind !== 'invoice') return undefined;
+  const found = await store.findByToken(db, token);
+  if (found?.kind !== 'invoice' || found.status === 'draft') return undefined;
+  const row = await withSellerShown(db, found);
   return { row, open: asAmount(openAmountOf(row)) };
 }
 

@@ -4,6 +4,7 @@ import type { Queryable } from '../../platform/db/database.ts';
 import { addDays, freshInvoiceState, visibleStatus } from './domain.ts';
 import { type InvoicesDeps, nextFreeNumber, ownInvoice, refuseMove, today } from './lifecycle.ts';
 import { presentWithPayments } from './presentation.ts';
+import { paymentTermsDays } from './seller.ts';
 import * as store from './store.ts';
 
 // Quotes: accepted (it becomes a draft invoice) or declined by the seller.
@@ -28,23 +29,21 @@ export async function decideQuote(
   return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
 }
 
-/** Days an invoice made from a quote gives the client to pay. */
-const QUOTE_INVOICE_TERM_DAYS = 14;
-
 /**
  * An accepted quote becomes a draft invoice: the same client, seller, account, lines and totals,
- * a generated number, issued today and due in 14 days. The seller sends it when ready.
+ * a generated number, issued today and due after the book's payment terms. The seller sends it
+ * when ready.
  */
 async function invoiceFromQuote(tx: Queryable, deps: InvoicesDeps, quote: store.InvoiceRow) {
   const now = deps.clock.now();
-  const due = addDays(today(deps.clock), QUOTE_INVOICE_TERM_DAYS);
+  const due = addDays(today(deps.clock), await paymentTermsDays(tx, quote.space_id));
   const { id: _quoteId, seq: _seq, ...fields } = quote as store.InvoiceRow & { seq?: unknown };
   return store.insertInvoice(tx, {
     ...fields,
     id: randomUUID(),
     kind: 'invoice',
     status: 'draft',
-    number: await nextFreeNumber(tx, quote.space_id),
+    number: await nextFreeNumber(tx, quote.space_id, 'invoice'),
     token: randomSecret('inv_'),
     issued_on: today(deps.clock),
     due_on: due,

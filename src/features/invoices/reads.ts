@@ -5,6 +5,7 @@ import { listContactsInApp } from '../contacts/index.ts';
 import { requireRole } from '../spaces/index.ts';
 import { getInvoice, type InvoicesDeps, invoicePdf, present } from './index.ts';
 import type { InvoiceListQueryBody } from './schemas.ts';
+import { withSellerShown } from './seller.ts';
 import * as store from './store.ts';
 
 // What the owner's app reads about invoices, quotes and credit notes: the list, one document,
@@ -61,8 +62,9 @@ export async function readInvoice(deps: InvoicesDeps, userId: string, spaceId: s
 /** The document as a PDF, named after its number. */
 export async function invoicePdfFile(deps: InvoicesDeps, userId: string, spaceId: string, id: string) {
   await requireRole(deps.db, spaceId, userId);
-  const row = await store.findInvoice(deps.db, spaceId, id);
-  if (!row) throw new AppError('not_found', 'No invoice with this id in this space.');
+  const found = await store.findInvoice(deps.db, spaceId, id);
+  if (!found) throw new AppError('not_found', 'No invoice with this id in this space.');
+  const row = await withSellerShown(deps.db, found);
   const safeNumber = row.number.replace(/[^\w.-]+/g, '_').slice(0, 60);
   return { filename: `${row.kind.replace('_', '-')}-${safeNumber}.pdf`, body: await invoicePdf(row) };
 }

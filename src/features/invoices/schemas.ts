@@ -2,6 +2,7 @@ import {
   Amount,
   DateOnly,
   DecimalOut,
+  EmailOrEmpty,
   Enum,
   NullableBoolean,
   NullableDateOnly,
@@ -20,17 +21,7 @@ import { TAX_KINDS } from './domain.ts';
 // Limits are the spec's (§2.3) and DECISIONS' "Bodies the spec leaves out"; the seller's fields
 // take the client's limits, website the email's.
 
-/** An empty string or an email address; if/then keeps the empty case out of the error list. */
-const Email = (maxLength = 200) =>
-  Type.Unsafe<string>({
-    type: 'string',
-    maxLength,
-    default: '',
-    if: { type: 'string', minLength: 1 },
-    // biome-ignore lint/suspicious/noThenProperty: this is JSON Schema's if/then, not a promise.
-    then: { type: 'string', format: 'email' },
-    description: 'An email address, or empty.',
-  });
+const Email = (maxLength = 200) => EmailOrEmpty(maxLength, { default: '' });
 
 const optionalText = (maxLength: number) => Type.Optional(Text({ maxLength, default: '' }));
 

@@ -47,21 +47,6 @@ export async function findLiveByNumber(db: Queryable, spaceId: string, number: s
     .executeTakeFirst();
 }
 
-/** Advances the space's counter and returns the new value (the row lock orders concurrent creates). */
-export async function nextNumberValue(db: Queryable, spaceId: string): Promise<number> {
-  const row = await db
-    .insertInto('invoice_number_counters')
-    .values({ space_id: spaceId, last_value: 1 })
-    .onConflict((conflict) =>
-      conflict
-        .column('space_id')
-        .doUpdateSet((eb) => ({ last_value: eb('invoice_number_counters.last_value', '+', 1) })),
-    )
-    .returning('last_value')
-    .executeTakeFirstOrThrow();
-  return row.last_value;
-}
-
 export async function updateInvoice(
   db: Queryable,
   spaceId: string,

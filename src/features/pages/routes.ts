@@ -53,7 +53,7 @@ const PAYER_CORS = {
 
 /** The pay page's own scripts, served as files so the CSP can forbid inline scripts. */
 const ASSETS: Record<string, string> = Object.fromEntries(
-  ['pay-status.js', 'pay-wallet.js'].map((name) => [
+  ['pay-status.js', 'pay-wallet.js', 'pay-copy.js'].map((name) => [
     name,
     readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8'),
   ]),

@@ -3,13 +3,14 @@ import QRCode from 'qrcode';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { asAmount, formatMoneyForPeople } from '../../core/money.ts';
+import { asAmount, formatAmountTrimmed, formatMoneyForPeople } from '../../core/money.ts';
 import type { NetworkName, NetworkRegistry } from '../../platform/chain/networks.ts';
 import { walletPayment } from '../../platform/chain/wallet-payment.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
 import { type CardPaymentsDeps, cardTakes, openCheckout } from '../card-payments/index.ts';
 import { creditPage } from '../client-credits/index.ts';
+import type { Requisites } from '../contacts/index.ts';
 import { invoiceByToken, invoiceHtml } from '../invoices/index.ts';
 import { readAmount } from '../ledger/index.ts';
 import {
@@ -24,10 +25,16 @@ import {
   settlePaymentRequest,
 } from '../payment-requests/index.ts';
 import { framingOrigins } from '../sites/index.ts';
-import { publicFace } from '../spaces/index.ts';
+import { publicFace, sellerProfileOf } from '../spaces/index.ts';
 import type { Facilitator } from '../x402/index.ts';
-import { type AccountView, judgeTestCard, railsFor } from './domain.ts';
-import type { CreditPageModel, InvoicePageModel, PayPageModel } from './views.ts';
+import { type AccountView, epcPayload, groupedIban, judgeTestCard, type Rails, railsFor } from './domain.ts';
+import type {
+  BankAccountView,
+  BankTransferView,
+  CreditPageModel,
+  InvoicePageModel,
+  PayPageModel,
+} from './views.ts';
 
 export type PagesDeps = {
   db: Db;
@@ -71,6 +78,7 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
     !deps.production && deps.card === undefined,
   );
   const open = openAmount(request);
+  const seller = (await sellerProfileOf(deps.db, request.space_id)).display_name;
   const received = readAmount(request.amount_received);
   const stablecoin = rails.stablecoin?.account;
   const wallet = stablecoin ? walletFor(deps, stablecoin, open) : undefined;
@@ -86,8 +94,9 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
     currency: request.currency,
     memo: request.memo,
     status: record.status,
-    handle: (await publicFace(deps.db, request.space_id)).publicHandle,
+    seller,
     rails,
+    bank: await bankTransfer(rails.bank, seller, request.currency, open),
     cardCheckout,
     qrText: qrText ?? null,
     qrSvg: qrText ? await QRCode.toString(qrText, { type: 'svg', margin: 1 }) : null,
@@ -102,6 +111,73 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
           localRpcUrl: wallet.localRpcUrl ?? null,
         }
       : null,
+  };
+}
+
+function bankAccountView(requisites: Requisites | null): BankAccountView | null {
+  if (requisites === null) return null;
+  switch (requisites.scheme) {
+    case 'sepa':
+      return { ...requisites, ibanGrouped: groupedIban(requisites.iban) };
+    case 'uk':
+      return {
+        scheme: 'uk',
+        holder: requisites.holder,
+        accountNumber: requisites.account_number,
+        sortCode: requisites.sort_code,
+      };
+    case 'us_ach':
+      return {
+        scheme: 'us_ach',
+        holder: requisites.holder,
+        accountNumber: requisites.account_number,
+        routingNumber: requisites.routing_number,
+      };
+    case 'swift':
+      return {
+        scheme: 'swift',
+        holder: requisites.holder,
+        accountNumber: requisites.account_number,
+        bic: requisites.swift_bic,
+        bankName: requisites.bank_name,
+      };
+  }
+}
+
+/**
+ * The bank transfer block: the account's requisites, the open amount and the reference, and
+ * for a euro request to an IBAN the GiroCode (EPC QR) that fills the transfer in a banking app.
+ */
+async function bankTransfer(
+  rail: Rails['bank'],
+  seller: string,
+  currency: string,
+  open: ReturnType<typeof openAmount>,
+): Promise<BankTransferView | null> {
+  if (!rail) return null;
+  const account = bankAccountView(rail.account.requisites as Requisites | null);
+  const payload =
+    account?.scheme === 'sepa' && currency === 'EUR'
+      ? epcPayload({
+          bic: account.bic,
+          name: account.holder,
+          iban: account.iban,
+          amount: open,
+          reference: rail.reference,
+        })
+      : null;
+  return {
+    seller,
+    account,
+    details: rail.account.details,
+    amount: formatMoneyForPeople(open, currency),
+    amountPlain: formatAmountTrimmed(open),
+    reference: rail.reference,
+    // EPC069-12 asks for error correction level M.
+    epcImage: payload
+      ? await QRCode.toDataURL(payload, { errorCorrectionLevel: 'M', margin: 4, width: 240 })
+      : null,
+    epcPayload: payload,
   };
 }
 

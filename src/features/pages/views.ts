@@ -1,4 +1,6 @@
+import { renderToString } from 'preact-render-to-string';
 import { escapeHtml } from '../../core/html.ts';
+import { BankTransfer } from './bank-transfer.tsx';
 import type { Rails } from './domain.ts';
 
 // Server-rendered pages: small, fast, no framework. Every value that came from a user or a
@@ -24,6 +26,11 @@ const STYLE = `
   .qr{width:200px;max-width:100%} .qr svg{display:block;width:100%;height:auto}
   .wallets{display:flex;flex-wrap:wrap;gap:.5rem} .wallets button{display:inline-flex;align-items:center;gap:.5rem}
   .wallets img{width:20px;height:20px}
+  dl.transfer{margin:.6rem 0} .copy-row{margin:.45rem 0} .copy-row dt{color:#5c6370;font-size:.85rem}
+  .copy-row dd{margin:0;display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
+  .copy-row code{font-size:1rem} button.copy{margin:0;padding:.2rem .6rem;font-size:.85rem;background:#e8f5ef;color:#1a7f5a}
+  .girocode img.qr{display:block;width:200px;height:200px;image-rendering:pixelated}
+  p.details{white-space:pre-line}
   a.open-wallet{display:inline-block;margin-top:.4rem;color:#1a5f9f}
 `;
 
@@ -46,8 +53,11 @@ export type PayPageModel = {
   currency: string;
   memo: string;
   status: string;
-  handle: string;
+  /** The business as payers know it: its trading name (features/spaces' displayNameOf). */
+  seller: string;
   rails: Rails;
+  /** The bank transfer, when a bank account of the space takes this request's currency. */
+  bank: BankTransferView | null;
   /** Stripe Checkout takes this request's open amount: the page shows "Pay by card". */
   cardCheckout?: boolean;
   /** The payer is back from Checkout (`?card=returned`): the payment may still be confirming. */
@@ -116,13 +126,29 @@ ${model.qrSvg ? `<div class="qr" id="pay-qr" role="img" aria-label="${qrLabel}" 
 ${walletBlock(model)}</section>`;
 }
 
+/** How the payer reaches the bank account; null when the account has no requisites yet. */
+export type BankAccountView =
+  | { scheme: 'sepa'; holder: string; iban: string; ibanGrouped: string; bic: string | null }
+  | { scheme: 'uk'; holder: string; accountNumber: string; sortCode: string }
+  | { scheme: 'us_ach'; holder: string; accountNumber: string; routingNumber: string }
+  | { scheme: 'swift'; holder: string; accountNumber: string; bic: string; bankName: string | null };
+
+export type BankTransferView = {
+  seller: string;
+  account: BankAccountView | null;
+  /** The account's free-text details, shown when it has no requisites. */
+  details: string;
+  amount: string;
+  /** The amount as a bank form takes it ("1234.50"). */
+  amountPlain: string;
+  reference: string;
+  /** The GiroCode as a PNG data address, for euro transfers to an IBAN. */
+  epcImage: string | null;
+  epcPayload: string | null;
+};
+
 function bankSection(model: PayPageModel): string {
-  const rail = model.rails.bank;
-  if (!rail) return '';
-  return `<section class="card rail" id="rail-bank"><h2>Bank transfer</h2>
-<p>Transfer <strong>${escapeHtml(model.open)}</strong> to ${escapeHtml(rail.account.name)}.</p>
-<p class="muted">${escapeHtml(rail.account.details).replace(/\n/g, '<br>')}</p>
-<p>Reference: <code id="bank-reference">${escapeHtml(rail.reference)}</code></p></section>`;
+  return model.bank ? renderToString(BankTransfer({ bank: model.bank })) : '';
 }
 
 function cardSection(model: PayPageModel): string {
@@ -152,7 +178,7 @@ export function payPage(model: PayPageModel): string {
     model.received && model.status === 'active'
       ? `<p class="muted" id="received">Received so far: ${escapeHtml(model.received)}</p>`
       : '<p class="muted" id="received" hidden></p>';
-  const head = `<p class="muted">Payment to <strong>${escapeHtml(model.handle)}</strong></p>
+  const head = `<p class="muted">Payment to <strong id="seller">${escapeHtml(model.seller)}</strong></p>
 <h1 class="amount" id="amount">${escapeHtml(model.amount)}</h1>
 ${model.memo ? `<p id="memo">${escapeHtml(model.memo)}</p>` : ''}
 <p><span class="status ${escapeHtml(model.status)}" id="status" data-status="${escapeHtml(model.status)}">${escapeHtml(statusLabel(model.status))}</span></p>
@@ -168,7 +194,7 @@ ${received}`;
     `<div class="card" id="pay-head" data-status-url="/pay/${escapeHtml(model.token)}/status">${head}
 <p class="paid-note" id="paid-note" role="status" hidden>Paid. Thank you.</p></div>
 ${rails || '<p>No way to pay is set up for this request.</p>'}`,
-    ['/assets/pay.js', '/assets/pay-status.js', '/assets/pay-wallet.js'],
+    ['/assets/pay.js', '/assets/pay-status.js', '/assets/pay-wallet.js', '/assets/pay-copy.js'],
   );
 }
 

@@ -26,8 +26,19 @@ function sepaAmount(amount: AmountE8): number {
   return Number(amount / CENT_E8) / 100;
 }
 
-/** The paying account's IBAN: the first IBAN written in the account's details (spaces allowed). */
+/** The paying account's SEPA requisites, when it has them. */
+function sepaRequisitesOf(account: AccountRow): (Requisites & { scheme: 'sepa' }) | null {
+  const requisites = account.requisites as Requisites | null;
+  return requisites?.scheme === 'sepa' ? requisites : null;
+}
+
+/**
+ * The paying account's IBAN: from its bank requisites; an account saved before requisites
+ * existed may still carry it in its details (the first valid IBAN written there).
+ */
 function debtorIban(account: AccountRow): string {
+  const requisites = sepaRequisitesOf(account);
+  if (requisites) return requisites.iban;
   for (const match of account.details.matchAll(/\b[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,32}/g)) {
     const compact = match[0].replaceAll(' ', '');
     // What follows an IBAN may run into the match ("… 00 BIC …"): the longest valid prefix wins.
@@ -38,7 +49,7 @@ function debtorIban(account: AccountRow): string {
   }
   throw new AppError(
     'invalid_request',
-    'A SEPA file needs the paying account’s IBAN: write it in the account’s details.',
+    'A SEPA file needs the paying account’s IBAN: add its bank requisites (IBAN, BIC, holder) on the Accounts page.',
     { field: 'account_id' },
   );
 }
@@ -69,11 +80,15 @@ function sepaXml(
   const reference = row.id.replaceAll('-', '');
   doc.grpHdr.id = reference.slice(0, 20);
   doc.grpHdr.created = at;
-  doc.grpHdr.initiatorName = sepaText(account.name, 70);
+  // The debtor is the account's holder; only an account without requisites falls back to its name.
+  const own = sepaRequisitesOf(account);
+  const debtorName = sepaText(own?.holder ?? account.name, 70);
+  doc.grpHdr.initiatorName = debtorName;
   const info = doc.createPaymentInfo();
   info.requestedExecutionDate = at;
   info.debtorIBAN = debtorIban(account);
-  info.debtorName = sepaText(account.name, 70);
+  if (own?.bic) info.debtorBIC = own.bic;
+  info.debtorName = debtorName;
   const transfer = info.createTransaction();
   transfer.creditorName = sepaText(requisites.holder, 70);
   transfer.creditorIBAN = requisites.iban;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inClosedPeriod } from './domain.ts';
+import { COUNTRY_CODES, displayNameOf, documentNumber, inClosedPeriod } from './domain.ts';
 
 describe('the closed period', () => {
   it('holds the closing date and every day before it, not the day after', () => {
@@ -10,5 +10,34 @@ describe('the closed period', () => {
 
   it('holds no day while nothing is closed', () => {
     expect(inClosedPeriod('2020-01-01', null)).toBe(false);
+  });
+});
+
+describe('document numbers', () => {
+  it('writes the prefix and at least six digits', () => {
+    expect(documentNumber('INV-', 1)).toBe('INV-000001');
+    expect(documentNumber('CN-', 1234567)).toBe('CN-1234567');
+    expect(documentNumber('', 42)).toBe('000042');
+  });
+});
+
+describe('the name shown for a business', () => {
+  it('is the trading name, else the legal name, else the book name', () => {
+    expect(displayNameOf({ trading_name: 'Nordlicht', legal_name: 'Nordlicht GmbH' }, 'Book')).toBe(
+      'Nordlicht',
+    );
+    expect(displayNameOf({ trading_name: '  ', legal_name: 'Nordlicht GmbH' }, 'Book')).toBe(
+      'Nordlicht GmbH',
+    );
+    expect(displayNameOf({ trading_name: '', legal_name: '' }, 'Book')).toBe('Book');
+  });
+});
+
+describe('country codes', () => {
+  it('hold ISO 3166-1 alpha-2 countries and leave out groupings and withdrawn codes', () => {
+    for (const code of ['DE', 'FR', 'GB', 'US', 'JP', 'BR', 'CH']) expect(COUNTRY_CODES).toContain(code);
+    for (const code of ['EU', 'UN', 'ZZ', 'UK', 'SU', 'DD', 'YU', 'XK', 'QO'])
+      expect(COUNTRY_CODES).not.toContain(code);
+    expect(COUNTRY_CODES.length).toBeGreaterThan(240);
   });
 });

@@ -1,11 +1,17 @@
 export {
+  COUNTRY_CODES,
   canAdminister,
+  countryName,
+  displayNameOf,
   inClosedPeriod,
   planIncludesChat,
+  postalAddressText,
   subscriptionAllowance,
   syncedRowsAllowance,
 } from './domain.ts';
+export { takeDocumentNumber } from './numbering.ts';
 export { registerSpacePages } from './page-routes.ts';
+export { type SellerProfile, sellerProfileOf } from './profile.ts';
 export { registerSpaceRoutes } from './routes.ts';
 export { CurrencyCode } from './schemas.ts';
 export {

@@ -1,12 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { typedRoutes } from '../../platform/http/typed.ts';
-import { EMPTY_FORM } from '../../platform/web/components.tsx';
+import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
 import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf, viewerShellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
+import * as numbering from './numbering.ts';
 import { BooksPage, MembersPage, SettingsPage } from './pages.tsx';
-import { ListQuery, MemberAdd, MemberPatch, SpaceCreate, SpacePatch } from './schemas.ts';
+import * as profile from './profile.ts';
+import {
+  ListQuery,
+  MemberAdd,
+  MemberPatch,
+  NumberingPatch,
+  ProfilePatch,
+  SpaceCreate,
+  SpacePatch,
+} from './schemas.ts';
 import * as service from './service.ts';
 
 // Page routes of Books, Book settings and Members. The same service calls as the app API.
@@ -41,23 +51,87 @@ export function registerSpacePages(server: FastifyInstance, deps: service.Spaces
   registerMemberPages(scope, deps);
 }
 
+/** Book settings as the caller may see it, with one form's state shown in place. */
+async function settingsPage(
+  deps: service.SpacesDeps,
+  request: Parameters<typeof shellOf>[0],
+  forms: { form?: FormState; profileForm?: FormState; numberingForm?: FormState } = {},
+) {
+  const shell = shellOf(request);
+  const space = await service.getSpace(deps, shell.user.id, shell.book.id);
+  const seller = await profile.getProfile(deps, shell.user.id, shell.book.id);
+  const numbers = await numbering.getNumbering(deps, shell.user.id, shell.book.id);
+  return SettingsPage({
+    shell,
+    space,
+    profile: seller,
+    numbering: numbers,
+    form: forms.form ?? EMPTY_FORM,
+    ...forms,
+  });
+}
+
+/**
+ * The profile form sends every field; a blank one arrives as "not given" and means empty here,
+ * so clearing a field in the form clears it in the profile.
+ */
+function wholeProfile(body: Static<typeof ProfilePatch>): Static<typeof ProfilePatch> {
+  return {
+    legal_name: '',
+    trading_name: '',
+    vat_id: '',
+    tax_number: '',
+    registration_id: '',
+    email: '',
+    phone: '',
+    website: '',
+    invoice_footer: '',
+    address: {},
+    ...body,
+  };
+}
+
 function registerSettingsPages(server: FastifyInstance, deps: service.SpacesDeps) {
   const scope = typedRoutes(server);
   const path = '/app/books/:book_id/settings';
-  scope.get(path, { schema: { hide: true, params: BookParams } }, async (request, reply) => {
-    const shell = shellOf(request);
-    const space = await service.getSpace(deps, shell.user.id, shell.book.id);
-    return sendPage(reply, SettingsPage({ shell, space, form: EMPTY_FORM }));
-  });
+  scope.get(path, { schema: { hide: true, params: BookParams } }, async (request, reply) =>
+    sendPage(reply, await settingsPage(deps, request)),
+  );
   scope.post(path, formRoute({ params: BookParams, body: SpacePatch }), async (request, reply) => {
     const shell = shellOf(request);
     const outcome = await runForm(request, ({ body }) =>
       service.updateSpace(deps, shell.user.id, shell.book.id, body),
     );
     if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'settings'));
-    const space = await service.getSpace(deps, shell.user.id, shell.book.id);
-    return sendPage(reply, SettingsPage({ shell, space, form: outcome.form }), outcome.status);
+    return sendPage(reply, await settingsPage(deps, request, { form: outcome.form }), outcome.status);
   });
+  scope.post(
+    `${path}/profile`,
+    formRoute({ params: BookParams, body: ProfilePatch }, { form: { integers: ['payment_terms_days'] } }),
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const outcome = await runForm(request, ({ body }) =>
+        profile.updateProfile(deps, shell.user.id, shell.book.id, wholeProfile(body)),
+      );
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'settings'));
+      const page = await settingsPage(deps, request, { profileForm: outcome.form });
+      return sendPage(reply, page, outcome.status);
+    },
+  );
+  const numberFields = ['invoice', 'quote', 'credit_note'].map((kind) => `${kind}.next_number`);
+  scope.post(
+    `${path}/numbering`,
+    formRoute({ params: BookParams, body: NumberingPatch }, { form: { integers: numberFields } }),
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const outcome = await runForm(request, ({ body }) =>
+        numbering.updateNumbering(deps, shell.user.id, shell.book.id, body),
+      );
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'settings'));
+      const page = await settingsPage(deps, request, { numberingForm: outcome.form });
+      return sendPage(reply, page, outcome.status);
+    },
+  );
   scope.post(
     `${path}/switches`,
     formRoute(
@@ -70,8 +144,7 @@ function registerSettingsPages(server: FastifyInstance, deps: service.SpacesDeps
         service.updateSpace(deps, shell.user.id, shell.book.id, body),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'settings'));
-      const space = await service.getSpace(deps, shell.user.id, shell.book.id);
-      return sendPage(reply, SettingsPage({ shell, space, form: outcome.form }), outcome.status);
+      return sendPage(reply, await settingsPage(deps, request, { form: outcome.form }), outcome.status);
     },
   );
 }

@@ -2,6 +2,7 @@ import {
   ActionButton,
   type Column,
   DateTime,
+  EMPTY_FORM,
   EmptyState,
   Field,
   Form,
@@ -14,6 +15,8 @@ import {
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, canAdminister, type Shell } from '../../platform/web/shell.ts';
 import { PLANS, ROLES } from './domain.ts';
+import { NumberingCard, ProfileCard } from './pages-profile.tsx';
+import type { SellerProfile } from './profile.ts';
 
 // Books (spaces): the list and creation, a book's settings (name, plan, rollout switches), and
 // its members with their roles.
@@ -104,10 +107,50 @@ function Switch({ name, label, on, hint }: { name: string; label: string; on: bo
   );
 }
 
+function SwitchesCard({ shell, space, admin }: { shell: Shell; space: Space; admin: boolean }) {
+  return (
+    <div class="card">
+      <h2>Rollout switches</h2>
+      {admin ? (
+        <Form
+          action={bookPath(space.id, 'settings/switches')}
+          csrf={shell.csrfToken}
+          label="Rollout switches"
+        >
+          <Switch
+            name="integration_enabled"
+            label="Integration API on"
+            on={space.integration_enabled}
+            hint="Off: every key of this book is refused until it is switched back on."
+          />
+          <Switch
+            name="payments_enabled"
+            label="Payments on"
+            on={space.payments_enabled}
+            hint="Off: no new payment request or charge is accepted."
+          />
+          <button type="submit">Save switches</button>
+        </Form>
+      ) : (
+        <p>
+          Integration API {space.integration_enabled ? 'on' : 'off'} · payments{' '}
+          {space.payments_enabled ? 'on' : 'off'}
+        </p>
+      )}
+    </div>
+  );
+}
+
 export function SettingsPage(props: {
   shell: Shell & { book: { id: string } };
   space: Space;
+  profile: SellerProfile;
+  numbering: Parameters<typeof NumberingCard>[0]['numbering'];
   form: FormState;
+  /** The state of the seller profile's form, when it was the one posted. */
+  profileForm?: FormState;
+  /** The state of the numbering form, when it was the one posted. */
+  numberingForm?: FormState;
   saved?: string;
 }) {
   const { shell, space, form } = props;
@@ -151,35 +194,20 @@ export function SettingsPage(props: {
           </p>
         )}
       </div>
-      <div class="card">
-        <h2>Rollout switches</h2>
-        {admin ? (
-          <Form
-            action={bookPath(space.id, 'settings/switches')}
-            csrf={shell.csrfToken}
-            label="Rollout switches"
-          >
-            <Switch
-              name="integration_enabled"
-              label="Integration API on"
-              on={space.integration_enabled}
-              hint="Off: every key of this book is refused until it is switched back on."
-            />
-            <Switch
-              name="payments_enabled"
-              label="Payments on"
-              on={space.payments_enabled}
-              hint="Off: no new payment request or charge is accepted."
-            />
-            <button type="submit">Save switches</button>
-          </Form>
-        ) : (
-          <p>
-            Integration API {space.integration_enabled ? 'on' : 'off'} · payments{' '}
-            {space.payments_enabled ? 'on' : 'off'}
-          </p>
-        )}
-      </div>
+      <SwitchesCard shell={shell} space={space} admin={admin} />
+      <ProfileCard
+        shell={shell}
+        profile={props.profile}
+        form={props.profileForm ?? EMPTY_FORM}
+        admin={admin}
+      />
+      <NumberingCard
+        shell={shell}
+        spaceId={space.id}
+        numbering={props.numbering}
+        form={props.numberingForm ?? EMPTY_FORM}
+        admin={admin}
+      />
     </Layout>
   );
 }

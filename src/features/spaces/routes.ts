@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { Type } from '../../platform/http/schema-kit.ts';
 import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
+import * as numbering from './numbering.ts';
+import * as profile from './profile.ts';
 import {
   ListQuery,
   MemberAdd,
@@ -9,6 +11,10 @@ import {
   MemberOut,
   MemberParams,
   MemberPatch,
+  NumberingOut,
+  NumberingPatch,
+  ProfileOut,
+  ProfilePatch,
   SpaceCreate,
   SpaceList,
   SpaceOut,
@@ -45,6 +51,38 @@ const docs = {
     operationId: 'updateSpace',
     summary: 'Update a space',
     description: "Changes a space's name or settings. Owners and admins only.",
+    tags: ['Spaces'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  getProfile: routeDoc({
+    operationId: 'getSellerProfile',
+    summary: "Read the book's seller profile",
+    description:
+      'Who the business is on its documents and public pages: names, address, tax ids, contact, payment terms, invoice footer and public handle. Any member reads it.',
+    tags: ['Spaces'],
+    errors: APP_READ_ERRORS,
+  }),
+  updateProfile: routeDoc({
+    operationId: 'updateSellerProfile',
+    summary: "Change the book's seller profile",
+    description:
+      'Changes the fields given; an address replaces the whole address. A document already sent keeps the seller it was sent with. A new public handle must be free (409 conflict); the old one stops answering. Owners and admins only.',
+    tags: ['Spaces'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  getNumbering: routeDoc({
+    operationId: 'getDocumentNumbering',
+    summary: 'Read how documents are numbered',
+    description:
+      'The prefix and next number of invoices, quotes and credit notes (INV-, QUO-, CN- by default), each counted apart. Any member reads it.',
+    tags: ['Spaces'],
+    errors: APP_READ_ERRORS,
+  }),
+  updateNumbering: routeDoc({
+    operationId: 'updateDocumentNumbering',
+    summary: 'Change how documents are numbered',
+    description:
+      'Sets a kind’s prefix and the number its next generated document gets; numbers a live document already holds are skipped. Numbers sent by an integration are kept as sent. Owners and admins only.',
     tags: ['Spaces'],
     errors: APP_WRITE_ERRORS,
   }),
@@ -145,7 +183,49 @@ export function registerSpaceRoutes(server: FastifyInstance, deps: service.Space
     },
   );
   registerPeriodRoute(app, deps);
+  registerProfileRoutes(app, deps);
   registerMemberRoutes(app, deps);
+}
+
+/** The seller profile: read by members, changed by owners and admins. */
+function registerProfileRoutes(server: FastifyInstance, deps: service.SpacesDeps) {
+  const app = typedRoutes(server);
+  app.get(
+    '/app/api/spaces/:id/profile',
+    { schema: { ...docs.getProfile, params: SpaceParams, response: { 200: ProfileOut } } },
+    async (request) => profile.getProfile(deps, requireCaller(request).userId, request.params.id),
+  );
+  app.get(
+    '/app/api/spaces/:id/numbering',
+    { schema: { ...docs.getNumbering, params: SpaceParams, response: { 200: NumberingOut } } },
+    async (request) => numbering.getNumbering(deps, requireCaller(request).userId, request.params.id),
+  );
+  app.patch(
+    '/app/api/spaces/:id/numbering',
+    {
+      schema: {
+        ...docs.updateNumbering,
+        params: SpaceParams,
+        body: NumberingPatch,
+        response: { 200: NumberingOut },
+      },
+    },
+    async (request) =>
+      numbering.updateNumbering(deps, requireCaller(request).userId, request.params.id, request.body),
+  );
+  app.patch(
+    '/app/api/spaces/:id/profile',
+    {
+      schema: {
+        ...docs.updateProfile,
+        params: SpaceParams,
+        body: ProfilePatch,
+        response: { 200: ProfileOut },
+      },
+    },
+    async (request) =>
+      profile.updateProfile(deps, requireCaller(request).userId, request.params.id, request.body),
+  );
 }
 
 /** Closing the books: a date that only moves forward. */

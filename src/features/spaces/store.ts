@@ -2,7 +2,8 @@ import { type Selectable, sql } from 'kysely';
 import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { olderThan } from '../../platform/db/paging.ts';
-import type { Role, SpacesTable } from '../../platform/db/schema.ts';
+import type { Role, SellerProfilesTable, SpacesTable } from '../../platform/db/schema.ts';
+import type { DocumentKind } from './domain.ts';
 
 export type SpaceRow = Pick<
   Selectable<SpacesTable>,
@@ -223,4 +224,74 @@ export async function moveClosedThrough(db: Queryable, spaceId: string, through:
     .where((eb) => eb.or([eb('closed_through', 'is', null), eb('closed_through', '<=', through)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+export type ProfileRow = Omit<Selectable<SellerProfilesTable>, 'space_id' | 'updated_at'>;
+
+/** The book's seller profile, or undefined while nothing was saved. */
+export function findProfile(db: Queryable, spaceId: string) {
+  return db.selectFrom('seller_profiles').selectAll().where('space_id', '=', spaceId).executeTakeFirst();
+}
+
+/** Writes the whole profile (insert or replace). */
+export async function saveProfile(db: Queryable, spaceId: string, profile: ProfileRow, at: Date) {
+  await db
+    .insertInto('seller_profiles')
+    .values({ space_id: spaceId, ...profile, updated_at: at })
+    .onConflict((conflict) => conflict.column('space_id').doUpdateSet({ ...profile, updated_at: at }))
+    .execute();
+}
+
+/** The space whose public handle this is, if any. */
+export function findSpaceByHandle(db: Queryable, handle: string) {
+  return db
+    .selectFrom('spaces')
+    .select(['id', 'name'])
+    .where('public_handle', '=', handle)
+    .executeTakeFirst();
+}
+
+export async function setHandle(db: Queryable, spaceId: string, handle: string) {
+  await db.updateTable('spaces').set({ public_handle: handle }).where('id', '=', spaceId).execute();
+}
+
+/** The numbering rows a book has (a kind without one has not numbered anything yet). */
+export function listNumbering(db: Queryable, spaceId: string) {
+  return db
+    .selectFrom('document_numbering')
+    .select(['kind', 'prefix', 'last_value'])
+    .where('space_id', '=', spaceId)
+    .execute();
+}
+
+/**
+ * Takes the next number of a kind: one statement that makes the row or moves it on, and holds
+ * its lock until the caller's transaction ends, so concurrent creations queue and a rollback
+ * gives the number back.
+ */
+export function takeNumber(db: Queryable, spaceId: string, kind: DocumentKind, prefix: string) {
+  return db
+    .insertInto('document_numbering')
+    .values({ space_id: spaceId, kind, prefix, last_value: 1 })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['space_id', 'kind'])
+        .doUpdateSet((eb) => ({ last_value: eb('document_numbering.last_value', '+', 1) })),
+    )
+    .returning(['prefix', 'last_value'])
+    .executeTakeFirstOrThrow();
+}
+
+/** Sets a kind's prefix and where it counts from. */
+export async function setNumbering(
+  db: Queryable,
+  spaceId: string,
+  kind: DocumentKind,
+  numbering: { prefix: string; last_value: number },
+) {
+  await db
+    .insertInto('document_numbering')
+    .values({ space_id: spaceId, kind, ...numbering })
+    .onConflict((conflict) => conflict.columns(['space_id', 'kind']).doUpdateSet(numbering))
+    .execute();
 }

@@ -44,6 +44,30 @@ export interface SpacesTable {
   created_at: Timestamp;
 }
 
+type DefaultText = ColumnType<string, string | undefined, string>;
+
+/** A book's seller profile (`seller_profiles`): who the business is on its documents. */
+export interface SellerProfilesTable {
+  space_id: string;
+  legal_name: DefaultText;
+  trading_name: DefaultText;
+  address_line1: DefaultText;
+  address_line2: DefaultText;
+  postal_code: DefaultText;
+  city: DefaultText;
+  region: DefaultText;
+  country: DefaultText;
+  vat_id: DefaultText;
+  tax_number: DefaultText;
+  registration_id: DefaultText;
+  email: DefaultText;
+  phone: DefaultText;
+  website: DefaultText;
+  payment_terms_days: ColumnType<number, number | undefined, number>;
+  invoice_footer: DefaultText;
+  updated_at: Timestamp;
+}
+
 export interface MembersTable {
   space_id: string;
   user_id: string;
@@ -133,6 +157,8 @@ export interface AccountsTable {
   address_challenge_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   address_proven: ColumnType<string | null, string | null | undefined, string | null>;
   address_proven_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** A bank account's requisites (features/contacts' shape), checked before they are written. */
+  requisites: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 
@@ -391,6 +417,7 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   spaces: SpacesTable;
+  seller_profiles: SellerProfilesTable;
   members: MembersTable;
   push_sources: PushSourcesTable;
   integration_keys: IntegrationKeysTable;
@@ -509,12 +536,38 @@ export interface InvoicesTable {
   promised_on: ColumnType<string | null, string | null | undefined, string | null>;
   deferral_state: ColumnType<DeferralState | null, DeferralState | null | undefined, DeferralState | null>;
   delivered_in_app: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The seller as it stood when the document was sent; null before. */
+  seller_snapshot: ColumnType<StoredSeller | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
 
-export interface InvoiceNumberCountersTable {
+/** The seller a sent document keeps (`invoices.seller_snapshot`). */
+export type StoredSeller = {
+  name: string;
+  legal_name: string;
+  address: {
+    line1: string;
+    line2: string;
+    postal_code: string;
+    city: string;
+    region: string;
+    country: string;
+  };
+  vat_id: string;
+  tax_number: string;
+  registration_id: string;
+  email: string;
+  phone: string;
+  website: string;
+  invoice_footer: string;
+};
+
+/** A document kind's numbering in a book (`document_numbering`). */
+export interface DocumentNumberingTable {
   space_id: string;
+  kind: InvoiceKind;
+  prefix: string;
   last_value: number;
 }
 
@@ -553,7 +606,7 @@ export type AutoStage = 'before_due' | 'on_due' | 'after_due';
 
 export interface Database {
   invoices: InvoicesTable;
-  invoice_number_counters: InvoiceNumberCountersTable;
+  document_numbering: DocumentNumberingTable;
   invoice_payments: InvoicePaymentsTable;
   invoice_deliveries: InvoiceDeliveriesTable;
 }

@@ -119,3 +119,15 @@ export function CursorPage<T extends TSchema>(item: T, options: { $id?: string; 
     options,
   );
 }
+
+/** An empty string or an email address; if/then keeps the empty case out of the error list. */
+export const EmailOrEmpty = (maxLength = 200, options: { default?: string; description?: string } = {}) =>
+  Type.Unsafe<string>({
+    type: 'string',
+    maxLength,
+    ...options,
+    if: { type: 'string', minLength: 1 },
+    // biome-ignore lint/suspicious/noThenProperty: this is JSON Schema's if/then, not a promise.
+    then: { type: 'string', format: 'email' },
+    description: options.description ?? 'An email address, or empty.',
+  });

@@ -94,6 +94,8 @@ function typedValue(state: FormState | undefined, name: string): string | undefi
     value =
       value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
   }
+  // A whole number the form shape turned into a number is shown again as typed.
+  if (typeof value === 'number') return String(value);
   return typeof value === 'string' ? value : undefined;
 }
 

@@ -398,6 +398,24 @@ CREATE TABLE public.idempotency_records (
     CONSTRAINT idempotency_records_state_check CHECK ((state = ANY (ARRAY['running'::text, 'done'::text])))
 );
 
+CREATE TABLE public.inbound_screening_flag_entries (
+    space_id uuid NOT NULL,
+    entry_id uuid NOT NULL,
+    transfer_id uuid NOT NULL
+);
+
+CREATE TABLE public.inbound_screening_flags (
+    space_id uuid NOT NULL,
+    transfer_id uuid NOT NULL,
+    sdn_uid text NOT NULL,
+    listed text NOT NULL,
+    programs text NOT NULL,
+    matched text NOT NULL,
+    list_source text NOT NULL,
+    flagged_at timestamp with time zone NOT NULL,
+    CONSTRAINT inbound_screening_flags_matched_check CHECK ((matched <> ''::text))
+);
+
 CREATE TABLE public.integration_keys (
     id uuid NOT NULL,
     space_id uuid NOT NULL,
@@ -726,6 +744,7 @@ CREATE TABLE public.payout_screening_matches (
     score numeric(4,3) NOT NULL,
     matched text NOT NULL,
     held_at timestamp with time zone NOT NULL,
+    list_source text DEFAULT ''::text NOT NULL,
     CONSTRAINT payout_screening_matches_kind_check CHECK ((kind = ANY (ARRAY['name'::text, 'address'::text]))),
     CONSTRAINT payout_screening_matches_score_check CHECK (((score > (0)::numeric) AND (score <= (1)::numeric)))
 );
@@ -1182,6 +1201,12 @@ ALTER TABLE ONLY public.contacts
 ALTER TABLE ONLY public.idempotency_records
     ADD CONSTRAINT idempotency_records_pkey PRIMARY KEY (key_id, route, idempotency_key);
 
+ALTER TABLE ONLY public.inbound_screening_flag_entries
+    ADD CONSTRAINT inbound_screening_flag_entries_pkey PRIMARY KEY (space_id, entry_id);
+
+ALTER TABLE ONLY public.inbound_screening_flags
+    ADD CONSTRAINT inbound_screening_flags_pkey PRIMARY KEY (space_id, transfer_id);
+
 ALTER TABLE ONLY public.integration_keys
     ADD CONSTRAINT integration_keys_key_hash_key UNIQUE (key_hash);
 
@@ -1412,6 +1437,8 @@ CREATE UNIQUE INDEX contact_chats_live_group ON public.contact_chats USING btree
 CREATE INDEX contacts_space_idx ON public.contacts USING btree (space_id, created_at);
 
 CREATE INDEX idempotency_records_expiry_idx ON public.idempotency_records USING btree (expires_at);
+
+CREATE INDEX inbound_screening_flag_entries_transfer_idx ON public.inbound_screening_flag_entries USING btree (space_id, transfer_id);
 
 CREATE INDEX integration_keys_expiry_idx ON public.integration_keys USING btree (expires_at) WHERE ((revoked_at IS NULL) AND (expiry_reminded_at IS NULL) AND (expires_at IS NOT NULL));
 
@@ -1682,6 +1709,18 @@ ALTER TABLE ONLY public.contact_chats
 
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.inbound_screening_flag_entries
+    ADD CONSTRAINT inbound_screening_flag_entries_space_id_entry_id_fkey FOREIGN KEY (space_id, entry_id) REFERENCES public.ledger_entries(space_id, id);
+
+ALTER TABLE ONLY public.inbound_screening_flag_entries
+    ADD CONSTRAINT inbound_screening_flag_entries_space_id_transfer_id_fkey FOREIGN KEY (space_id, transfer_id) REFERENCES public.inbound_screening_flags(space_id, transfer_id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.inbound_screening_flags
+    ADD CONSTRAINT inbound_screening_flags_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.inbound_screening_flags
+    ADD CONSTRAINT inbound_screening_flags_transfer_id_fkey FOREIGN KEY (transfer_id) REFERENCES public.chain_transfers(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.integration_keys
     ADD CONSTRAINT integration_keys_issuer_user_id_fkey FOREIGN KEY (issuer_user_id) REFERENCES public.users(id);

@@ -85,7 +85,10 @@ describe('SIGTERM', () => {
     const started = server;
     await waitFor(
       'the server has the request',
-      async () => /"url":"\/integration\/ping"[^\n]*"msg":"incoming request"|"msg":"incoming request"[^\n]*"url":"\/integration\/ping"/.test(started.output()),
+      async () =>
+        /"url":"\/integration\/ping"[^\n]*"msg":"incoming request"|"msg":"incoming request"[^\n]*"url":"\/integration\/ping"/.test(
+          started.output(),
+        ),
       30_000,
       5,
     );

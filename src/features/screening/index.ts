@@ -5,6 +5,15 @@ export {
   normalizeDestination,
   normalizeName,
 } from './domain.ts';
+export {
+  type FlaggedEntry,
+  flaggedEntries,
+  flaggedIncomeRows,
+  flagInboundTransfer,
+  type InboundFlag,
+  type InboundTransfer,
+  inboundFlags,
+} from './inbound.ts';
 export { parseSdnXml } from './sdn-xml.ts';
 export {
   buildIndex,

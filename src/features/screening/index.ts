@@ -14,6 +14,14 @@ export {
   type InboundTransfer,
   inboundFlags,
 } from './inbound.ts';
+export {
+  LIST_BYTES_MAX,
+  loadFromSource,
+  type RefreshDeps,
+  type RefreshOutcome,
+  refreshDue,
+  refreshScreeningList,
+} from './refresh.ts';
 export { parseSdnXml } from './sdn-xml.ts';
 export {
   buildIndex,

@@ -29,7 +29,11 @@ export async function loadScreeningList(
   options: { force?: boolean; validators?: store.ListValidators } = {},
 ): Promise<LoadOutcome> {
   const parsed = parseSdnXml(xml);
-  if (!parsed.ok) return parsed;
+  if (!parsed.ok) {
+    const current = await store.currentList(deps.db);
+    if (current) await store.noteCheck(deps.db, current.id, deps.clock.now(), `refused: ${parsed.problem}`);
+    return parsed;
+  }
   const listId = randomUUID();
   const size = parsed.list.entries.length;
   const refused = await deps.db.transaction().execute(async (tx) => {

@@ -374,7 +374,7 @@ function ScreeningMatch({ match }: { match: NonNullable<PayoutDetail['screening'
           <dd data-field="programs">{match.programs || '—'}</dd>
         </div>
         <div>
-          <dt>This payment's</dt>
+          <dt>{match.kind === 'address' ? "This payment's address" : "This payment's name"}</dt>
           <dd class="address">
             <code>{match.matched}</code>
           </dd>

@@ -196,18 +196,18 @@ export function PaymentsTable(props: {
     {
       header: 'Payer',
       cell: (payment) =>
-        payment.reverses_entry_id ? <span class="pill bad">Reversed</span> : payment.payer || '—',
-    },
-    {
-      header: 'Screening',
-      cell: (payment) =>
-        payment.listed_sender ? (
-          <span data-field="listed-sender">
-            <Pill tone="bad">Listed sender</Pill> {payment.listed_sender.listed} (
-            {payment.listed_sender.programs})
-          </span>
+        payment.reverses_entry_id ? (
+          <span class="pill bad">Reversed</span>
         ) : (
-          '—'
+          <>
+            <span class="address">{payment.payer || '—'}</span>
+            {payment.listed_sender && (
+              <div data-field="listed-sender">
+                <Pill tone="bad">Listed sender</Pill> {payment.listed_sender.listed} (
+                {payment.listed_sender.programs})
+              </div>
+            )}
+          </>
         ),
     },
     { header: 'How', cell: (payment) => payment.origin },

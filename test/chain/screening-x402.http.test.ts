@@ -166,6 +166,66 @@ describe('approving an x402 proposal', () => {
   });
 });
 
+/** A host whose quote is the current target's pay page (the target changes between calls). */
+async function quotingHost(firstTarget: string) {
+  let target = firstTarget;
+  const host = createServer(async (req, res) => {
+    if (req.headers['payment-signature'] || req.headers['x-payment']) {
+      res.writeHead(500).end('a payment was sent');
+      return;
+    }
+    const upstream = await fetch(target, { headers: { accept: 'application/json' } });
+    const headers: Record<string, string> = {};
+    upstream.headers.forEach((value, name) => {
+      if (!['content-length', 'transfer-encoding', 'connection'].includes(name)) headers[name] = value;
+    });
+    res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  host.listen(0, '127.0.0.1');
+  await once(host, 'listening');
+  const port = (host.address() as { port: number }).port;
+  return {
+    hostPort: `127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}/report`,
+    quoteFrom: (next: string) => {
+      target = next;
+    },
+    close: () => host.close(),
+  };
+}
+
+describe('approving an x402 proposal whose price changed', () => {
+  it('refuses a lower amount as well as a higher one: the owner approved that payment; nothing is signed', async () => {
+    const seller = await w.seller();
+    await listAddresses([]);
+    const proposedAt = await w.mint(seller.key.key, '2', { account_id: seller.account.id });
+    const cheaper = await w.mint(seller.key.key, '1.5', { account_id: seller.account.id });
+    const host = await quotingHost(proposedAt.url);
+    try {
+      const buyer = await agent([host.hostPort], { per_request_usd: '0.5' });
+      const proposed = await w.api('POST', '/agent/x402', buyer.token, { url: host.url });
+      expect(proposed.body, JSON.stringify(proposed.body)).toMatchObject({ applied: false });
+      host.quoteFrom(cheaper.url);
+      const approved = await w.api(
+        'POST',
+        `/app/api/spaces/${buyer.spaceId}/proposals/${proposed.body.proposal_id}/approve`,
+        buyer.owner.token,
+        {},
+      );
+      expect(approved.status, JSON.stringify(approved.body)).toBe(422);
+      expect(approved.body).toMatchObject({ details: { field: 'amount' } });
+      expect(approved.body.detail).toContain(
+        'The host now asks 1.50000000; the proposal was for 2.00000000.',
+      );
+      expect(await w.usdcOf(seller.address)).toBe(0n);
+      expect(await w.usdcOf(buyer.wallet)).toBe(10_000_000n);
+      await nothingSignedOrSpent(buyer.agentId);
+    } finally {
+      host.close();
+    }
+  });
+});
+
 describe('a listed payer', () => {
   it('is refused by the pay page and by /x402/settle, and nothing goes on chain', async () => {
     const seller = await w.seller();

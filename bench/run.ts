@@ -24,6 +24,7 @@ import { benchParse } from './parse.ts';
 import { benchPayouts } from './payouts.ts';
 import { benchPing } from './ping.ts';
 import { benchPush } from './push.ts';
+import { benchScreening } from './screening.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchX402 } from './x402.ts';
 
@@ -38,6 +39,7 @@ const BENCHMARKS: { name: string; run: BenchFn }[] = [
   { name: 'parse', run: benchParse },
   { name: 'app', run: benchApp },
   { name: 'agents', run: benchAgents },
+  { name: 'screening', run: benchScreening },
 ];
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,5 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScreeningList } from '../../src/features/screening/index.ts';
 import { type Body, startX402World, type X402World } from './x402-setup.ts';
@@ -82,6 +84,32 @@ describe('an agent paying a listed pay-to', () => {
     expect(res.body.detail).toContain('sanctions list');
     expect(await w.usdcOf(buyer.wallet)).toBe(10_000_000n);
     expect(await w.usdcOf(seller.address)).toBe(0n);
+    await nothingSignedOrSpent(buyer.agentId);
+  });
+});
+
+describe('an agent paying a listed pay-to through MCP', () => {
+  it('gets a clear refusal from the x402_fetch tool; nothing is signed or reserved', async () => {
+    const seller = await w.seller();
+    await listAddresses([seller.address]);
+    const buyer = await agent([new URL(w.base).host]);
+    const request = await w.mint(seller.key.key, '1', { account_id: seller.account.id });
+    const client = new Client({ name: 'screening-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${w.base}/agent/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${buyer.token}` } },
+    });
+    await client.connect(transport);
+    try {
+      const result = await client.callTool({ name: 'x402_fetch', arguments: { url: request.url } });
+      expect(result.isError).toBe(true);
+      const text = (result.content as { text: string }[]).map((part) => part.text).join('\n');
+      expect(text).toContain('an address on the sanctions list');
+      expect(text).toContain('nothing was signed or spent');
+    } finally {
+      await client.close();
+    }
+    expect(await w.usdcOf(seller.address)).toBe(0n);
+    expect(await w.usdcOf(buyer.wallet)).toBe(10_000_000n);
     await nothingSignedOrSpent(buyer.agentId);
   });
 });

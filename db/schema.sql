@@ -1159,6 +1159,9 @@ ALTER TABLE ONLY public.chain_transfers
 ALTER TABLE ONLY public.chain_transfers
     ADD CONSTRAINT chain_transfers_rebooks_key UNIQUE (rebooks);
 
+ALTER TABLE ONLY public.chain_transfers
+    ADD CONSTRAINT chain_transfers_space_id_id_key UNIQUE (space_id, id);
+
 ALTER TABLE ONLY public.charges
     ADD CONSTRAINT charges_pkey PRIMARY KEY (id);
 
@@ -1720,7 +1723,7 @@ ALTER TABLE ONLY public.inbound_screening_flags
     ADD CONSTRAINT inbound_screening_flags_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
 ALTER TABLE ONLY public.inbound_screening_flags
-    ADD CONSTRAINT inbound_screening_flags_transfer_id_fkey FOREIGN KEY (transfer_id) REFERENCES public.chain_transfers(id) ON DELETE CASCADE;
+    ADD CONSTRAINT inbound_screening_flags_space_id_transfer_id_fkey FOREIGN KEY (space_id, transfer_id) REFERENCES public.chain_transfers(space_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.integration_keys
     ADD CONSTRAINT integration_keys_issuer_user_id_fkey FOREIGN KEY (issuer_user_id) REFERENCES public.users(id);

@@ -4,9 +4,11 @@ ALTER TABLE payout_screening_matches ADD COLUMN list_source text NOT NULL DEFAUL
 -- Screening of money that arrives: a direct transfer into a watched account from a sender on the
 -- sanctions list is booked (the money is there) and flagged here, with the list entry it matched
 -- as listed, for the Screening page and the owners' notification.
+ALTER TABLE chain_transfers ADD CONSTRAINT chain_transfers_space_id_id_key UNIQUE (space_id, id);
+
 CREATE TABLE inbound_screening_flags (
   space_id uuid NOT NULL REFERENCES spaces (id),
-  transfer_id uuid NOT NULL REFERENCES chain_transfers (id) ON DELETE CASCADE,
+  transfer_id uuid NOT NULL,
   sdn_uid text NOT NULL,
   listed text NOT NULL,
   programs text NOT NULL,
@@ -15,7 +17,8 @@ CREATE TABLE inbound_screening_flags (
   -- Where the list that matched came from (its URL or file).
   list_source text NOT NULL,
   flagged_at timestamptz NOT NULL,
-  PRIMARY KEY (space_id, transfer_id)
+  PRIMARY KEY (space_id, transfer_id),
+  FOREIGN KEY (space_id, transfer_id) REFERENCES chain_transfers (space_id, id) ON DELETE CASCADE
 );
 
 -- The ledger entries a flagged transfer made (the settlements of the requests it filled, the

@@ -232,6 +232,27 @@ export function PaymentsTable(props: {
   );
 }
 
+/** An income row's endpoint, and a mark when payments on it came from listed senders. */
+function EndpointCell({ shell, row }: { shell: BookShell; row: IncomeRow }) {
+  return (
+    <>
+      <span title={row.address ?? undefined} class="income-label">
+        {row.label}
+      </span>
+      {row.listed_senders > 0 && (
+        <>
+          {' '}
+          <a href={bookPath(shell.book.id, 'payments-out/screening')} data-field="listed-senders">
+            <Pill tone="bad">
+              {row.listed_senders === 1 ? 'A listed sender' : `${row.listed_senders} listed senders`}
+            </Pill>
+          </a>
+        </>
+      )}
+    </>
+  );
+}
+
 export function IncomePage(props: {
   shell: BookShell;
   rows: IncomeRow[];
@@ -242,26 +263,7 @@ export function IncomePage(props: {
   const { shell, rows } = props;
   const columns: Column<IncomeRow>[] = [
     { header: 'Day', cell: (row) => <DateTime at={`${row.day}T00:00:00Z`} dateOnly /> },
-    {
-      header: 'Endpoint',
-      cell: (row) => (
-        <>
-          <span title={row.address ?? undefined} class="income-label">
-            {row.label}
-          </span>
-          {row.listed_senders > 0 && (
-            <>
-              {' '}
-              <a href={bookPath(shell.book.id, 'payments-out/screening')} data-field="listed-senders">
-                <Pill tone="bad">
-                  {row.listed_senders === 1 ? 'A listed sender' : `${row.listed_senders} listed senders`}
-                </Pill>
-              </a>
-            </>
-          )}
-        </>
-      ),
-    },
+    { header: 'Endpoint', cell: (row) => <EndpointCell shell={shell} row={row} /> },
     { header: 'Amount', numeric: true, cell: (row) => <Money amount={row.amount} currency={row.currency} /> },
     {
       header: 'Payments',

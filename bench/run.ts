@@ -25,6 +25,7 @@ import { benchPayouts } from './payouts.ts';
 import { benchPing } from './ping.ts';
 import { benchPush } from './push.ts';
 import { benchScale } from './scale.ts';
+import { benchScreening } from './screening.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchX402 } from './x402.ts';
 
@@ -40,6 +41,7 @@ const BENCHMARKS: { name: string; run: BenchFn }[] = [
   { name: 'app', run: benchApp },
   { name: 'agents', run: benchAgents },
   { name: 'scale', run: benchScale },
+  { name: 'screening', run: benchScreening },
 ];
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

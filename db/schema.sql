@@ -410,6 +410,24 @@ CREATE TABLE public.idempotency_records (
     CONSTRAINT idempotency_records_state_check CHECK ((state = ANY (ARRAY['running'::text, 'done'::text])))
 );
 
+CREATE TABLE public.inbound_screening_flag_entries (
+    space_id uuid NOT NULL,
+    entry_id uuid NOT NULL,
+    transfer_id uuid NOT NULL
+);
+
+CREATE TABLE public.inbound_screening_flags (
+    space_id uuid NOT NULL,
+    transfer_id uuid NOT NULL,
+    sdn_uid text NOT NULL,
+    listed text NOT NULL,
+    programs text NOT NULL,
+    matched text NOT NULL,
+    list_source text NOT NULL,
+    flagged_at timestamp with time zone NOT NULL,
+    CONSTRAINT inbound_screening_flags_matched_check CHECK ((matched <> ''::text))
+);
+
 CREATE TABLE public.integration_keys (
     id uuid NOT NULL,
     space_id uuid NOT NULL,
@@ -754,6 +772,7 @@ CREATE TABLE public.payout_screening_matches (
     score numeric(4,3) NOT NULL,
     matched text NOT NULL,
     held_at timestamp with time zone NOT NULL,
+    list_source text DEFAULT ''::text NOT NULL,
     CONSTRAINT payout_screening_matches_kind_check CHECK ((kind = ANY (ARRAY['name'::text, 'address'::text]))),
     CONSTRAINT payout_screening_matches_score_check CHECK (((score > (0)::numeric) AND (score <= (1)::numeric)))
 );
@@ -1206,6 +1225,9 @@ ALTER TABLE ONLY public.chain_transfers
 ALTER TABLE ONLY public.chain_transfers
     ADD CONSTRAINT chain_transfers_rebooks_key UNIQUE (rebooks);
 
+ALTER TABLE ONLY public.chain_transfers
+    ADD CONSTRAINT chain_transfers_space_id_id_key UNIQUE (space_id, id);
+
 ALTER TABLE ONLY public.charges
     ADD CONSTRAINT charges_pkey PRIMARY KEY (id);
 
@@ -1250,6 +1272,12 @@ ALTER TABLE ONLY public.document_numbering
 
 ALTER TABLE ONLY public.idempotency_records
     ADD CONSTRAINT idempotency_records_pkey PRIMARY KEY (key_id, route, idempotency_key);
+
+ALTER TABLE ONLY public.inbound_screening_flag_entries
+    ADD CONSTRAINT inbound_screening_flag_entries_pkey PRIMARY KEY (space_id, entry_id);
+
+ALTER TABLE ONLY public.inbound_screening_flags
+    ADD CONSTRAINT inbound_screening_flags_pkey PRIMARY KEY (space_id, transfer_id);
 
 ALTER TABLE ONLY public.integration_keys
     ADD CONSTRAINT integration_keys_key_hash_key UNIQUE (key_hash);
@@ -1490,6 +1518,8 @@ CREATE UNIQUE INDEX contact_chats_live_group ON public.contact_chats USING btree
 CREATE INDEX contacts_space_idx ON public.contacts USING btree (space_id, created_at);
 
 CREATE INDEX idempotency_records_expiry_idx ON public.idempotency_records USING btree (expires_at);
+
+CREATE INDEX inbound_screening_flag_entries_transfer_idx ON public.inbound_screening_flag_entries USING btree (space_id, transfer_id);
 
 CREATE INDEX integration_keys_expiry_idx ON public.integration_keys USING btree (expires_at) WHERE ((revoked_at IS NULL) AND (expiry_reminded_at IS NULL) AND (expires_at IS NOT NULL));
 
@@ -1769,6 +1799,18 @@ ALTER TABLE ONLY public.contacts
 
 ALTER TABLE ONLY public.document_numbering
     ADD CONSTRAINT document_numbering_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.inbound_screening_flag_entries
+    ADD CONSTRAINT inbound_screening_flag_entries_space_id_entry_id_fkey FOREIGN KEY (space_id, entry_id) REFERENCES public.ledger_entries(space_id, id);
+
+ALTER TABLE ONLY public.inbound_screening_flag_entries
+    ADD CONSTRAINT inbound_screening_flag_entries_space_id_transfer_id_fkey FOREIGN KEY (space_id, transfer_id) REFERENCES public.inbound_screening_flags(space_id, transfer_id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.inbound_screening_flags
+    ADD CONSTRAINT inbound_screening_flags_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.inbound_screening_flags
+    ADD CONSTRAINT inbound_screening_flags_space_id_transfer_id_fkey FOREIGN KEY (space_id, transfer_id) REFERENCES public.chain_transfers(space_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.integration_keys
     ADD CONSTRAINT integration_keys_issuer_user_id_fkey FOREIGN KEY (issuer_user_id) REFERENCES public.users(id);

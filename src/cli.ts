@@ -5,7 +5,7 @@ import { formatReport, runDoctor } from './doctor.ts';
 import { runAgentMcpStdio } from './features/agents/index.ts';
 import { issueKey, revokeKey } from './features/keys/index.ts';
 import { checkLedger } from './features/ledger/index.ts';
-import { loadScreeningList } from './features/screening/index.ts';
+import { loadFromSource } from './features/screening/index.ts';
 import { createSpace } from './features/spaces/index.ts';
 import { createUser } from './features/users/index.ts';
 import {
@@ -64,10 +64,11 @@ const COMMAND_HELP: { name: string; synopsis: string; summary: string }[] = [
   },
   {
     name: 'screening load',
-    synopsis: 'FILE',
+    synopsis: 'URL|FILE',
     summary:
-      "Load OFAC's SDN.XML as the sanctions list payments out are screened against (replaces the\n" +
-      'current list; see README "Sanctions screening")',
+      "Load OFAC's SDN.XML from a URL or a file as the sanctions list payments are screened against\n" +
+      '(replaces the current list unless it holds fewer than half its entries; see README\n' +
+      '"Sanctions screening")',
   },
   {
     name: 'mcp',
@@ -282,19 +283,25 @@ async function ledgerCheck(runtime: Runtime, options: Options) {
 }
 
 async function screeningLoad(runtime: Runtime, options: Options) {
-  const file = need(options, 'file');
-  const { readFile } = await import('node:fs/promises');
-  let xml: string;
-  try {
-    xml = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+  const source = need(options, 'file');
+  const outcome = await loadFromSource(
+    {
+      db: runtime.database.db,
+      clock: runtime.clock,
+      resolver: runtime.resolver,
+      allowPrivate: runtime.config.webhookAllowPrivate,
+    },
+    source,
+  );
+  if (outcome.kind === 'not_modified') {
+    process.stdout.write('The list has not changed since it was loaded from this URL.\n');
+    return;
   }
-  const loaded = await loadScreeningList({ db: runtime.database.db, clock: runtime.clock }, xml, file);
-  if (!loaded.ok) throw new UsageError(loaded.problem);
+  if (outcome.kind === 'unknown') throw new UsageError(`Nothing changed: ${outcome.problem}.`);
+  if (outcome.kind === 'refused') throw new UsageError(outcome.problem);
   process.stdout.write(
-    `Loaded the list published ${loaded.publishedOn || '(no date)'}: ${loaded.sdnEntries} SDN entries, ` +
-      `${loaded.entries} names and addresses to screen against.\n`,
+    `Loaded the list published ${outcome.publishedOn || '(no date)'}: ${outcome.sdnEntries} SDN entries, ` +
+      `${outcome.entries} names and addresses to screen against.\n`,
   );
 }
 
@@ -329,7 +336,7 @@ const OPTION_NAMES = [
   'timeout',
 ];
 
-/** The words after a command's name that it takes as arguments (only `screening load FILE`). */
+/** The words after a command's name that it takes as arguments (only `screening load URL|FILE`). */
 const ARGUMENT_COUNT: Record<string, number> = { 'screening load': 1 };
 
 type Parsed = { positionals: string[]; help: boolean; version: boolean; values: Options };

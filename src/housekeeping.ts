@@ -9,6 +9,7 @@ import {
 import { remindExpiringKeys } from './features/keys/index.ts';
 import { lapseRequests } from './features/payment-requests/index.ts';
 import { followChainPayouts } from './features/payouts/index.ts';
+import { refreshDue, refreshScreeningList } from './features/screening/index.ts';
 import { pruneAttemptThrottles } from './platform/http/attempt-throttle.ts';
 import { pruneRateBuckets } from './platform/http/rate-limit.ts';
 import { pruneIdempotencyRecords } from './platform/http/write.ts';
@@ -26,6 +27,7 @@ export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicT
   const mailer = mailerFromConfig(runtime.config, logger);
   return [
     ...chainTasks(runtime),
+    ...screeningTasks(runtime),
     { name: 'prune-rate-buckets', everyMs: 60_000, run: () => pruneRateBuckets(db, clock) },
     { name: 'prune-attempt-throttles', everyMs: 600_000, run: () => pruneAttemptThrottles(db, clock) },
     {
@@ -109,6 +111,40 @@ function chainTasks(runtime: Runtime): PeriodicTask[] {
       name: 'repair-agent-writes',
       everyMs: 60_000,
       run: () => repairAgentWrites({ db, clock, chain, confirmations, logger }),
+    },
+  ];
+}
+
+/** How often a process looks whether the list is due for a refresh (SCREENING_REFRESH_HOURS). */
+const SCREENING_LOOK_MS = 10 * 60_000;
+
+/** The sanctions list's refresh from SCREENING_LIST_URL, when set (see screening/refresh.ts). */
+function screeningTasks(runtime: Runtime): PeriodicTask[] {
+  const { listUrl, refreshHours } = runtime.config.screening;
+  if (listUrl === undefined) return [];
+  const { db } = runtime.database;
+  const { clock } = runtime;
+  const logger = runtime.logger || undefined;
+  const deps = { db, clock, resolver: runtime.resolver, allowPrivate: runtime.config.webhookAllowPrivate };
+  return [
+    {
+      name: 'refresh-screening-list',
+      everyMs: SCREENING_LOOK_MS,
+      run: async () => {
+        if (!(await refreshDue(db, listUrl, clock.now(), refreshHours))) return;
+        const outcome = await refreshScreeningList(deps, listUrl);
+        if (outcome.kind === 'refused' || outcome.kind === 'unknown') {
+          logger?.warn(
+            { outcome: outcome.kind, problem: outcome.problem },
+            'the sanctions list was not refreshed',
+          );
+        } else if (outcome.kind === 'loaded') {
+          logger?.info(
+            { published: outcome.publishedOn, entries: outcome.entries },
+            'sanctions list refreshed',
+          );
+        }
+      },
     },
   ];
 }

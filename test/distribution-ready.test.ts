@@ -34,7 +34,6 @@ const UNKEYED_ALLOWED: Record<string, string> = Object.fromEntries(
     'agent_spend',
     'card_checkouts',
     'card_intent_matches',
-    'chain_transfers',
     'charges',
     'chat_link_codes',
     'contact_addresses',

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireAccount } from '../src/features/accounts/index.ts';
+import { type SepaPayment, sepaXml } from '../src/features/payouts/bank-file.ts';
+import { amountOf, findPayout } from '../src/features/payouts/store.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { type Book, expectEventBody, makeBook } from './payouts-setup.ts';
 
@@ -190,6 +193,52 @@ describe('bank payments', () => {
     expect(remittance.length).toBeLessThanOrEqual(140);
     expect(remittance).toMatch(/^[A-Za-z0-9/?:().,'+ -]+$/);
     await b.post(b.admin, `/payments/${payment.id}/executed`, { reference: 'BANK-REF-3' });
+  });
+
+  it('puts several payments from one account in one pain.001 file that meets the published schema', async () => {
+    const long = `Facture n° 77 — ${'Ω'.repeat(10)} ${'Zahlung für Übersetzung '.repeat(10)}`;
+    const made = [
+      { amount: '12.34', payee: 'Lieferant AG', contact_id: sepaContact, note: 'Invoice 1' },
+      { amount: '5', payee: 'Пётр Щукин', contact_id: cyrillicContact, note: long },
+      { amount: '0.07', payee: 'Lieferant AG', contact_id: sepaContact, note: '' },
+    ];
+    const rows = [];
+    for (const input of made) {
+      const payment = (
+        await b.post(b.member, '/payments', { account_id: eur.id, rail: 'bank', ...input })
+      ).json();
+      expect(payment.status).toBe('executing');
+      rows.push((await findPayout(h.db, b.spaceId, payment.id))!);
+    }
+    const account = await requireAccount(h.db, b.spaceId, eur.id);
+    const xml = sepaXml(
+      rows.map((row) => ({
+        row,
+        amount: amountOf({ amount: row.amount }),
+        requisites: row.requisites as SepaPayment['requisites'],
+      })),
+      account,
+      new Date(),
+    );
+    expect(validatePain001(xml)).toBe('');
+    expect(xml).toContain('<NbOfTxs>3</NbOfTxs>');
+    expect(xml).toContain('<CtrlSum>17.41</CtrlSum>');
+    expect([...xml.matchAll(/<InstdAmt Ccy="EUR">([^<]*)</g)].map((match) => match[1])).toEqual([
+      '12.34',
+      '5.00',
+      '0.07',
+    ]);
+    const endToEnd = [...xml.matchAll(/<EndToEndId>([^<]*)</g)].map((match) => match[1]);
+    expect(endToEnd).toEqual(rows.map((row) => row.id.replaceAll('-', '')));
+    const ids = [...xml.matchAll(/<(?:PmtInfId|InstrId)>([^<]*)</g)].map((match) => match[1]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(xml).toContain('<Nm>Petr Shchukin + Sohne Zeys Lodz</Nm>');
+    const remittances = [...xml.matchAll(/<Ustrd>([^<]*)<\/Ustrd>/g)].map((match) => match[1]!);
+    expect(remittances[1]!.slice(0, 50)).toBe('Facture ndeg 77 - OOOOOOOOOO Zahlung fur Ubersetzu');
+    expect(remittances[1]!.length).toBe(140);
+    for (const text of remittances) expect(text).toMatch(/^[A-Za-z0-9/?:().,'+ -]+$/);
+    for (const row of rows)
+      await b.post(b.admin, `/payments/${row.id}/executed`, { reference: `BATCH-${row.id.slice(0, 8)}` });
   });
 
   it('gives CSV for other requisites, with formula characters neutralised', async () => {

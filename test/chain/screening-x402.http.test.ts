@@ -1,5 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScreeningList } from '../../src/features/screening/index.ts';
 import { type Body, startX402World, type X402World } from './x402-setup.ts';
@@ -86,6 +88,32 @@ describe('an agent paying a listed pay-to', () => {
   });
 });
 
+describe('an agent paying a listed pay-to through MCP', () => {
+  it('gets a clear refusal from the x402_fetch tool; nothing is signed or reserved', async () => {
+    const seller = await w.seller();
+    await listAddresses([seller.address]);
+    const buyer = await agent([new URL(w.base).host]);
+    const request = await w.mint(seller.key.key, '1', { account_id: seller.account.id });
+    const client = new Client({ name: 'screening-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${w.base}/agent/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${buyer.token}` } },
+    });
+    await client.connect(transport);
+    try {
+      const result = await client.callTool({ name: 'x402_fetch', arguments: { url: request.url } });
+      expect(result.isError).toBe(true);
+      const text = (result.content as { text: string }[]).map((part) => part.text).join('\n');
+      expect(text).toContain('an address on the sanctions list');
+      expect(text).toContain('nothing was signed or spent');
+    } finally {
+      await client.close();
+    }
+    expect(await w.usdcOf(seller.address)).toBe(0n);
+    expect(await w.usdcOf(buyer.wallet)).toBe(10_000_000n);
+    await nothingSignedOrSpent(buyer.agentId);
+  });
+});
+
 describe('approving an x402 proposal', () => {
   it('refuses when the host now asks to pay another address than the proposal recorded; nothing is signed', async () => {
     const first = await w.seller();
@@ -160,6 +188,66 @@ describe('approving an x402 proposal', () => {
         .where('id', '=', proposed.body.proposal_id)
         .executeTakeFirstOrThrow();
       expect(after.status).toBe('pending');
+    } finally {
+      host.close();
+    }
+  });
+});
+
+/** A host whose quote is the current target's pay page (the target changes between calls). */
+async function quotingHost(firstTarget: string) {
+  let target = firstTarget;
+  const host = createServer(async (req, res) => {
+    if (req.headers['payment-signature'] || req.headers['x-payment']) {
+      res.writeHead(500).end('a payment was sent');
+      return;
+    }
+    const upstream = await fetch(target, { headers: { accept: 'application/json' } });
+    const headers: Record<string, string> = {};
+    upstream.headers.forEach((value, name) => {
+      if (!['content-length', 'transfer-encoding', 'connection'].includes(name)) headers[name] = value;
+    });
+    res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  host.listen(0, '127.0.0.1');
+  await once(host, 'listening');
+  const port = (host.address() as { port: number }).port;
+  return {
+    hostPort: `127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}/report`,
+    quoteFrom: (next: string) => {
+      target = next;
+    },
+    close: () => host.close(),
+  };
+}
+
+describe('approving an x402 proposal whose price changed', () => {
+  it('refuses a lower amount as well as a higher one: the owner approved that payment; nothing is signed', async () => {
+    const seller = await w.seller();
+    await listAddresses([]);
+    const proposedAt = await w.mint(seller.key.key, '2', { account_id: seller.account.id });
+    const cheaper = await w.mint(seller.key.key, '1.5', { account_id: seller.account.id });
+    const host = await quotingHost(proposedAt.url);
+    try {
+      const buyer = await agent([host.hostPort], { per_request_usd: '0.5' });
+      const proposed = await w.api('POST', '/agent/x402', buyer.token, { url: host.url });
+      expect(proposed.body, JSON.stringify(proposed.body)).toMatchObject({ applied: false });
+      host.quoteFrom(cheaper.url);
+      const approved = await w.api(
+        'POST',
+        `/app/api/spaces/${buyer.spaceId}/proposals/${proposed.body.proposal_id}/approve`,
+        buyer.owner.token,
+        {},
+      );
+      expect(approved.status, JSON.stringify(approved.body)).toBe(422);
+      expect(approved.body).toMatchObject({ details: { field: 'amount' } });
+      expect(approved.body.detail).toContain(
+        'The host now asks 1.50000000; the proposal was for 2.00000000.',
+      );
+      expect(await w.usdcOf(seller.address)).toBe(0n);
+      expect(await w.usdcOf(buyer.wallet)).toBe(10_000_000n);
+      await nothingSignedOrSpent(buyer.agentId);
     } finally {
       host.close();
     }

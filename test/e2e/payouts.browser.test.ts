@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { asAmount, UNIT } from '../../src/core/money.ts';
+import { increase, ledgerAccounts, postEntry } from '../../src/features/ledger/index.ts';
 import { loadScreeningList } from '../../src/features/screening/index.ts';
 import type { Harness } from '../harness.ts';
 import { type Book, makeBook } from '../payouts-setup.ts';
@@ -175,18 +178,111 @@ describe('Payments out in a browser', () => {
     }
   });
 
+  /**
+   * A transfer in from a listed sender as the account watch leaves it (booked and flagged), written
+   * here directly: the chain's own test is test/chain/screening-inbound.http.test.ts.
+   */
+  async function flagInboundTransfer() {
+    const wallet = await h.makeAccount(b.spaceId, {
+      kind: 'crypto',
+      name: 'Receiving wallet',
+      currency: 'USDC',
+      network: 'local',
+      address: `0x${'5'.repeat(40)}`,
+    });
+    const transferId = randomUUID();
+    const at = new Date();
+    const where = { spaceId: b.spaceId, currency: 'USDC', at };
+    const asset = await ledgerAccounts.asset(h.db, { ...where, accountId: wallet.id });
+    const income = await ledgerAccounts.income(h.db, { ...where, resourceId: null });
+    const amount = asAmount(250n * UNIT);
+    const posted = await postEntry(
+      h.db,
+      {
+        spaceId: b.spaceId,
+        origin: 'rail',
+        kind: 'income',
+        occurredOn: at.toISOString().slice(0, 10),
+        causeType: 'chain_transfer',
+        causeId: transferId,
+        counterparty: '0x1da5821544e25c636c1417ba96ade4cf6d2f9b5a',
+        memo: 'Transfer with no open payment request',
+        postings: [increase(asset, amount), increase(income, amount)],
+      },
+      at,
+    );
+    if (!posted.ok) throw new Error('The income entry was refused.');
+    await h.db
+      .insertInto('chain_transfers')
+      .values({
+        id: transferId,
+        space_id: b.spaceId,
+        account_id: wallet.id,
+        network: 'eip155:31337/browser-test',
+        tx_hash: `0x${'ab'.repeat(32)}`,
+        log_index: 0,
+        block_number: '1',
+        block_hash: `0x${'cd'.repeat(32)}`,
+        payer: '0x1da5821544e25c636c1417ba96ade4cf6d2f9b5a',
+        amount: '250',
+        source: 'watch',
+        remainder_entry_id: posted.entryId,
+        status: 'booked',
+        created_at: at,
+      })
+      .execute();
+    await h.db
+      .insertInto('inbound_screening_flags')
+      .values({
+        space_id: b.spaceId,
+        transfer_id: transferId,
+        sdn_uid: '36216',
+        listed: 'NORTHWIND MIXING SERVICES LTD.',
+        programs: 'CYBER2',
+        matched: '0x1da5821544e25c636c1417ba96ade4cf6d2f9b5a',
+        list_source: FIXTURE,
+        flagged_at: at,
+      })
+      .execute();
+    await h.db
+      .insertInto('inbound_screening_flag_entries')
+      .values({ space_id: b.spaceId, entry_id: posted.entryId, transfer_id: transferId })
+      .execute();
+  }
+
   it('an owner releases a screening hold with a reason, which the payment then shows', async () => {
     const held = (await b.pay(b.member, { amount: '20', payee: 'El Tesorero' })).json();
     expect(held).toMatchObject({ status: 'blocked', blocked_reason: 'screening_hold' });
     const owner = await signedIn(b.owner.token);
     const { page, problems } = await watchedPage(owner);
     try {
+      await flagInboundTransfer();
       await page.goto(`${paymentsPath()}/screening`);
       expect(await flat(page, '[data-field="published"]')).toBe('2026-11-20');
+      expect(await flat(page, '[data-field="source"]')).toBe(FIXTURE);
+      expect(await flat(page, '[data-field="checked"]')).toContain('(loaded)');
       expect(await flat(page, '#held ~ .table-wrap tbody')).toContain('El Tesorero');
+      expect(await flat(page, '[data-field="inbound-listed"]')).toBe(
+        'NORTHWIND MIXING SERVICES LTD. (CYBER2)',
+      );
       await shoot(page, 'payouts-screening');
       await page.click('a:has-text("Release or reject")');
       await page.waitForURL(new RegExp(`payments-out/${held.id}$`));
+      expect(await flat(page, '[data-field="listed"]')).toBe('EL TESORERO');
+      expect(await flat(page, '[data-field="score"]')).toBe('1.000 (the name)');
+      expect(await flat(page, '[data-field="programs"]')).toBe('SDGT');
+      expect(await flat(page, '[data-field="source"]')).toContain(FIXTURE);
+      await shoot(page, 'payouts-held-match');
+      await page.goto(`${base}/app/books/${b.spaceId}/income`);
+      const row = page.locator('tbody tr', { hasText: 'Other income' }).first();
+      expect(await row.locator('[data-field="listed-senders"]').textContent()).toBe('A listed sender');
+      await row.locator('summary').click();
+      await page.waitForSelector('tbody tr details .payments [data-field="listed-sender"]');
+      expect(await flat(page, '[data-field="listed-sender"]')).toBe(
+        'Listed sender NORTHWIND MIXING SERVICES LTD. (CYBER2)',
+      );
+      await shoot(page, 'income-listed-sender');
+      await page.goto(`${paymentsPath()}/${held.id}`);
       await page.click('form#release-form button[type="submit"]');
       // The browser's own check stops an empty reason; the server says the same without it.
       expect(await page.locator('#release-form #field-reason:invalid').count()).toBe(1);

@@ -130,20 +130,39 @@ async function approveWalletTransfer(
 
 type X402Input = { url: string; quoted?: string; asset?: string; network?: string; pay_to?: string };
 
+/** What changed between a proposal's quote and the one its approval met, and how it reads. */
+export type QuoteChange = { field: 'pay_to' | 'network' | 'asset' | 'amount'; detail: string };
+
 /**
- * The quote an approval meets against the one its proposal recorded: a sentence naming what
- * changed (pay-to, network, asset), or undefined when it is the same. Proposals made before any
- * quote was seen (host outside the fence, observing) recorded none and compare nothing.
+ * The quote an approval meets against the one its proposal recorded: what changed (pay-to,
+ * network, asset, amount: the owner approved that payment, not another), or undefined when it is
+ * the same. Proposals made before any quote was seen (host outside the fence, observing)
+ * recorded none and compare nothing.
  */
-export function quoteChange(recorded: X402Input, quote: Quote): string | undefined {
+export function quoteChange(recorded: X402Input, quote: Quote): QuoteChange | undefined {
   if (recorded.pay_to !== undefined && recorded.pay_to !== quote.payTo) {
-    return `The host now asks to pay ${quote.payTo}; the proposal was for ${recorded.pay_to}.`;
+    return {
+      field: 'pay_to',
+      detail: `The host now asks to pay ${quote.payTo}; the proposal was for ${recorded.pay_to}.`,
+    };
   }
   if (recorded.network !== undefined && recorded.network !== quote.network.name) {
-    return `The host now asks for payment on ${quote.network.name}; the proposal was for ${recorded.network}.`;
+    return {
+      field: 'network',
+      detail: `The host now asks for payment on ${quote.network.name}; the proposal was for ${recorded.network}.`,
+    };
   }
   if (recorded.asset !== undefined && recorded.asset !== quote.network.token.symbol) {
-    return `The host now asks for ${quote.network.token.symbol}; the proposal was for ${recorded.asset}.`;
+    return {
+      field: 'asset',
+      detail: `The host now asks for ${quote.network.token.symbol}; the proposal was for ${recorded.asset}.`,
+    };
+  }
+  if (recorded.quoted !== undefined && amountOf(recorded.quoted) !== quote.amount) {
+    return {
+      field: 'amount',
+      detail: `The host now asks ${formatAmount(quote.amount)}; the proposal was for ${formatAmount(amountOf(recorded.quoted))}.`,
+    };
   }
   return undefined;
 }
@@ -168,12 +187,14 @@ async function approveX402(
   const limit = input.quoted ? amountOf(input.quoted) : readAmount(agent.per_request_usd);
   let quoted: Quote | undefined;
   let signed = false;
-  let refused: string | undefined;
-  // Before signing: the quote is the proposal's (pay-to, network, asset) and its pay-to is not
-  // on the sanctions list (read again now: the list may have changed since the proposal).
+  let refused: QuoteChange | undefined;
+  // Before signing: the quote is the proposal's (pay-to, network, asset, amount) and its pay-to
+  // is not on the sanctions list (read again now: the list may have changed since the proposal).
   const beforeSigning = async (quote: Quote) => {
-    refused = quoteChange(input, quote) ?? (await screenPayTo(deps, quote));
-    return refused;
+    const listed = await screenPayTo(deps, quote);
+    refused =
+      quoteChange(input, quote) ?? (listed === undefined ? undefined : { field: 'pay_to', detail: listed });
+    return refused?.detail;
   };
   const pay = payingFetch(
     deps,
@@ -195,10 +216,10 @@ async function approveX402(
   } catch (error) {
     if (refused !== undefined && !signed) {
       // Refused before anything was signed: back to pending with the reason, answered 422.
-      const result = failed(deps, who.actorId, { error: 'invalid_request', detail: refused });
+      const result = failed(deps, who.actorId, { error: 'invalid_request', detail: refused.detail });
       await store.endApproval(deps.db, write.id, { status: 'pending', result });
-      throw new AppError('invalid_request', `${refused} Nothing was signed; reject this proposal.`, {
-        field: 'pay_to',
+      throw new AppError('invalid_request', `${refused.detail} Nothing was signed; reject this proposal.`, {
+        field: refused.field,
         ...result,
       });
     }

@@ -28,6 +28,7 @@ import {
   reverseChainSettlements,
   settlePaymentRequest,
 } from '../payment-requests/index.ts';
+import { flagInboundTransfer } from '../screening/index.ts';
 import { isSettledTransaction, settledNotFollowed } from '../x402/index.ts';
 import { allocate, INITIAL_LOOKBACK, nextRange, REORG_WINDOW } from './domain.ts';
 import * as store from './store.ts';
@@ -39,7 +40,8 @@ import * as store from './store.ts';
 // read of the chain ends found, absent or unknown (platform/chain/outcome.ts) and happens before
 // any transaction opens; an unknown read changes nothing and is asked again next round. The
 // cursor moves in the same transaction as the bookings of its range, so a restart loses and
-// doubles nothing. The rules are in docs/design/chain-watch.md.
+// doubles nothing. A transfer from a sender on the sanctions list is booked and flagged
+// (screening/inbound.ts). The rules are in docs/design/chain-watch.md.
 
 export type WatchDeps = {
   db: Db;
@@ -264,6 +266,7 @@ async function settleAndRecord(
     amount,
     requests.map((request) => ({ id: request.id, open: openAmount(request) })),
   );
+  const entryIds: string[] = [];
   for (const allocation of plan.allocations) {
     const outcome = await settlePaymentRequest(tx, {
       spaceId: account.space_id,
@@ -277,10 +280,23 @@ async function settleAndRecord(
       matchedBy: allocation.matchedBy,
     });
     assert(outcome.ok, 'A committed settlement is never refused.');
+    entryIds.push(outcome.settlement.entry_id);
   }
   const remainderEntryId =
     plan.remainder > 0n ? await bookRemainder(tx, account, transfer, plan.remainder, at) : null;
+  if (remainderEntryId !== null) entryIds.push(remainderEntryId);
   await store.insertTransfer(tx, { ...transfer, remainder_entry_id: remainderEntryId });
+  // Booked all the same (the money is there); a listed sender is flagged for the owners.
+  await flagInboundTransfer(tx, {
+    spaceId: account.space_id,
+    transferId: transfer.id,
+    payer: transfer.payer,
+    entryIds,
+    amount: transfer.amount,
+    currency: account.currency,
+    txHash: transfer.tx_hash,
+    at,
+  });
 }
 
 /**

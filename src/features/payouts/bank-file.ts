@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import anyAscii from 'any-ascii';
 import { Document as SepaDocument } from 'sepa';
 import { assert } from '../../core/assert.ts';
@@ -67,18 +68,26 @@ export function sepaText(text: string, max: number): string {
   return latin.replace(/ {2,}/g, ' ').trim().slice(0, max).trim();
 }
 
-function sepaXml(
-  row: PayoutRow,
-  amount: AmountE8,
-  account: AccountRow,
-  requisites: Requisites & { scheme: 'sepa' },
-  at: Date,
-) {
+/** One payment of a SEPA file: the row, its amount and the euro requisites it pays to. */
+export type SepaPayment = { row: PayoutRow; amount: AmountE8; requisites: Requisites & { scheme: 'sepa' } };
+
+/** The hex of a payment's id, the reference its file and its end-to-end id carry. */
+const referenceOf = (row: PayoutRow) => row.id.replaceAll('-', '');
+
+/**
+ * A pain.001.001.03 credit transfer of one or more payments from one account, in one payment
+ * block. Ids are at most 35 characters: the message id is 20 hex digits (of the payment's id, or
+ * for several payments of a hash of all their ids), which the package prefixes to the block's and
+ * each transaction's ids; a transaction's end-to-end id is its payment's whole id (32 digits).
+ */
+export function sepaXml(payments: readonly SepaPayment[], account: AccountRow, at: Date): string {
+  assert(payments.length > 0, 'A SEPA file carries at least one payment.');
+  const references = payments.map((payment) => referenceOf(payment.row));
   const doc = new SepaDocument('pain.001.001.03');
-  // Ids are at most 35 characters: the message id is 20 hex digits of the payment's id, the
-  // package prefixes it to the block's and the transaction's ids; the end-to-end id is all 32.
-  const reference = row.id.replaceAll('-', '');
-  doc.grpHdr.id = reference.slice(0, 20);
+  doc.grpHdr.id =
+    references.length === 1
+      ? references[0]!.slice(0, 20)
+      : createHash('sha256').update(references.join(',')).digest('hex').slice(0, 20);
   doc.grpHdr.created = at;
   // The debtor is the account's holder; only an account without requisites falls back to its name.
   const own = sepaRequisitesOf(account);
@@ -89,20 +98,26 @@ function sepaXml(
   info.debtorIBAN = debtorIban(account);
   if (own?.bic) info.debtorBIC = own.bic;
   info.debtorName = debtorName;
-  const transfer = info.createTransaction();
-  transfer.creditorName = sepaText(requisites.holder, 70);
-  transfer.creditorIBAN = requisites.iban;
-  if (requisites.bic) transfer.creditorBIC = requisites.bic;
-  transfer.amount = sepaAmount(amount);
-  transfer.remittanceInfo = sepaText(row.note || row.payee, 140);
-  transfer.end2endId = reference;
   doc.addPaymentInfo(info);
-  info.addTransaction(transfer);
+  for (const [position, { row, amount, requisites }] of payments.entries()) {
+    const transfer = info.createTransaction();
+    transfer.creditorName = sepaText(requisites.holder, 70);
+    transfer.creditorIBAN = requisites.iban;
+    if (requisites.bic) transfer.creditorBIC = requisites.bic;
+    transfer.amount = sepaAmount(amount);
+    transfer.remittanceInfo = sepaText(row.note || row.payee, 140);
+    transfer.end2endId = references[position]!;
+    info.addTransaction(transfer);
+  }
   doc.normalize();
   const xml = doc.toString();
-  // The package spells the amount; it must be ours to the cent.
-  const written = formatAmount(amount).replace(/0{6}$/, '');
-  assert(xml.includes(`>${written}</InstdAmt>`), 'The SEPA file must carry the payment’s exact amount.');
+  // The package spells the amounts; they must be ours to the cent, in the payments' order.
+  const written = [...xml.matchAll(/>([0-9.]+)<\/InstdAmt>/g)].map((match) => match[1]);
+  const ours = payments.map((payment) => formatAmount(payment.amount).replace(/0{6}$/, ''));
+  assert(
+    written.length === ours.length && written.every((text, position) => text === ours[position]),
+    'The SEPA file must carry each payment’s exact amount.',
+  );
   return xml;
 }
 
@@ -160,7 +175,7 @@ export function paymentFile(row: PayoutRow, amount: AmountE8, account: AccountRo
     return {
       contentType: 'application/xml; charset=utf-8',
       filename: `payment-${row.id}.xml`,
-      body: sepaXml(row, amount, account, requisites, at),
+      body: sepaXml([{ row, amount, requisites }], account, at),
     };
   }
   return {

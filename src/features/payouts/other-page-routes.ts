@@ -158,8 +158,8 @@ export function registerScreeningPage(scope: FastifyInstance, deps: PayoutsDeps)
     { schema: { hide: true, params: BookParams } },
     async (request, reply) => {
       const shell = shellOf(request);
-      const { status, held } = await heldPayouts(deps, shell.user.id, shell.book.id);
-      return sendPage(reply, ScreeningPage({ shell, status, held }));
+      const { status, held, inbound } = await heldPayouts(deps, shell.user.id, shell.book.id);
+      return sendPage(reply, ScreeningPage({ shell, status, held, inbound }));
     },
   );
 }

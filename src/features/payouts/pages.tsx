@@ -16,7 +16,7 @@ import {
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, canAdminister, canWrite, type Shell, type ShellBook } from '../../platform/web/shell.ts';
-import type { PayoutChoices, PayoutDetail } from './screens.ts';
+import type { InboundFlag, PayoutChoices, PayoutDetail } from './screens.ts';
 
 // The Payments out screens: the list with its create form, a payment's detail with the actions
 // its status and the viewer's role allow, the approval and policy rules, the screening queue,
@@ -335,6 +335,7 @@ function Outcome({ detail }: { detail: PayoutDetail }) {
           <strong>Failed.</strong> {reasonText(payment.blocked_reason)}
         </Notice>
       )}
+      {detail.screening && <ScreeningMatch match={detail.screening} />}
       {payment.release_reason !== null && (
         <Notice kind="warn">
           <span data-field="release">
@@ -349,6 +350,43 @@ function Outcome({ detail }: { detail: PayoutDetail }) {
         </Notice>
       )}
     </>
+  );
+}
+
+/** The list entry that held the payment, as the owner reads it before releasing or rejecting. */
+function ScreeningMatch({ match }: { match: NonNullable<PayoutDetail['screening']> }) {
+  return (
+    <section class="card" aria-labelledby="screening-match">
+      <h2 id="screening-match">What screening matched</h2>
+      <dl class="figures" data-field="screening-match">
+        <div>
+          <dt>Listed as</dt>
+          <dd data-field="listed">{match.listed}</dd>
+        </div>
+        <div>
+          <dt>Score</dt>
+          <dd data-field="score">
+            {match.score} {match.kind === 'address' ? '(the address)' : '(the name)'}
+          </dd>
+        </div>
+        <div>
+          <dt>Program</dt>
+          <dd data-field="programs">{match.programs || '—'}</dd>
+        </div>
+        <div>
+          <dt>{match.kind === 'address' ? "This payment's address" : "This payment's name"}</dt>
+          <dd class="address">
+            <code>{match.matched}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Source</dt>
+          <dd class="address" data-field="source">
+            {match.list_source || '—'} · entry {match.sdn_uid}
+          </dd>
+        </div>
+      </dl>
+    </section>
   );
 }
 
@@ -803,9 +841,103 @@ export type ScreeningPageProps = {
     entries: number;
     loaded_at: string | null;
     source: string | null;
+    checked_at: string | null;
+    check_outcome: string | null;
+    stale: boolean;
   };
   held: PaymentView[];
+  inbound: InboundFlag[];
 };
+
+/** The current list: where it came from, its date and size, when its source was last asked. */
+function ListFigures({ status }: { status: ScreeningPageProps['status'] }) {
+  return (
+    <>
+      {status.stale && (
+        <Notice kind="warn">
+          <span data-field="stale">
+            The list was published more than 7 days ago{status.published_on ? '' : ' (or carries no date)'}:
+            names added since are not screened. Check the refresh (SCREENING_LIST_URL) or load a newer list.
+          </span>
+        </Notice>
+      )}
+      <dl class="figures">
+        <div>
+          <dt>Source</dt>
+          <dd class="address" data-field="source">
+            {status.source}
+          </dd>
+        </div>
+        <div>
+          <dt>Published</dt>
+          <dd data-field="published">{status.published_on || 'undated'}</dd>
+        </div>
+        <div>
+          <dt>Entries</dt>
+          <dd data-field="entries">{status.entries}</dd>
+        </div>
+        <div>
+          <dt>Loaded</dt>
+          <dd>
+            <DateTime at={status.loaded_at} />
+          </dd>
+        </div>
+        <div>
+          <dt>Last check</dt>
+          <dd data-field="checked">
+            {status.checked_at ? <DateTime at={status.checked_at} /> : '—'}
+            {status.check_outcome && <span class="muted"> ({status.check_outcome})</span>}
+          </dd>
+        </div>
+      </dl>
+    </>
+  );
+}
+
+/** Transfers in from listed senders: booked (the money is there), flagged for the owners. */
+function InboundTable({ inbound }: { inbound: InboundFlag[] }) {
+  const columns: Column<InboundFlag>[] = [
+    { header: 'When', cell: (flag) => <DateTime at={flag.flagged_at} /> },
+    { header: 'Account', cell: (flag) => flag.account_name },
+    {
+      header: 'Amount',
+      numeric: true,
+      cell: (flag) => <Money amount={flag.amount} currency={flag.currency} />,
+    },
+    {
+      header: 'Listed as',
+      cell: (flag) => (
+        <span data-field="inbound-listed">
+          {flag.listed} <span class="muted">({flag.programs || 'no program'})</span>
+        </span>
+      ),
+    },
+    {
+      header: 'Sender · transaction',
+      cell: (flag) => (
+        <span class="address">
+          <code>{flag.matched}</code> · <code>{flag.tx_hash}</code>
+          {flag.status === 'reversed' && <Pill tone="warn">reorganised away</Pill>}
+        </span>
+      ),
+    },
+  ];
+  return (
+    <section aria-labelledby="inbound">
+      <h2 id="inbound">Money in from listed senders</h2>
+      <p class="muted">
+        A direct transfer from an address on the list is booked (the money is on the chain) and shown here;
+        owners are notified. What to do with it (a report, a refund) is the owners' decision.
+      </p>
+      <Table
+        caption="Transfers in from listed senders"
+        columns={columns}
+        rows={inbound}
+        empty={<EmptyState title="None">Transfers from listed senders would appear here.</EmptyState>}
+      />
+    </section>
+  );
+}
 
 export function ScreeningPage(props: ScreeningPageProps) {
   const { shell, status } = props;
@@ -816,26 +948,11 @@ export function ScreeningPage(props: ScreeningPageProps) {
       <section class="card" aria-labelledby="screening-list">
         <h2 id="screening-list">Sanctions list</h2>
         {status.loaded ? (
-          <dl class="figures">
-            <div>
-              <dt>Published</dt>
-              <dd data-field="published">{status.published_on}</dd>
-            </div>
-            <div>
-              <dt>Entries</dt>
-              <dd data-field="entries">{status.entries}</dd>
-            </div>
-            <div>
-              <dt>Loaded</dt>
-              <dd>
-                <DateTime at={status.loaded_at} />
-              </dd>
-            </div>
-          </dl>
+          <ListFigures status={status} />
         ) : (
           <Notice kind="warn">
             No sanctions list is loaded: payments are not screened. The operator loads OFAC's SDN.XML with{' '}
-            <code>tollbook screening load FILE</code>.
+            <code>tollbook screening load URL|FILE</code> or sets <code>SCREENING_LIST_URL</code>.
           </Notice>
         )}
       </section>
@@ -859,6 +976,7 @@ export function ScreeningPage(props: ScreeningPageProps) {
           empty={<EmptyState title="No payment is held">Payments that match the list wait here.</EmptyState>}
         />
       </section>
+      <InboundTable inbound={props.inbound} />
     </Layout>
   );
 }

@@ -2,6 +2,7 @@ import { AppError } from '../../core/errors.ts';
 import { formatAmount } from '../../core/money.ts';
 import { listSpaceAccounts, requireAccount } from '../accounts/index.ts';
 import { listContactsInApp } from '../contacts/index.ts';
+import { holdMatches, inboundFlags } from '../screening/index.ts';
 import { requireRole } from '../spaces/index.ts';
 import { getUser } from '../users/index.ts';
 import { type ChainRailDeps, chainTransaction } from './chain-rail.ts';
@@ -63,10 +64,11 @@ export async function payoutDetail(deps: ChainRailDeps, userId: string, spaceId:
   const role = await requireRole(deps.db, spaceId, userId);
   const row = await store.findPayout(deps.db, spaceId, payoutId);
   if (!row) throw new AppError('not_found', 'No payment with this id in this space.');
-  const [approvals, history, account] = await Promise.all([
+  const [approvals, history, account, matches] = await Promise.all([
     store.approvalsOf(deps.db, spaceId, [row.id]),
     store.statusChangesOf(deps.db, spaceId, row.id),
     requireAccount(deps.db, spaceId, row.account_id),
+    holdMatches(deps.db, spaceId, [row.id]),
   ]);
   const nameOf = await namesOf(deps, [
     row.maker_id,
@@ -100,6 +102,8 @@ export async function payoutDetail(deps: ChainRailDeps, userId: string, spaceId:
           required_approvals: rule.required_approvals,
         }
       : null,
+    /** The list entry that held it (kept after a release), or null when screening never held it. */
+    screening: matches[0] ?? null,
     transfer: await transferToSign(deps, userId, row),
     actions: actionsFor(
       row,
@@ -111,6 +115,7 @@ export async function payoutDetail(deps: ChainRailDeps, userId: string, spaceId:
 }
 
 export type PayoutDetail = Awaited<ReturnType<typeof payoutDetail>>;
+export type { InboundFlag } from '../screening/index.ts';
 
 /** The create form's choices: the book's accounts, and the contacts a bank payment may pay. */
 export async function payoutChoices(deps: PayoutsDeps, userId: string, spaceId: string) {
@@ -131,7 +136,10 @@ export async function payoutChoices(deps: PayoutsDeps, userId: string, spaceId: 
 
 export type PayoutChoices = Awaited<ReturnType<typeof payoutChoices>>;
 
-/** The payments screening holds in this book, newest first, with their account names. */
+/**
+ * The payments screening holds in this book, newest first, with their account names; and the
+ * transfers in from listed senders, booked and flagged.
+ */
 export async function heldPayouts(deps: PayoutsDeps, userId: string, spaceId: string) {
   const status = await screeningFor(deps, userId, spaceId);
   const rows = await store.heldPayouts(deps.db, spaceId, HELD_SHOWN_MAX);
@@ -142,6 +150,7 @@ export async function heldPayouts(deps: PayoutsDeps, userId: string, spaceId: st
   );
   return {
     status,
+    inbound: await inboundFlags(deps.db, spaceId),
     held: rows.map((row) =>
       presentPayout(
         row,

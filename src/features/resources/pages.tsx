@@ -8,6 +8,7 @@ import {
   hrefWith,
   Money,
   Notice,
+  Pill,
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
@@ -158,6 +159,8 @@ export type IncomeRow = {
   currency: string;
   amount: string;
   entries: number;
+  /** Payments on the row from senders on the sanctions list (booked, and flagged). */
+  listed_senders: number;
 };
 
 export type IncomePayment = {
@@ -169,6 +172,7 @@ export type IncomePayment = {
   memo: string;
   reverses_entry_id: string | null;
   created_at: string;
+  listed_sender: { listed: string; programs: string } | null;
 };
 
 function paymentsHref(shell: BookShell, row: { ref: string; day: string; currency: string }) {
@@ -192,7 +196,19 @@ export function PaymentsTable(props: {
     {
       header: 'Payer',
       cell: (payment) =>
-        payment.reverses_entry_id ? <span class="pill bad">Reversed</span> : payment.payer || '—',
+        payment.reverses_entry_id ? (
+          <span class="pill bad">Reversed</span>
+        ) : (
+          <>
+            <span class="address">{payment.payer || '—'}</span>
+            {payment.listed_sender && (
+              <div data-field="listed-sender">
+                <Pill tone="bad">Listed sender</Pill> {payment.listed_sender.listed} (
+                {payment.listed_sender.programs})
+              </div>
+            )}
+          </>
+        ),
     },
     { header: 'How', cell: (payment) => payment.origin },
     {
@@ -216,6 +232,27 @@ export function PaymentsTable(props: {
   );
 }
 
+/** An income row's endpoint, and a mark when payments on it came from listed senders. */
+function EndpointCell({ shell, row }: { shell: BookShell; row: IncomeRow }) {
+  return (
+    <>
+      <span title={row.address ?? undefined} class="income-label">
+        {row.label}
+      </span>
+      {row.listed_senders > 0 && (
+        <>
+          {' '}
+          <a href={bookPath(shell.book.id, 'payments-out/screening')} data-field="listed-senders">
+            <Pill tone="bad">
+              {row.listed_senders === 1 ? 'A listed sender' : `${row.listed_senders} listed senders`}
+            </Pill>
+          </a>
+        </>
+      )}
+    </>
+  );
+}
+
 export function IncomePage(props: {
   shell: BookShell;
   rows: IncomeRow[];
@@ -226,14 +263,7 @@ export function IncomePage(props: {
   const { shell, rows } = props;
   const columns: Column<IncomeRow>[] = [
     { header: 'Day', cell: (row) => <DateTime at={`${row.day}T00:00:00Z`} dateOnly /> },
-    {
-      header: 'Endpoint',
-      cell: (row) => (
-        <span title={row.address ?? undefined} class="income-label">
-          {row.label}
-        </span>
-      ),
-    },
+    { header: 'Endpoint', cell: (row) => <EndpointCell shell={shell} row={row} /> },
     { header: 'Amount', numeric: true, cell: (row) => <Money amount={row.amount} currency={row.currency} /> },
     {
       header: 'Payments',

@@ -121,6 +121,9 @@ const IncomeRowOut = Type.Object({
   currency: Type.String(),
   amount: Type.String({ description: "The day's income: its payments less their reversals." }),
   entries: Type.Integer(),
+  listed_senders: Type.Integer({
+    description: 'How many of its payments came by direct transfer from a sender on the sanctions list.',
+  }),
 });
 const IncomePaymentOut = Type.Object({
   entry_id: Type.String({ format: 'uuid' }),
@@ -131,6 +134,10 @@ const IncomePaymentOut = Type.Object({
   memo: Type.String(),
   reverses_entry_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
+  listed_sender: Type.Union([Type.Object({ listed: Type.String(), programs: Type.String() }), Type.Null()], {
+    description:
+      'The sanctions list entry the sender matched, when the payment came by direct transfer from a listed sender (booked, and flagged on the Screening page); null otherwise.',
+  }),
 });
 const NextCursor = Type.Union([Type.String(), Type.Null()]);
 

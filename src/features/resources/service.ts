@@ -4,6 +4,7 @@ import { AppError } from '../../core/errors.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { CommittedRows } from '../../platform/db/lasting.ts';
 import { incomeRowEntries, incomeRows, type PageInput } from '../ledger/index.ts';
+import { flaggedEntries, flaggedIncomeRows } from '../screening/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
 import { chartStart, dailySeries } from './domain.ts';
 import * as store from './store.ts';
@@ -133,7 +134,19 @@ export async function listIncome(
     spaceId,
     page.items.map((row) => row.ref),
   );
-  return { items: page.items.map((row) => ({ ...row, ...label(row.ref) })), next_cursor: page.next_cursor };
+  const flagged = await flaggedIncomeRows(
+    deps.db,
+    spaceId,
+    page.items.map((row) => row.day),
+  );
+  return {
+    items: page.items.map((row) => ({
+      ...row,
+      ...label(row.ref),
+      listed_senders: flagged.get(`${row.ref}|${row.day}|${row.currency}`) ?? 0,
+    })),
+    next_cursor: page.next_cursor,
+  };
 }
 
 /** The payments under one income row, each with its payer and its ledger entry. */
@@ -145,5 +158,17 @@ export async function listIncomePayments(
   page: PageInput,
 ) {
   await requireRole(deps.db, spaceId, userId);
-  return incomeRowEntries(deps.db, spaceId, row, page);
+  const entries = await incomeRowEntries(deps.db, spaceId, row, page);
+  const flags = await flaggedEntries(
+    deps.db,
+    spaceId,
+    entries.items.map((entry) => entry.entry_id),
+  );
+  return {
+    items: entries.items.map((entry) => {
+      const flag = flags.get(entry.entry_id);
+      return { ...entry, listed_sender: flag ? { listed: flag.listed, programs: flag.programs } : null };
+    }),
+    next_cursor: entries.next_cursor,
+  };
 }

@@ -5,6 +5,23 @@ export {
   normalizeDestination,
   normalizeName,
 } from './domain.ts';
+export {
+  type FlaggedEntry,
+  flaggedEntries,
+  flaggedIncomeRows,
+  flagInboundTransfer,
+  type InboundFlag,
+  type InboundTransfer,
+  inboundFlags,
+} from './inbound.ts';
+export {
+  LIST_BYTES_MAX,
+  loadFromSource,
+  type RefreshDeps,
+  type RefreshOutcome,
+  refreshDue,
+  refreshScreeningList,
+} from './refresh.ts';
 export { parseSdnXml } from './sdn-xml.ts';
 export {
   buildIndex,

@@ -31,13 +31,15 @@ function entriesOf(entry: XmlNode): ScreeningEntry[] {
     const value = normalizeName(name);
     if (value !== '') found.push({ kind: 'name', value, sdnUid, listed: name, programs });
   };
-  addName(fullName(entry));
+  const name = fullName(entry);
+  addName(name);
   for (const aka of asList((entry.akaList as XmlNode | undefined)?.aka)) addName(fullName(aka));
   for (const id of asList((entry.idList as XmlNode | undefined)?.id)) {
     if (!text(id.idType).toLowerCase().startsWith(DIGITAL_CURRENCY)) continue;
-    const listed = text(id.idNumber);
-    const value = normalizeAddress(listed);
-    if (value !== '') found.push({ kind: 'address', value, sdnUid, listed, programs });
+    const value = normalizeAddress(text(id.idNumber));
+    // An address is shown by the name of the entry that lists it (the address itself is the
+    // payment's own, shown beside it).
+    if (value !== '') found.push({ kind: 'address', value, sdnUid, listed: name || value, programs });
   }
   return found;
 }

@@ -29,7 +29,11 @@ export async function loadScreeningList(
   options: { force?: boolean; validators?: store.ListValidators } = {},
 ): Promise<LoadOutcome> {
   const parsed = parseSdnXml(xml);
-  if (!parsed.ok) return parsed;
+  if (!parsed.ok) {
+    const current = await store.currentList(deps.db);
+    if (current) await store.noteCheck(deps.db, current.id, deps.clock.now(), `refused: ${parsed.problem}`);
+    return parsed;
+  }
   const listId = randomUUID();
   const size = parsed.list.entries.length;
   const refused = await deps.db.transaction().execute(async (tx) => {
@@ -103,7 +107,12 @@ export type ScreeningHit = {
   score: number;
   /** The payment's own name or address that matched. */
   matched: string;
+  /** Where the list that matched came from (its URL or file, as loaded). */
+  source: string;
 };
+
+/** A hit as the index finds it, before the list's source is added. */
+export type IndexHit = Omit<ScreeningHit, 'source'>;
 
 type Listed = { sdnUid: string; listed: string; programs: string };
 
@@ -115,6 +124,7 @@ type Listed = { sdnUid: string; listed: string; programs: string };
  */
 type ScreeningIndex = {
   listId: string | null;
+  source: string;
   names: NameIndex<Listed>;
   addresses: Map<string, Listed>;
   checkedAt: number;
@@ -155,7 +165,7 @@ async function currentIndex(db: Queryable): Promise<ScreeningIndex> {
     return index;
   }
   const built = buildIndex(listId === null ? [] : await store.entriesOf(db, listId));
-  const fresh: ScreeningIndex = { listId, ...built, checkedAt: now };
+  const fresh: ScreeningIndex = { listId, source: list?.source ?? '', ...built, checkedAt: now };
   index = fresh;
   return fresh;
 }
@@ -165,13 +175,13 @@ export function matchSubject(
   current: Pick<ScreeningIndex, 'names' | 'addresses'>,
   subject: ScreeningSubject,
   threshold: number,
-): ScreeningHit | undefined {
+): IndexHit | undefined {
   const { names, addresses } = subjectValues(subject);
   for (const address of addresses) {
     const listed = current.addresses.get(address);
     if (listed !== undefined) return { kind: 'address', ...listed, score: 1, matched: address };
   }
-  let best: ScreeningHit | undefined;
+  let best: IndexHit | undefined;
   for (const words of names) {
     const hit = current.names.best(words, threshold);
     if (hit && (best === undefined || hit.score > best.score)) {
@@ -183,7 +193,9 @@ export function matchSubject(
 
 /** The current list's entry a payment's address or names match (exactly or near), or undefined. */
 export async function screen(db: Queryable, subject: ScreeningSubject): Promise<ScreeningHit | undefined> {
-  return matchSubject(await currentIndex(db), subject, minScore);
+  const current = await currentIndex(db);
+  const hit = matchSubject(current, subject, minScore);
+  return hit && { ...hit, source: current.source };
 }
 
 /** What an x402 payer on the sanctions list is answered (the address itself is not echoed). */
@@ -211,6 +223,7 @@ export async function recordHold(
     programs: hold.hit.programs,
     score: (Math.floor(hold.hit.score * 1000) / 1000).toFixed(3),
     matched: hold.hit.matched,
+    source: hold.hit.source,
     at: hold.at,
   });
 }

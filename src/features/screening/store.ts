@@ -114,6 +114,7 @@ export type MatchRow = {
   programs: string;
   score: string;
   matched: string;
+  source: string;
   at: Date;
 };
 
@@ -126,6 +127,7 @@ export async function recordMatch(db: Queryable, match: MatchRow) {
     programs: match.programs,
     score: match.score,
     matched: match.matched,
+    list_source: match.source,
     held_at: match.at,
   };
   await db
@@ -139,9 +141,114 @@ export async function matchesOf(db: Queryable, spaceId: string, payoutIds: strin
   if (payoutIds.length === 0) return [];
   return db
     .selectFrom('payout_screening_matches')
-    .select(['payout_id', 'kind', 'sdn_uid', 'listed', 'programs', 'matched', 'held_at'])
+    .select(['payout_id', 'kind', 'sdn_uid', 'listed', 'programs', 'matched', 'list_source', 'held_at'])
     .select(sql<string>`score::text`.as('score'))
     .where('space_id', '=', spaceId)
     .where('payout_id', 'in', payoutIds)
     .execute();
+}
+
+export type InboundFlagRow = {
+  spaceId: string;
+  transferId: string;
+  sdnUid: string;
+  listed: string;
+  programs: string;
+  matched: string;
+  source: string;
+  at: Date;
+  entryIds: string[];
+};
+
+/** Records a flagged transfer and the entries it made; a second record of it changes nothing. */
+export async function insertInboundFlag(db: Queryable, flag: InboundFlagRow) {
+  const inserted = await db
+    .insertInto('inbound_screening_flags')
+    .values({
+      space_id: flag.spaceId,
+      transfer_id: flag.transferId,
+      sdn_uid: flag.sdnUid,
+      listed: flag.listed,
+      programs: flag.programs,
+      matched: flag.matched,
+      list_source: flag.source,
+      flagged_at: flag.at,
+    })
+    .onConflict((conflict) => conflict.columns(['space_id', 'transfer_id']).doNothing())
+    .returning('transfer_id')
+    .executeTakeFirst();
+  if (inserted === undefined || flag.entryIds.length === 0) return inserted !== undefined;
+  await db
+    .insertInto('inbound_screening_flag_entries')
+    .values(
+      flag.entryIds.map((entryId) => ({
+        space_id: flag.spaceId,
+        entry_id: entryId,
+        transfer_id: flag.transferId,
+      })),
+    )
+    .execute();
+  return true;
+}
+
+/** A space's flagged transfers, newest first, with the transfer's amount, hash and state. */
+export async function inboundFlagsOf(db: Queryable, spaceId: string, limit: number) {
+  return db
+    .selectFrom('inbound_screening_flags as f')
+    .innerJoin('chain_transfers as t', 't.id', 'f.transfer_id')
+    .innerJoin('accounts as a', (join) =>
+      join.onRef('a.space_id', '=', 't.space_id').onRef('a.id', '=', 't.account_id'),
+    )
+    .select([
+      'f.transfer_id',
+      'f.sdn_uid',
+      'f.listed',
+      'f.programs',
+      'f.matched',
+      'f.list_source',
+      'f.flagged_at',
+      't.tx_hash',
+      't.network',
+      't.status',
+      'a.id as account_id',
+      'a.name as account_name',
+      'a.currency',
+    ])
+    .select(sql<string>`t.amount::text`.as('amount'))
+    .where('f.space_id', '=', spaceId)
+    .orderBy('f.flagged_at', 'desc')
+    .orderBy('f.transfer_id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Which of these entries a flagged transfer made, with the entry it matched. */
+export async function flaggedEntriesOf(db: Queryable, spaceId: string, entryIds: string[]) {
+  if (entryIds.length === 0) return [];
+  return db
+    .selectFrom('inbound_screening_flag_entries as e')
+    .innerJoin('inbound_screening_flags as f', (join) =>
+      join.onRef('f.space_id', '=', 'e.space_id').onRef('f.transfer_id', '=', 'e.transfer_id'),
+    )
+    .select(['e.entry_id', 'f.transfer_id', 'f.sdn_uid', 'f.listed', 'f.programs'])
+    .where('e.space_id', '=', spaceId)
+    .where('e.entry_id', 'in', entryIds)
+    .execute();
+}
+
+/**
+ * How many entries of flagged transfers each income row (income account ref, day, currency) of
+ * these days holds, for the Income screen.
+ */
+export async function flaggedIncomeRowsOf(db: Queryable, spaceId: string, days: string[]) {
+  if (days.length === 0) return [];
+  const result = await sql<{ ref: string; day: string; currency: string; flagged: string }>`
+    SELECT a.ref, p.occurred_on::text AS day, p.currency, COUNT(DISTINCT e.entry_id)::text AS flagged
+    FROM inbound_screening_flag_entries e
+    JOIN ledger_postings p ON p.space_id = e.space_id AND p.entry_id = e.entry_id
+    JOIN ledger_accounts a ON a.id = p.ledger_account_id
+    WHERE e.space_id = ${spaceId} AND a.kind = 'income'
+      AND p.occurred_on IN (${sql.join(days.map((day) => sql`${day}::date`))})
+    GROUP BY a.ref, p.occurred_on, p.currency`.execute(db);
+  return result.rows;
 }

@@ -776,7 +776,28 @@ export interface PayoutScreeningMatchesTable {
   programs: string;
   score: Numeric;
   matched: string;
+  /** Where the list that matched came from (migrations/0270). */
+  list_source: ColumnType<string, string | undefined, string>;
   held_at: Timestamp;
+}
+
+/** A transfer in from a listed sender, booked and flagged (migrations/0270_inbound_screening_flags.sql). */
+export interface InboundScreeningFlagsTable {
+  space_id: string;
+  transfer_id: string;
+  sdn_uid: string;
+  listed: string;
+  programs: string;
+  matched: string;
+  list_source: string;
+  flagged_at: Timestamp;
+}
+
+/** The ledger entries a flagged transfer made. */
+export interface InboundScreeningFlagEntriesTable {
+  space_id: string;
+  entry_id: string;
+  transfer_id: string;
 }
 
 export interface PayoutApprovalsTable {
@@ -817,6 +838,8 @@ export interface Database {
   screening_lists: ScreeningListsTable;
   screening_entries: ScreeningEntriesTable;
   payout_screening_matches: PayoutScreeningMatchesTable;
+  inbound_screening_flags: InboundScreeningFlagsTable;
+  inbound_screening_flag_entries: InboundScreeningFlagEntriesTable;
 }
 
 // The card rail in production: Stripe Checkout.

@@ -10,7 +10,13 @@ import { pinnedLookup, RESPONSE_BYTES_MAX, SEND_TIMEOUT_MS } from './safe-post.t
 
 export class AddressRefused extends Error {}
 
-export type SafeFetchOptions = { policy: AddressPolicy; resolver: Resolver; timeoutMs?: number };
+export type SafeFetchOptions = {
+  policy: AddressPolicy;
+  resolver: Resolver;
+  timeoutMs?: number;
+  /** The most body read (default RESPONSE_BYTES_MAX); a longer body is cut there. */
+  responseBytesMax?: number;
+};
 
 async function readLimited(body: AsyncIterable<Buffer>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -69,7 +75,7 @@ export function createSafeFetch(options: SafeFetchOptions) {
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const body = await readLimited(answer.body, RESPONSE_BYTES_MAX);
+    const body = await readLimited(answer.body, options.responseBytesMax ?? RESPONSE_BYTES_MAX);
     const out = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value === undefined) continue;

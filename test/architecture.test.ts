@@ -457,3 +457,53 @@ describe('source shape', () => {
     expect(long, `functions longer than ${FUNCTION_LINES_MAX} lines:\n${long.join('\n')}`).toEqual([]);
   });
 });
+
+/** The import graph's cycles: Tarjan's strongly connected components of more than one file (or a file importing itself). */
+function importCycles(includeTypeOnly: boolean): string[][] {
+  const edges = new Map<string, Set<string>>();
+  for (const found of IMPORTS) {
+    const target = repoPath(found);
+    if (target === undefined || (found.typeOnly && !includeTypeOnly)) continue;
+    if (!edges.has(found.file)) edges.set(found.file, new Set());
+    edges.get(found.file)?.add(target);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (file: string) => {
+    index.set(file, next);
+    low.set(file, next);
+    next += 1;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of edges.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file) ?? 0, low.get(target) ?? 0));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file) ?? 0, index.get(target) ?? 0));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    for (;;) {
+      const member = stack.pop();
+      if (member === undefined) break;
+      onStack.delete(member);
+      component.push(member);
+      if (member === file) break;
+    }
+    if (component.length > 1 || edges.get(file)?.has(file)) cycles.push(component.sort());
+  };
+  for (const file of SOURCE_FILES) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
+describe('import cycles', () => {
+  it('finds none among src/ files, type-only imports included', () => {
+    expect(importCycles(true)).toEqual([]);
+  });
+});

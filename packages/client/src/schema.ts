@@ -6081,6 +6081,8 @@ export interface operations {
                             day: string;
                             entries: number;
                             label: string;
+                            /** @description How many of its payments came by direct transfer from a sender on the sanctions list. */
+                            listed_senders: number;
                             ref: string;
                             resource_id: string | null;
                         }[];
@@ -6130,6 +6132,11 @@ export interface operations {
                             created_at: string;
                             /** Format: uuid */
                             entry_id: string;
+                            /** @description The sanctions list entry the sender matched, when the payment came by direct transfer from a listed sender (booked, and flagged on the Screening page); null otherwise. */
+                            listed_sender: {
+                                listed: string;
+                                programs: string;
+                            } | null;
                             memo: string;
                             origin: string;
                             payer: string;

@@ -10,7 +10,6 @@ import {
 import type { TSchema } from '../../platform/http/schema-kit.ts';
 import { requireCaller, type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import * as writes from './app-writes.ts';
-import type { InvoicesDeps } from './index.ts';
 import * as reads from './reads.ts';
 import {
   EmptyIn,
@@ -26,6 +25,7 @@ import {
   SpaceOnlyParams,
   VoidIn,
 } from './schemas.ts';
+import type { InvoicesDeps } from './service.ts';
 
 // The app API of invoices, quotes and credit notes (/app/api/spaces/{id}/invoices…): what the
 // Invoices screens do, for scripts too. Same bodies and answers as the integration routes;

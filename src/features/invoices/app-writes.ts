@@ -1,6 +1,7 @@
 import type { Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { requireRole } from '../spaces/index.ts';
+import type { InvoiceCreateBody, PaymentBody, SendBody } from './schemas.ts';
 import {
   createInvoice,
   decideQuote,
@@ -9,8 +10,7 @@ import {
   remindInvoice,
   sendInvoice,
   voidInvoice,
-} from './index.ts';
-import type { InvoiceCreateBody, PaymentBody, SendBody } from './schemas.ts';
+} from './service.ts';
 
 // What a person does to invoices from the owner's app (its API and its pages): the same use
 // cases the integration routes run, behind the person's role instead of a key's scope. Owners,

@@ -14,38 +14,6 @@ import * as store from './store.ts';
 // port the chat feature implements, and the invoice's side of "I paid" and "Need more time".
 // Kept in one file so the chat's touch on invoices stays in one place.
 
-export type ChatInvoicePost = {
-  spaceId: string;
-  contactId: string | null;
-  invoiceId: string;
-  sellerName: string;
-  number: string;
-  /** As people write it: "240.00 USD". */
-  total: string;
-  dueOn: string;
-  url: string;
-  purpose: 'send' | 'remind';
-  message: string;
-  pdf: Uint8Array;
-  fileName: string;
-};
-
-/** What the chat feature offers invoices (wired in app.ts; absent without a bot). */
-export type InvoiceChatPort = {
-  /**
-   * Refuses with an AppError when the contact's group cannot take a post now (no group, a plan
-   * below Pro). Reads only the database: it runs in the transaction that queues the post.
-   */
-  checkPost(db: Queryable, spaceId: string, contactId: string | null): Promise<void>;
-  /**
-   * Posts the invoice with its buttons to the contact's group, outside any transaction (the chat
-   * worker); refuses with an AppError when it cannot, any other error leaves the outcome unknown.
-   */
-  postInvoice(post: ChatInvoicePost): Promise<void>;
-  /** Whether the contact has a group the space may post to now. */
-  canPost(db: Queryable, spaceId: string, contactId: string | null): Promise<boolean>;
-};
-
 /** A button press names an invoice: it must be this contact's, in this space, and still open. */
 async function openInvoiceOfContact(tx: Queryable, spaceId: string, contactId: string, invoiceId: string) {
   const row = await store.lockInvoice(tx, spaceId, invoiceId);

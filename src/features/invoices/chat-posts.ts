@@ -6,7 +6,7 @@ import { formatMoneyForPeople } from '../../core/money.ts';
 import { uuidv7 } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { readAmount } from '../ledger/index.ts';
-import type { InvoiceChatPort } from './chat-answers.ts';
+import type { InvoiceChatPort } from './chat-port.ts';
 import { invoicePdf } from './document.ts';
 import * as store from './store.ts';
 

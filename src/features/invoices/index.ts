@@ -2,14 +2,13 @@ export { registerInvoiceDocumentAppRoutes } from './app-api-routes.ts';
 export { registerInvoiceAppRoutes } from './app-routes.ts';
 export {
   type ChatAnswerDecision,
-  type ChatInvoicePost,
   type ChatPress,
-  type InvoiceChatPort,
   markPaidByPayer,
   pendingChatAnswers,
   requestDeferral,
   settleChatAnswer,
 } from './chat-answers.ts';
+export type { ChatInvoicePost, InvoiceChatPort } from './chat-port.ts';
 export { CHAT_POST_RETRY_DELAYS_MS, sendInvoiceChatPosts } from './chat-posts.ts';
 export { invoiceHtml, invoicePdf } from './document.ts';
 export {

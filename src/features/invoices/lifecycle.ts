@@ -11,7 +11,7 @@ import { requireAccount } from '../accounts/index.ts';
 import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
 import { readAmount } from '../ledger/index.ts';
 import { requireRole, takeDocumentNumber } from '../spaces/index.ts';
-import type { InvoiceChatPort } from './chat-answers.ts';
+import type { InvoiceChatPort } from './chat-port.ts';
 import { queueChatPost } from './chat-posts.ts';
 import { invoiceMail, invoicePdf, openAmountOf } from './document.ts';
 import {

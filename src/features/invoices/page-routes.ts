@@ -7,13 +7,7 @@ import { formRoute, type Opened, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { canWrite } from '../../platform/web/shell.ts';
 import * as writes from './app-writes.ts';
-import {
-  CLIENT_CONTACT_FIELDS,
-  type ClientField,
-  type InvoicesDeps,
-  listDeliveries,
-  writeOffInvoice,
-} from './index.ts';
+import { CLIENT_CONTACT_FIELDS, type ClientField } from './domain.ts';
 import { type BookShell, InvoicesPage, invoicePath, type Kind } from './pages.tsx';
 import { type InvoiceAction, InvoiceDetailPage } from './pages-detail.tsx';
 import { type FormChoices, LINES_AT_START, LINES_IN_FORM_MAX, NewInvoicePage } from './pages-form.tsx';
@@ -28,6 +22,7 @@ import {
   SendIn,
   VoidIn,
 } from './schemas.ts';
+import { type InvoicesDeps, listDeliveries, writeOffInvoice } from './service.ts';
 
 // The Invoices screens under /app/books/{book_id}/invoices: the list, the New form, one
 // document and its actions. Every read and write goes through the same functions as the app

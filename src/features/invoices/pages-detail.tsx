@@ -13,7 +13,6 @@ import {
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, canAdminister, canWrite } from '../../platform/web/shell.ts';
 import { allows } from './domain.ts';
-import type { InvoiceRecord, listDeliveries } from './index.ts';
 import {
   type BookShell,
   DoneNotice,
@@ -23,6 +22,7 @@ import {
   openAmountText,
   StatusPill,
 } from './pages.tsx';
+import type { InvoiceRecord, listDeliveries } from './service.ts';
 
 // One invoice, quote or credit note: its lines, totals, payments and deliveries, its public
 // page and PDF, and the actions its status allows. Each action is its own small form; a refused

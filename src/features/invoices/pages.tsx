@@ -12,8 +12,8 @@ import {
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, canWrite, type Shell, type ShellBook } from '../../platform/web/shell.ts';
-import type { InvoiceRecord } from './index.ts';
 import type { INVOICE_KINDS, VISIBLE_STATUSES } from './schemas.ts';
+import type { InvoiceRecord } from './service.ts';
 
 // The Invoices screen (the list of invoices, quotes and credit notes) and the words every
 // invoice page shares. The New form is in pages-form.tsx, the detail page in pages-detail.tsx.

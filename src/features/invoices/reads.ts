@@ -3,9 +3,10 @@ import { AppError } from '../../core/errors.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
 import { listContactsInApp } from '../contacts/index.ts';
 import { requireRole } from '../spaces/index.ts';
-import { getInvoice, type InvoicesDeps, invoicePdf, present } from './index.ts';
+import { invoicePdf } from './document.ts';
 import type { InvoiceListQueryBody } from './schemas.ts';
 import { withSellerShown } from './seller.ts';
+import { getInvoice, type InvoicesDeps, present } from './service.ts';
 import * as store from './store.ts';
 
 // What the owner's app reads about invoices, quotes and credit notes: the list, one document,

@@ -1,8 +1,26 @@
-import type { BankTransferView } from './views.ts';
-
 // The bank transfer on the pay page: who to pay, the account, the amount and the reference, each
 // with a copy button (/assets/pay-copy.js), and for euros to an IBAN the GiroCode banking apps
 // scan. The business is named by its trading name, never by an account's nickname or a handle.
+
+export type BankAccountView =
+  | { scheme: 'sepa'; holder: string; iban: string; ibanGrouped: string; bic: string | null }
+  | { scheme: 'uk'; holder: string; accountNumber: string; sortCode: string }
+  | { scheme: 'us_ach'; holder: string; accountNumber: string; routingNumber: string }
+  | { scheme: 'swift'; holder: string; accountNumber: string; bic: string; bankName: string | null };
+
+export type BankTransferView = {
+  seller: string;
+  account: BankAccountView | null;
+  /** The account's free-text details, shown when it has no requisites. */
+  details: string;
+  amount: string;
+  /** The amount as a bank form takes it ("1234.50"). */
+  amountPlain: string;
+  reference: string;
+  /** The GiroCode as a PNG data address, for euro transfers to an IBAN. */
+  epcImage: string | null;
+  epcPayload: string | null;
+};
 
 function CopyRow(props: { id: string; label: string; shown: string; copied: string }) {
   return (

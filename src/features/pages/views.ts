@@ -1,6 +1,6 @@
 import { renderToString } from 'preact-render-to-string';
 import { escapeHtml } from '../../core/html.ts';
-import { BankTransfer } from './bank-transfer.tsx';
+import { BankTransfer, type BankTransferView } from './bank-transfer.tsx';
 import type { Rails } from './domain.ts';
 
 // Server-rendered pages: small, fast, no framework. Every value that came from a user or a
@@ -127,25 +127,7 @@ ${walletBlock(model)}</section>`;
 }
 
 /** How the payer reaches the bank account; null when the account has no requisites yet. */
-export type BankAccountView =
-  | { scheme: 'sepa'; holder: string; iban: string; ibanGrouped: string; bic: string | null }
-  | { scheme: 'uk'; holder: string; accountNumber: string; sortCode: string }
-  | { scheme: 'us_ach'; holder: string; accountNumber: string; routingNumber: string }
-  | { scheme: 'swift'; holder: string; accountNumber: string; bic: string; bankName: string | null };
-
-export type BankTransferView = {
-  seller: string;
-  account: BankAccountView | null;
-  /** The account's free-text details, shown when it has no requisites. */
-  details: string;
-  amount: string;
-  /** The amount as a bank form takes it ("1234.50"). */
-  amountPlain: string;
-  reference: string;
-  /** The GiroCode as a PNG data address, for euro transfers to an IBAN. */
-  epcImage: string | null;
-  epcPayload: string | null;
-};
+export type { BankAccountView, BankTransferView } from './bank-transfer.tsx';
 
 function bankSection(model: PayPageModel): string {
   return model.bank ? renderToString(BankTransfer({ bank: model.bank })) : '';

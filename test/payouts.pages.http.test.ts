@@ -3,10 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScreeningList } from '../src/features/screening/index.ts';
 import { createHarness, type Harness, type User } from './harness.ts';
 import { type Book, makeBook } from './payouts-setup.ts';
+import { holdScreeningList } from './support/screening-list-lock.ts';
 
 // The Payments out screens over HTTP: who may open and write each one, and that each write the
 // pages make is the app API's own (approval rules, policy blocks, screening holds, bank files,
 // transfers), with its refusals shown in place.
+
+// This file loads its own sanctions list (the database's current one).
+holdScreeningList();
 
 const FIXTURE = 'test/fixtures/sdn-sample.xml';
 const UUID_A = '00000000-0000-4000-8000-000000000001';

@@ -14,6 +14,7 @@ import {
   screeningStatus,
 } from '../src/features/screening/index.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { holdScreeningList } from './support/screening-list-lock.ts';
 
 // The list kept current from its URL, served here from a loopback HTTP server: a new list (200)
 // replaces the old one with its validators; a 304 changes nothing but the last check; a truncated
@@ -35,6 +36,9 @@ function sdnList(prefix: string, count: number, published = '11/25/2026') {
 }
 
 type Answer = (req: IncomingMessage, res: ServerResponse) => void;
+// This file loads its own sanctions list (the database's current one).
+holdScreeningList();
+
 let answer: Answer = (_req, res) => res.writeHead(404).end();
 const asked: IncomingMessage['headers'][] = [];
 const server = createServer((req, res) => {

@@ -6,6 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScreeningList, normalizeName, parseSdnXml } from '../src/features/screening/index.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { type Book, expectEventBody, makeBook } from './payouts-setup.ts';
+import { holdScreeningList } from './support/screening-list-lock.ts';
+
+// This file loads its own sanctions list (the database's current one).
+holdScreeningList();
 
 const FIXTURE = 'test/fixtures/sdn-sample.xml';
 const METRICS_TOKEN = 'screening-metrics-token-0123456789';

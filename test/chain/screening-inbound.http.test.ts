@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type WatchDeps, watchOnce } from '../../src/features/chain-watch/index.ts';
 import { loadScreeningList } from '../../src/features/screening/index.ts';
+import { holdScreeningList } from '../support/screening-list-lock.ts';
 import { fundedPayer, sendTokenTransfer, startWatchedWorld, type X402World } from './x402-setup.ts';
 
 // Money in from a listed sender, on anvil: a direct transfer to a watched account is booked (the
 // money is there) and flagged: on the Screening page with the entry it matched and the transfer,
 // in the owners' notifications, on its Income row; no new event, and no address in any event.
+
+// This file loads its own sanctions list (the database's current one).
+holdScreeningList();
 
 let w: X402World;
 let deps: WatchDeps;

@@ -4,12 +4,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScreeningList } from '../../src/features/screening/index.ts';
+import { holdScreeningList } from '../support/screening-list-lock.ts';
 import { type Body, startX402World, type X402World } from './x402-setup.ts';
 
 // Screening on the x402 roads, on anvil: an agent's fetch whose quote pays a listed address is
 // refused before anything is signed or reserved; an approval whose host switched its pay-to since
 // the proposal is refused; a listed payer is refused by the pay page and by /x402/settle, with
 // nothing on chain.
+
+// This file loads its own sanctions list (the database's current one).
+holdScreeningList();
 
 let w: X402World;
 beforeAll(async () => {

@@ -8,11 +8,15 @@ import { increase, ledgerAccounts, postEntry } from '../../src/features/ledger/i
 import { loadScreeningList } from '../../src/features/screening/index.ts';
 import type { Harness } from '../harness.ts';
 import { type Book, makeBook } from '../payouts-setup.ts';
+import { holdScreeningList } from '../support/screening-list-lock.ts';
 import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
 
 // Payments out as people meet them in Chromium: the owner makes a payment over an approval
 // rule, an admin approves it and follows it to its ledger entry; a policy rule's block reads
 // as a sentence; an owner releases a screening hold with a reason; the bank file downloads.
+
+// This file loads its own sanctions list (the database's current one).
+holdScreeningList();
 
 const RESULTS_DIR = fileURLToPath(new URL('../../test-results/', import.meta.url));
 const FIXTURE = 'test/fixtures/sdn-sample.xml';

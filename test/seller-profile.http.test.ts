@@ -135,6 +135,14 @@ describe('the seller profile', () => {
     expect((await api(b.owner, 'GET', `/app/api/spaces/${b.spaceId}/profile`)).json()).toMatchObject(FULL);
   });
 
+  it('ignores names a plain object inherits (hasOwnProperty, toString) as it ignores any unknown field', async () => {
+    const b = await book();
+    await patchProfile(b, { legal_name: 'Kept GmbH' });
+    const res = await patchProfile(b, { hasOwnProperty: 1, toString: 'x', constructor: {} });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ legal_name: 'Kept GmbH' });
+  });
+
   it('changes the public handle once it is free; a taken one is 409 and the handle stays', async () => {
     const a = await book();
     const b = await book();

@@ -144,10 +144,8 @@ afterAll(async () => {
   if (receiver) await new Promise((resolve) => receiver.close(resolve));
 });
 
-// Not passing on the merged tree under Node 24: the server exports spans (POSTs to /v1/traces
-// arrive), but the charge's server span is not found within the bound. Skipped until that is
-// understood; tracing is not counted as done (see the session note).
-describe('OpenTelemetry traces over OTLP/HTTP', () => {
+// The pg instrumentation needs the pg driver: the embedded PGlite passes skip this.
+describe.skipIf(!postgres)('OpenTelemetry traces over OTLP/HTTP', () => {
   it('sends a charge as a server span with the SQL it ran beneath it, and logs its trace id', async () => {
     const { key } = await h.world({ scopes: ['payments'] });
     const account = await h.makeAccount(key.spaceId, { kind: 'bank', name: 'USD bank', currency: 'USD' });

@@ -242,7 +242,7 @@ describe('Invoices in a browser', () => {
       await page.fill('#field-line_items\\.0\\.unit_price', '1500');
       await page.getByRole('button', { name: 'Create the quote' }).click();
       await waitForText(page, '.notice.ok', /Created/);
-      expect(await page.locator('h1').textContent()).toMatch(/^Quote INV-\d+/);
+      expect(await page.locator('h1').textContent()).toMatch(/^Quote QUO-\d+/);
       expect(await page.locator('dl.figures dd').first().textContent()).toBe(`${XSS} buyer@example.com`);
       await page.selectOption('#send-via', 'none');
       await page.locator('[data-action="send"] button[type="submit"]').click();

@@ -62,7 +62,7 @@ export async function sendAutomaticReminders(deps: InvoicesDeps, limit = 50): Pr
         if (!claimed) return false;
         if (byChat) {
           const postId = await queueChatPost(tx, deps, row, STAGE_MESSAGES[stage], 'remind');
-          await store.setDeliveryChatPost(tx, row.id, stage, postId);
+          await store.linkAutoDelivery(tx, row.id, stage, { chat_post_id: postId });
           return claimed;
         }
         const mailId = await queueInvoiceMail(
@@ -74,7 +74,7 @@ export async function sendAutomaticReminders(deps: InvoicesDeps, limit = 50): Pr
           STAGE_MESSAGES[stage],
           'remind',
         );
-        await store.setDeliveryMail(tx, row.id, stage, mailId);
+        await store.linkAutoDelivery(tx, row.id, stage, { mail_id: mailId });
         return claimed;
       });
       if (mailed) sent += 1;

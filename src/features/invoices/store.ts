@@ -1,6 +1,7 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
 import type {
+  AutoStage,
   InvoiceDeliveriesTable,
   InvoicePaymentsTable,
   InvoicesTable,
@@ -143,21 +144,18 @@ export async function claimAutoStage(db: Queryable, row: Insertable<InvoiceDeliv
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 
-export async function setDeliveryMail(db: Queryable, invoiceId: string, stage: string, mailId: string) {
+/** Links an automatic reminder's delivery to what carries it: its mail, or its chat post. */
+export async function linkAutoDelivery(
+  db: Queryable,
+  invoiceId: string,
+  stage: AutoStage,
+  carrier: { mail_id: string } | { chat_post_id: string },
+) {
   await db
     .updateTable('invoice_deliveries')
-    .set({ mail_id: mailId })
+    .set(carrier)
     .where('invoice_id', '=', invoiceId)
-    .where('auto_stage', '=', stage as never)
-    .execute();
-}
-
-export async function setDeliveryChatPost(db: Queryable, invoiceId: string, stage: string, postId: string) {
-  await db
-    .updateTable('invoice_deliveries')
-    .set({ chat_post_id: postId })
-    .where('invoice_id', '=', invoiceId)
-    .where('auto_stage', '=', stage as never)
+    .where('auto_stage', '=', stage)
     .execute();
 }
 

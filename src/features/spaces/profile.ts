@@ -82,7 +82,9 @@ export async function getProfile(deps: SpacesDeps, userId: string, spaceId: stri
 function merged(current: store.ProfileRow, patch: Static<typeof ProfilePatch>): store.ProfileRow {
   const { address, public_handle: _handle, ...fields } = patch;
   const known = Object.fromEntries(
-    Object.entries(fields).filter(([name, value]) => value !== undefined && Object.hasOwn(EMPTY_PROFILE, name)),
+    Object.entries(fields).filter(
+      ([name, value]) => value !== undefined && Object.hasOwn(EMPTY_PROFILE, name),
+    ),
   );
   const next = { ...current, ...known };
   if (address === undefined) return next;

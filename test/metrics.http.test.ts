@@ -8,7 +8,7 @@ import { loadScreeningList } from '../src/features/screening/index.ts';
 import { ConfigError, loadConfig } from '../src/platform/config.ts';
 import { createMetrics, metricsRequestHandler, startGasSampler } from '../src/platform/metrics.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { holdScreeningList } from './support/screening-list-lock.ts';
+import { holdScreeningList } from './support/turns.ts';
 
 // /metrics: Prometheus text from prom-client, only for the bearer of METRICS_TOKEN on the public
 // port, or without a token on a loopback METRICS_PORT; the gas balance is read by a timer.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScreeningList } from '../src/features/screening/index.ts';
 import { createHarness, type Harness, type User } from './harness.ts';
 import { type Book, makeBook } from './payouts-setup.ts';
-import { holdScreeningList } from './support/screening-list-lock.ts';
+import { holdScreeningList } from './support/turns.ts';
 
 // The Payments out screens over HTTP: who may open and write each one, and that each write the
 // pages make is the app API's own (approval rules, policy blocks, screening holds, bank files,

@@ -14,7 +14,7 @@ import {
   screeningStatus,
 } from '../src/features/screening/index.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { holdScreeningList } from './support/screening-list-lock.ts';
+import { holdScreeningList } from './support/turns.ts';
 
 // The list kept current from its URL, served here from a loopback HTTP server: a new list (200)
 // replaces the old one with its validators; a 304 changes nothing but the last check; a truncated

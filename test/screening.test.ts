@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScreeningList, normalizeName, parseSdnXml } from '../src/features/screening/index.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { type Book, expectEventBody, makeBook } from './payouts-setup.ts';
-import { holdScreeningList } from './support/screening-list-lock.ts';
+import { holdScreeningList } from './support/turns.ts';
 
 // This file loads its own sanctions list (the database's current one).
 holdScreeningList();

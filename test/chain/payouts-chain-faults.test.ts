@@ -14,12 +14,16 @@ import {
 } from '../fixtures/rpc-fault-proxy.ts';
 import { createHarness, type Harness } from '../harness.ts';
 import { type Book, makeBook } from '../payouts-setup.ts';
+import { holdLocalChainPayouts } from '../support/turns.ts';
 import { buildChainApp, startTestChain } from './chain-setup.ts';
+
+holdLocalChainPayouts();
 
 // The chain rail's follower reads receipts through a proxy that fails on demand. A read that ends
 // unknown neither executes nor undoes a payment: an executed payment stays executed through any
 // fault, so money.out and payout.executed happen once; a payment waiting for its confirmations
-// executes once after the node answers again.
+// executes once after the node answers again. A round's totals are never read: the shared test
+// database holds other files' payments too; each test reads its own payment's events.
 
 let chain: Chain;
 let app: FastifyInstance;
@@ -120,7 +124,7 @@ describe('the chain rail follower under node faults', () => {
   it('never undoes an executed payment on doubt: one money.out and one payout.executed through every fault', async () => {
     const paymentId = await reportedPayment('3');
     await mine(CONFIRMATIONS);
-    expect(await followChainPayouts(faulty)).toMatchObject({ executed: 1 });
+    await followChainPayouts(faulty);
     expect(await eventsOf(paymentId)).toEqual({ executed: 1, out: 1 });
     for (const { name, fault } of FAILING_FAULTS) {
       const before = await unknownCount();
@@ -158,8 +162,9 @@ describe('the chain rail follower under node faults', () => {
     }
     expect(await b.balance(wallet.id)).toBe(balance);
     expect(await eventsOf(paymentId)).toEqual({ executed: 0, out: 0 });
-    expect(await followChainPayouts(faulty)).toMatchObject({ executed: 1 });
-    expect(await followChainPayouts(faulty)).toMatchObject({ executed: 0 });
+    await followChainPayouts(faulty);
+    expect(await eventsOf(paymentId)).toEqual({ executed: 1, out: 1 });
+    await followChainPayouts(faulty);
     expect(await eventsOf(paymentId)).toEqual({ executed: 1, out: 1 });
   }, 120_000);
 
@@ -168,11 +173,12 @@ describe('the chain rail follower under node faults', () => {
     await mine(CONFIRMATIONS);
     proxy.inject('eth_blockNumber', FAULTS.lagging(CONFIRMATIONS + 5));
     try {
-      expect(await followChainPayouts(faulty)).toMatchObject({ executed: 0 });
+      await followChainPayouts(faulty);
     } finally {
       proxy.clear();
     }
     expect(await eventsOf(paymentId)).toEqual({ executed: 0, out: 0 });
-    expect(await followChainPayouts(faulty)).toMatchObject({ executed: 1 });
+    await followChainPayouts(faulty);
+    expect(await eventsOf(paymentId)).toEqual({ executed: 1, out: 1 });
   }, 120_000);
 });

@@ -6,7 +6,10 @@ import { followChainPayouts } from '../../src/features/payouts/index.ts';
 import type { Chain } from '../../src/platform/chain/chain.ts';
 import { createHarness, type Harness } from '../harness.ts';
 import { type Book, expectEventBody, makeBook } from '../payouts-setup.ts';
+import { holdLocalChainPayouts } from '../support/turns.ts';
 import { buildChainApp, startTestChain } from './chain-setup.ts';
+
+holdLocalChainPayouts();
 
 // The chain rail on anvil: the unsigned transfer is signed and sent by a viem account (as a
 // browser wallet would), reported with POST …/chain-tx, and executed after the confirmations.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type WatchDeps, watchOnce } from '../../src/features/chain-watch/index.ts';
 import { loadScreeningList } from '../../src/features/screening/index.ts';
-import { holdScreeningList } from '../support/screening-list-lock.ts';
+import { holdScreeningList } from '../support/turns.ts';
 import { fundedPayer, sendTokenTransfer, startWatchedWorld, type X402World } from './x402-setup.ts';
 
 // Money in from a listed sender, on anvil: a direct transfer to a watched account is booked (the

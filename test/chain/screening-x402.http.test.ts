@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScreeningList } from '../../src/features/screening/index.ts';
-import { holdScreeningList } from '../support/screening-list-lock.ts';
+import { holdScreeningList } from '../support/turns.ts';
 import { type Body, startX402World, type X402World } from './x402-setup.ts';
 
 // Screening on the x402 roads, on anvil: an agent's fetch whose quote pays a listed address is

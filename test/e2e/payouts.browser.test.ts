@@ -8,7 +8,7 @@ import { increase, ledgerAccounts, postEntry } from '../../src/features/ledger/i
 import { loadScreeningList } from '../../src/features/screening/index.ts';
 import type { Harness } from '../harness.ts';
 import { type Book, makeBook } from '../payouts-setup.ts';
-import { holdScreeningList } from '../support/screening-list-lock.ts';
+import { holdScreeningList } from '../support/turns.ts';
 import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
 
 // Payments out as people meet them in Chromium: the owner makes a payment over an approval

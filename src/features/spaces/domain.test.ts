@@ -1,5 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COUNTRY_CODES, displayNameOf, documentNumber, inClosedPeriod } from './domain.ts';
+import {
+  COUNTRY_CODES,
+  displayNameOf,
+  documentNumber,
+  HANDLE_PATTERN,
+  handleFrom,
+  inClosedPeriod,
+} from './domain.ts';
 
 describe('the closed period', () => {
   it('holds the closing date and every day before it, not the day after', () => {
@@ -39,5 +47,29 @@ describe('country codes', () => {
     for (const code of ['EU', 'UN', 'ZZ', 'UK', 'SU', 'DD', 'YU', 'XK', 'QO'])
       expect(COUNTRY_CODES).not.toContain(code);
     expect(COUNTRY_CODES.length).toBeGreaterThan(240);
+  });
+});
+
+describe('the public handle made from a name', () => {
+  it('keeps the words of the name without their accents', () => {
+    expect(handleFrom('Acmé Ltd.', 'a1b2c3')).toBe('acme-ltd-a1b2c3');
+    expect(handleFrom('   ', 'a1b2c3')).toBe('space-a1b2c3');
+  });
+
+  it('cuts a long name between words, never leaving a hyphen at the cut', () => {
+    expect(handleFrom('é'.repeat(120), 'a1b2c3')).toBe(`${'e'.repeat(40)}-a1b2c3`);
+    expect(handleFrom('ab '.repeat(30), 'a1b2c3')).toBe(`${'ab-'.repeat(12)}ab-a1b2c3`);
+  });
+
+  it('always makes a handle the database accepts, whatever the name', () => {
+    const pattern = new RegExp(HANDLE_PATTERN);
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (name) => {
+        const handle = handleFrom(name, 'a1b2c3');
+        expect(handle).toMatch(pattern);
+        expect(handle.length).toBeGreaterThanOrEqual(3);
+        expect(handle.length).toBeLessThanOrEqual(48);
+      }),
+    );
   });
 });

@@ -45,15 +45,22 @@ export function planIncludesChat(plan: Plan): boolean {
   return plan === 'pro' || plan === 'scale' || plan === 'enterprise';
 }
 
-/** "Acme Ltd." → "acme-ltd-" + suffix: the public payment handle shown to payers. */
+/** "Acmé Ltd." → "acme-ltd-" + suffix: the public payment handle shown to payers. */
 export function handleFrom(name: string, suffix: string): string {
-  const slug = name
+  const words = name
     .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-');
-  // Runs were collapsed above, so at most one hyphen stands at either end.
-  const trimmed = slug.slice(slug.startsWith('-') ? 1 : 0, slug.endsWith('-') ? -1 : undefined).slice(0, 40);
-  return `${trimmed.length > 0 ? trimmed : 'space'}-${suffix}`;
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 0);
+  // Whole words only, so the cut never leaves a hyphen at the end.
+  let slug = '';
+  for (const word of words) {
+    const next = slug === '' ? word.slice(0, 40) : `${slug}-${word}`;
+    if (next.length > 40) break;
+    slug = next;
+  }
+  return `${slug === '' ? 'space' : slug}-${suffix}`;
 }
 
 /**

@@ -231,7 +231,7 @@ async function prepare(ctx: BenchContext, server: ServerHandle, db: pg.Pool): Pr
   await db.query(
     `INSERT INTO spaces (id, name, base_currency, plan, public_handle, created_at)
      VALUES ($1, 'bench minimal', 'USD', 'free', $2, now())`,
-    [minimalSpaceId, `bench-minimal-${minimalSpaceId}`],
+    [minimalSpaceId, `bench-minimal-${minimalSpaceId.slice(0, 8)}`],
   );
   const minimalRows = await db.query<{ ref: string; id: string }>(
     `INSERT INTO ledger_accounts (id, space_id, kind, ref, currency, normal_side, tracks_balance, no_overdraft,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
+import { epcPayload, groupedIban } from '../../core/bank-transfer.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
@@ -27,7 +28,7 @@ import {
 import { framingOrigins } from '../sites/index.ts';
 import { publicFace, sellerProfileOf } from '../spaces/index.ts';
 import type { Facilitator } from '../x402/index.ts';
-import { type AccountView, epcPayload, groupedIban, judgeTestCard, type Rails, railsFor } from './domain.ts';
+import { type AccountView, judgeTestCard, type Rails, railsFor } from './domain.ts';
 import type {
   BankAccountView,
   BankTransferView,

@@ -60,7 +60,8 @@ export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicT
           clock,
           mailer,
           logger,
-          attachmentsFor: ({ spaceId, invoiceId }) => invoiceMailAttachments(db, spaceId, invoiceId),
+          attachmentsFor: ({ spaceId, invoiceId }) =>
+            invoiceMailAttachments(db, runtime.config.publicUrl, spaceId, invoiceId),
         }),
     },
     ...(chat

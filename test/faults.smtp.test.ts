@@ -37,7 +37,8 @@ const deliver = (spaceId: string) =>
       db: h.db,
       clock,
       mailer,
-      attachmentsFor: ({ spaceId: space, invoiceId }) => invoiceMailAttachments(h.db, space, invoiceId),
+      attachmentsFor: ({ spaceId: space, invoiceId }) =>
+        invoiceMailAttachments(h.db, h.deps.config.publicUrl, space, invoiceId),
     },
     { spaceIds: [spaceId] },
   );

@@ -63,7 +63,7 @@ async function deliver(
         clock,
         mailer: worker,
         attachmentsFor: ({ spaceId: space, invoiceId }) =>
-          invoiceMailAttachments(harness.db, space, invoiceId),
+          invoiceMailAttachments(harness.db, harness.deps.config.publicUrl, space, invoiceId),
       },
       { spaceIds: [spaceId] },
     );

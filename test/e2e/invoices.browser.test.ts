@@ -147,7 +147,8 @@ describe('Invoices in a browser', () => {
         db: h.db,
         clock: h.deps.clock,
         mailer,
-        attachmentsFor: ({ spaceId, invoiceId }) => invoiceMailAttachments(h.db, spaceId, invoiceId),
+        attachmentsFor: ({ spaceId, invoiceId }) =>
+          invoiceMailAttachments(h.db, h.deps.config.publicUrl, spaceId, invoiceId),
       });
       mailer.close();
       expect(received.at(-1)?.subject).toMatch(/^Invoice INV-\d+ from Seller Ltd$/);

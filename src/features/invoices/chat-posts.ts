@@ -7,7 +7,9 @@ import { uuidv7 } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { readAmount } from '../ledger/index.ts';
 import type { InvoiceChatPort } from './chat-port.ts';
-import { invoicePdf } from './document.ts';
+import { renderInvoicePdf } from './pdf.ts';
+import { invoiceSheet } from './pdf-sheet.ts';
+import { publicPageUrl } from './presentation.ts';
 import * as store from './store.ts';
 
 // Invoices posted to a client's chat group leave after commit, as mail does. The send or
@@ -153,10 +155,10 @@ async function attempt(deps: ChatWorkerDeps, row: Claimed): Promise<PostOutcome>
       number: invoice.number,
       total: formatMoneyForPeople(readAmount(invoice.total), invoice.currency),
       dueOn: invoice.due_on,
-      url: `${deps.publicUrl}/i/${invoice.token}`,
+      url: publicPageUrl(deps.publicUrl, invoice.token),
       purpose: row.purpose,
       message: row.message,
-      pdf: await invoicePdf(invoice),
+      pdf: await renderInvoicePdf(await invoiceSheet(deps.db, invoice, deps.publicUrl)),
       fileName: `invoice-${invoice.number}.pdf`,
     });
     return { kind: 'sent' };

@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { escapeHtml } from '../../core/html.ts';
 import { formatAmountTrimmed } from '../../core/money.ts';
 import { readAmount } from '../ledger/index.ts';
@@ -53,31 +52,4 @@ export function invoiceMail(row: InvoiceRow, pageUrl: string, message: string, p
     .filter((part) => part !== '')
     .join('\n\n');
   return { subject, html, text };
-}
-
-/** The invoice as a PDF (pdfkit, its standard Helvetica: no font files needed). */
-export function invoicePdf(row: InvoiceRow): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Invoice ${row.number}` } });
-    const chunks: Buffer[] = [];
-    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-    doc.fontSize(20).text(`Invoice ${row.number}`);
-    doc.moveDown().fontSize(11);
-    doc.text(`From: ${row.seller_name}${row.seller_address ? `, ${row.seller_address}` : ''}`);
-    doc.text(`To: ${row.client_name}${row.client_address ? `, ${row.client_address}` : ''}`);
-    doc.text(`Issued ${row.issued_on}, due ${row.due_on}`);
-    doc.moveDown();
-    for (const line of row.line_items) {
-      doc.text(
-        `${line.description}  ${line.quantity} ${line.unit} x ${line.unit_price} = ${money(line.amount, row.currency)}`,
-      );
-    }
-    doc.moveDown();
-    doc.text(`Subtotal ${money(row.subtotal, row.currency)}`);
-    doc.text(`Tax ${money(row.tax_total, row.currency)}`);
-    doc.fontSize(13).text(`Total ${money(row.total, row.currency)}`);
-    doc.end();
-  });
 }

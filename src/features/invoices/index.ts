@@ -10,7 +10,7 @@ export {
 } from './chat-answers.ts';
 export type { ChatInvoicePost, InvoiceChatPort } from './chat-port.ts';
 export { CHAT_POST_RETRY_DELAYS_MS, sendInvoiceChatPosts } from './chat-posts.ts';
-export { invoiceHtml, invoicePdf } from './document.ts';
+export { invoiceHtml } from './document.ts';
 export {
   CLIENT_CONTACT_FIELDS,
   type ClientField,
@@ -19,6 +19,8 @@ export {
   minorUnitsOf,
 } from './domain.ts';
 export { registerInvoicePages } from './page-routes.ts';
+export { renderInvoicePdf } from './pdf.ts';
+export { invoiceSheet } from './pdf-sheet.ts';
 export { registerInvoiceRoutes } from './routes.ts';
 export { InvoiceOut } from './schemas.ts';
 export {

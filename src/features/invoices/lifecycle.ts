@@ -13,7 +13,7 @@ import { readAmount } from '../ledger/index.ts';
 import { requireRole, takeDocumentNumber } from '../spaces/index.ts';
 import type { InvoiceChatPort } from './chat-port.ts';
 import { queueChatPost } from './chat-posts.ts';
-import { invoiceMail, invoicePdf, openAmountOf } from './document.ts';
+import { invoiceMail, openAmountOf } from './document.ts';
 import {
   afterSend,
   allows,
@@ -26,7 +26,9 @@ import {
   type Move,
   type Totals,
 } from './domain.ts';
-import { breakdownOut, lineItemsOut, present, presentWithPayments } from './presentation.ts';
+import { renderInvoicePdf } from './pdf.ts';
+import { invoiceSheet } from './pdf-sheet.ts';
+import { breakdownOut, lineItemsOut, present, presentWithPayments, publicPageUrl } from './presentation.ts';
 import type { ClientBody, InvoiceCreateBody, SellerBody, SendBody } from './schemas.ts';
 import { reSnapshotSeller, snapshotSeller, withSellerShown } from './seller.ts';
 import * as store from './store.ts';
@@ -326,7 +328,7 @@ export async function queueInvoiceMail(
     throw new AppError('invalid_request', 'The invoice has no client email; give one in "to".', {
       field: 'to',
     });
-  const mail = invoiceMail(row, `${deps.publicUrl}/i/${row.token}`, message, purpose);
+  const mail = invoiceMail(row, publicPageUrl(deps.publicUrl, row.token), message, purpose);
   return enqueueMail(tx, deps.clock, deps.mailer.from, {
     spaceId: row.space_id,
     to,
@@ -338,11 +340,15 @@ export async function queueInvoiceMail(
 }
 
 /** The attachments of an invoice's mail: its PDF as it is when the mail leaves, read without a lock. */
-export async function invoiceMailAttachments(db: Queryable, spaceId: string, invoiceId: string) {
+export async function invoiceMailAttachments(
+  db: Queryable,
+  publicUrl: string,
+  spaceId: string,
+  invoiceId: string,
+) {
   const row = await withSellerShown(db, await ownInvoice(db, spaceId, invoiceId, false));
-  return [
-    { filename: `invoice-${row.number}.pdf`, content: await invoicePdf(row), contentType: 'application/pdf' },
-  ];
+  const content = await renderInvoicePdf(await invoiceSheet(db, row, publicUrl));
+  return [{ filename: `invoice-${row.number}.pdf`, content, contentType: 'application/pdf' }];
 }
 
 /** POST .../remind: recorded against a sent or partial invoice, and mailed when mail is configured. */

@@ -6,6 +6,11 @@ import { formatRate, type InvoiceStatus, type Totals, visibleStatus } from './do
 import type { InvoiceCreateBody } from './schemas.ts';
 import * as store from './store.ts';
 
+/** A document's public page, where the client reads and pays it. */
+export function publicPageUrl(publicUrl: string, token: string): string {
+  return `${publicUrl}/i/${token}`;
+}
+
 // How an invoice reads on the wire and in the app: its row, totals and payments spelled out.
 
 const iso = (at: Date | null) => (at === null ? null : at.toISOString());
@@ -36,7 +41,7 @@ export function present(
     promised_on: row.promised_on,
     reminders_paused_at: iso(row.reminders_paused_at),
     created_at: row.created_at.toISOString(),
-    url: `${publicUrl}/i/${row.token}`,
+    url: publicPageUrl(publicUrl, row.token),
     payments: payments.map((payment) => ({
       id: payment.id,
       amount: formatAmount(readAmount(payment.amount)),

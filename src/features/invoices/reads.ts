@@ -3,7 +3,8 @@ import { AppError } from '../../core/errors.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
 import { listContactsInApp } from '../contacts/index.ts';
 import { requireRole } from '../spaces/index.ts';
-import { invoicePdf } from './document.ts';
+import { renderInvoicePdf } from './pdf.ts';
+import { invoiceSheet } from './pdf-sheet.ts';
 import type { InvoiceListQueryBody } from './schemas.ts';
 import { withSellerShown } from './seller.ts';
 import { getInvoice, type InvoicesDeps, present } from './service.ts';
@@ -67,7 +68,10 @@ export async function invoicePdfFile(deps: InvoicesDeps, userId: string, spaceId
   if (!found) throw new AppError('not_found', 'No invoice with this id in this space.');
   const row = await withSellerShown(deps.db, found);
   const safeNumber = row.number.replace(/[^\w.-]+/g, '_').slice(0, 60);
-  return { filename: `${row.kind.replace('_', '-')}-${safeNumber}.pdf`, body: await invoicePdf(row) };
+  return {
+    filename: `${row.kind.replace('_', '-')}-${safeNumber}.pdf`,
+    body: await renderInvoicePdf(await invoiceSheet(deps.db, row, deps.publicUrl)),
+  };
 }
 
 /** How many saved contacts the New form's picker offers: the newest, four pages of the list. */

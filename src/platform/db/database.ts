@@ -1,7 +1,17 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect, Transaction } from 'kysely';
+import {
+  Kysely,
+  PGliteDialect,
+  type PostgresCursor,
+  PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
+  Transaction,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { markTransactions } from './transaction-guard.ts';
@@ -42,6 +52,64 @@ export type DatabaseOptions = {
   timeoutMs?: number;
 };
 
+// Every statement Kysely sends is a fixed text with its values in parameters (the builders and
+// the sql tag never splice values in; bulk writes pass whole documents as one parameter), so it
+// is sent under a name derived from its text: pg parses it once per connection and PostgreSQL
+// plans it as a prepared statement, instead of parsing and planning it on every call. The pool
+// Kysely is given hands out each connection through an adapter that adds the name; the pg client
+// itself is left as it is. Texts are bounded in length and in number per process, so a
+// statement built with a varying shape never fills the server's memory: past the bound it is
+// sent unnamed.
+const NAMED_TEXT_CHARS_MAX = 16_000;
+const NAMED_TEXTS_MAX = 2_000;
+const namedTexts = new Set<string>();
+
+function statementName(text: string): string | undefined {
+  if (!namedTexts.has(text)) {
+    if (text.length > NAMED_TEXT_CHARS_MAX || namedTexts.size >= NAMED_TEXTS_MAX) return undefined;
+    namedTexts.add(text);
+  }
+  return `tb_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+}
+
+function namedStatements(pool: pg.Pool): PostgresPool {
+  // One adapter per pooled client: Kysely keeps its connection objects by the client it is given.
+  const adapters = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const adapt = (client: pg.PoolClient): PostgresPoolClient => {
+    const known = adapters.get(client);
+    if (known) return known;
+    function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
+    function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
+    function query<R>(
+      sql: string | PostgresCursor<R>,
+      parameters: ReadonlyArray<unknown> = [],
+    ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+      // Kysely streams through a cursor only when a dialect is given a cursor class; none is.
+      if (typeof sql !== 'string') throw new Error('bug: a cursor reached the named-statement adapter');
+      const name = statementName(sql);
+      const config = { text: sql, values: [...parameters] };
+      // pg types the command as any string and the rows as plain records; Kysely's result names
+      // the commands it reads and the row type its query builder promised.
+      return client.query(name === undefined ? config : { ...config, name }).then((result) => ({
+        command: result.command as PostgresQueryResult<R>['command'],
+        rowCount: result.rowCount ?? 0,
+        rows: result.rows as R[],
+      }));
+    }
+    const adapter: PostgresPoolClient = {
+      // Kysely reads the backend's pid to cancel a query; pg keeps it on the client.
+      get processID(): number | undefined {
+        return Reflect.get(client, 'processID');
+      },
+      query,
+      release: (destroy?: boolean) => client.release(destroy),
+    };
+    adapters.set(client, adapter);
+    return adapter;
+  };
+  return { connect: async () => adapt(await pool.connect()), end: () => pool.end(), options: pool.options };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     // A server that does not answer at all (a partition, a host being replaced) fails a checkout
@@ -54,7 +122,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       query_timeout: options.timeoutMs,
     });
     watchConnections(pool, options.onConnectionLost ?? (() => {}));
-    const db = markTransactions(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
+    const db = markTransactions(
+      new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatements(pool) }) }),
+    );
     const runScript = async (script: string) => {
       const client = await pool.connect();
       try {

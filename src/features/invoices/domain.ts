@@ -1,4 +1,6 @@
 import { assert } from '../../core/assert.ts';
+import { DAY_MS } from '../../core/clock.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { type AmountE8, asAmount, formatAmountTrimmed, parseDecimalText, SCALE } from '../../core/money.ts';
 import type { InvoiceStatus, StoredSeller } from '../../platform/db/schema.ts';
 
@@ -384,7 +386,7 @@ export const REMIND_BEFORE_DAYS = 3;
 export const REMIND_AFTER_DAYS = 7;
 
 export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+  return utcDateOf(new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS));
 }
 
 /**

@@ -441,6 +441,66 @@ describe('source shape', () => {
     expect(makers, `a Member made elsewhere:\n${makers.join('\n')}`).toEqual([]);
   });
 
+  it('names a list of payment-out statuses only in payouts/domain.ts: every action asks the transition table', () => {
+    const statuses = new Set([
+      'awaiting_approval',
+      'approved',
+      'executing',
+      'executed',
+      'blocked',
+      'rejected',
+      'failed',
+      'cancelled',
+    ]);
+    const restated: string[] = [];
+    for (const file of SOURCE_FILES.filter((name) => name.startsWith('src/features/payouts/'))) {
+      if (file === 'src/features/payouts/domain.ts') continue;
+      const source = parseSource(file, readRepoFile(file));
+      walk(source, (node) => {
+        const named = ts.isArrayLiteralExpression(node)
+          ? node.elements.filter((element) => ts.isStringLiteral(element) && statuses.has(element.text))
+              .length
+          : 0;
+        const text =
+          ts.isNoSubstitutionTemplateLiteral(node) ||
+          ts.isTemplateHead(node) ||
+          ts.isTemplateMiddle(node) ||
+          ts.isTemplateTail(node)
+            ? node.text
+            : '';
+        const inSql = [...text.matchAll(/'([a-z_]+)'/g)].filter((match) =>
+          statuses.has(match[1] ?? ''),
+        ).length;
+        if (named >= 2 || inSql >= 2) restated.push(`${file}:${lineOf(source, node)}`);
+      });
+    }
+    expect(restated, `a status list outside payouts/domain.ts:\n${restated.join('\n')}`).toEqual([]);
+  });
+
+  it('states who may administer or write only in src/core/roles.ts', () => {
+    const comparisons = [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken];
+    const comparesTo = (node: ts.Node, role: string) =>
+      ts.isBinaryExpression(node) &&
+      comparisons.includes(node.operatorToken.kind) &&
+      [node.left, node.right].some((side) => ts.isStringLiteral(side) && side.text === role);
+    const copies: string[] = [];
+    for (const file of SOURCE_FILES) {
+      if (file === 'src/core/roles.ts') continue;
+      const source = parseSource(file, readRepoFile(file));
+      walk(source, (node) => {
+        const administers =
+          ts.isBinaryExpression(node) &&
+          node.operatorToken.kind === ts.SyntaxKind.BarBarToken &&
+          ((comparesTo(node.left, 'owner') && comparesTo(node.right, 'admin')) ||
+            (comparesTo(node.left, 'admin') && comparesTo(node.right, 'owner')));
+        if (administers || comparesTo(node, 'viewer')) {
+          copies.push(`${file}:${lineOf(source, node)} ${node.getText(source).slice(0, 60)}`);
+        }
+      });
+    }
+    expect(copies, `a role rule outside core/roles.ts:\n${copies.join('\n')}`).toEqual([]);
+  });
+
   it(`keeps every function body at most ${FUNCTION_LINES_MAX} lines`, () => {
     const long: string[] = [];
     for (const file of SOURCE_FILES) {

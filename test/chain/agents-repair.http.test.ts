@@ -14,6 +14,7 @@ import { asAmount, formatAmount } from '../../src/core/money.ts';
 import { REPAIR_GRACE_MS, repairAgentWrites } from '../../src/features/agents/index.ts';
 import * as agentStore from '../../src/features/agents/store.ts';
 import { bookWalletOutIf, readyWalletAccount, walletBalances } from '../../src/features/agents/wallet.ts';
+import { countSpend } from '../../src/features/agents/writes.ts';
 import { watchOnce } from '../../src/features/chain-watch/index.ts';
 import { checkLedger, readAmount } from '../../src/features/ledger/index.ts';
 import { type Chain, connectClients } from '../../src/platform/chain/chain.ts';
@@ -214,9 +215,10 @@ async function leftOnItsWay(
     await agentStore.claimWrite(h.db, writeId, world.owner.id, now);
   } else {
     await agentStore.insertWrite(h.db, { ...where, message: '', status: 'sending', result: null });
-    const day = Math.floor(now.getTime() / 86_400_000);
-    const spend = { id: randomUUID(), spaceId: world.spaceId, agentId: world.agentId, writeId, at: now, day };
-    await agentStore.addSpend(h.db, { ...spend, amountUsd: '2' });
+    await h.db.transaction().execute(async (tx) => {
+      const agent = await agentStore.lockAgent(tx, world.agentId);
+      await countSpend(tx, agent, { writeId, amount: asAmount(200_000_000n), at: now });
+    });
   }
   const signed = await authorize(world, to, 2_000_000n, options.validSeconds ?? 120);
   if (options.signed !== false) {

@@ -1,3 +1,4 @@
+import { canAdminister, canWrite } from '../../core/roles.ts';
 import {
   ActionButton,
   type Column,
@@ -13,7 +14,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, canWrite, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 import { NETWORKS } from './domain.ts';
 import { ACCOUNT_KINDS } from './schemas.ts';
 

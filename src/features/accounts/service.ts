@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
 import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import {
   type AmountE8,
@@ -126,7 +127,7 @@ export async function createAccount(
         spaceId: caller.spaceId,
         origin: 'manual',
         kind: 'transfer',
-        occurredOn: row.opening_acquired_on ?? at.toISOString().slice(0, 10),
+        occurredOn: row.opening_acquired_on ?? utcDateOf(at),
         causeType: 'opening_balance',
         causeId: id,
         postings: [increase(asset, openingBalance), increase(equity, openingBalance)],

@@ -3,7 +3,7 @@ import { type AmountE8, formatAmount, parseAmountInput, ZERO } from '../../core/
 import type { Queryable } from '../../platform/db/database.ts';
 import { insertNotification } from '../notifications/index.ts';
 import { listOwnerIds } from '../spaces/index.ts';
-import { bookkeepingFence, isUsdLike, sameName } from './domain.ts';
+import { cardIntentFence, isUsdLike } from './domain.ts';
 import * as store from './store.ts';
 import type { WriteCtx, WriteKind } from './writes.ts';
 
@@ -45,15 +45,10 @@ export const cardIntentWrite: WriteKind<CardIntentInput> = {
     }
   },
   fence(ctx, input, fence) {
-    const expired = bookkeepingFence(fence, ctx.now);
-    if (!expired.inside) return expired;
-    if (!fence.allowedMerchants.some((name) => sameName(name, input.merchant))) {
-      return { inside: false, message: `fence: allowed_merchants does not list “${input.merchant}”.` };
-    }
-    if (ceilingOf(input.ceiling_usd) > fence.perRequestUsd) {
-      return { inside: false, message: 'fence: ceiling_usd is over per_request_usd.' };
-    }
-    return { inside: true };
+    return cardIntentFence(fence, ctx.now, {
+      merchant: input.merchant,
+      ceilingUsd: ceilingOf(input.ceiling_usd),
+    });
   },
   async apply(ctx, input, _actorId, writeId) {
     const hours = input.expires_in_hours ?? null;

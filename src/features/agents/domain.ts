@@ -1,4 +1,5 @@
 import { DAY_MS } from '../../core/clock.ts';
+import { utcDayOf } from '../../core/day.ts';
 import { type AmountE8, asAmount, ZERO } from '../../core/money.ts';
 import type { AgentPerm, AgentStatus, AgentWriteKind } from '../../platform/db/schema.ts';
 
@@ -116,6 +117,19 @@ export function sameName(left: string, right: string): boolean {
   return left.trim().toLowerCase() === right.trim().toLowerCase();
 }
 
+function merchantAllowed(fence: Fence, merchant: string): boolean {
+  return fence.allowedMerchants.some((name) => sameName(name, merchant));
+}
+
+/** The two caps, the fence's numbers: the per-request cap, then what is left of the day's. */
+function withinCaps(fence: Fence, spend: { amount: AmountE8; spentToday: AmountE8 }): FenceVerdict {
+  if (spend.amount > fence.perRequestUsd) return outside('fence: over per_request_usd.');
+  if (spend.spentToday + spend.amount > fence.dailyUsd) {
+    return outside('fence: over what is left of daily_usd.');
+  }
+  return { inside: true };
+}
+
 /**
  * A write that spends: the expiry, the merchant (payee) on the allowed list, the currency the
  * caps count in, the per-request cap and what is left of the day's cap.
@@ -127,26 +141,72 @@ export function spendingFence(
 ): FenceVerdict {
   const expired = bookkeepingFence(fence, now);
   if (!expired.inside) return expired;
-  if (spend.merchant !== null && !fence.allowedMerchants.some((name) => sameName(name, spend.merchant!))) {
+  if (spend.merchant !== null && !merchantAllowed(fence, spend.merchant)) {
     return outside(`fence: allowed_merchants does not list “${spend.merchant}”.`);
   }
   if (!isUsdLike(spend.currency)) {
     return outside(`fence: the caps count USD; a ${spend.currency.toUpperCase()} amount needs a person.`);
   }
-  if (spend.amount > fence.perRequestUsd) return outside('fence: over per_request_usd.');
-  if (spend.spentToday + spend.amount > fence.dailyUsd)
-    return outside('fence: over what is left of daily_usd.');
+  return withinCaps(fence, spend);
+}
+
+/** An x402 fetch's host, before any quote is asked for: on the fence's x402_hosts. */
+export function hostFence(hosts: readonly string[], host: string): FenceVerdict {
+  return hosts.includes(host) ? { inside: true } : outside(`fence: x402_hosts does not list ${host}.`);
+}
+
+/**
+ * An x402 quote: the expiry and both caps. The host was checked against x402_hosts before the
+ * quote was asked for; the quote is in a token this server pays (its dollar stablecoin).
+ */
+export function x402Fence(fence: Fence, now: Date, quote: { amount: AmountE8; spentToday: AmountE8 }) {
+  const expired = bookkeepingFence(fence, now);
+  if (!expired.inside) return expired;
+  return withinCaps(fence, quote);
+}
+
+/**
+ * Declaring a card payment spends nothing yet: the expiry, the merchant on the allowed list, and
+ * the ceiling within the per-request cap (the day's cap counts the expense rows when booked).
+ */
+export function cardIntentFence(
+  fence: Fence,
+  now: Date,
+  intent: { merchant: string; ceilingUsd: AmountE8 },
+): FenceVerdict {
+  const expired = bookkeepingFence(fence, now);
+  if (!expired.inside) return expired;
+  if (!merchantAllowed(fence, intent.merchant)) {
+    return outside(`fence: allowed_merchants does not list “${intent.merchant}”.`);
+  }
+  if (intent.ceilingUsd > fence.perRequestUsd) return outside('fence: ceiling_usd is over per_request_usd.');
   return { inside: true };
 }
 
-/** The UTC day holding `now`, in days since 1970-01-01: the window the daily cap counts. */
-export function dayNumber(now: Date): number {
-  return Math.floor(now.getTime() / DAY_MS);
+/**
+ * The agent's running total for the daily cap, as its row keeps it: the UTC day (core/day.ts's
+ * number) it counts, and what was spent in that day.
+ */
+export type DayTotal = { day: number | null; spentUsd: AmountE8 };
+
+/** What the agent spent in the UTC day of `now` (another day's total counts nothing). */
+export function spentToday(total: DayTotal, now: Date): AmountE8 {
+  return total.day === utcDayOf(now).number ? total.spentUsd : ZERO;
 }
 
-/** What the agent spent today, from its row's day total (another day's total counts nothing). */
-export function spentToday(row: { spent_day: number | null; spent_usd: AmountE8 }, now: Date): AmountE8 {
-  return row.spent_day === dayNumber(now) ? row.spent_usd : ZERO;
+/** The total once a spend at `at` is counted: added to that day's, or the first of a new day. */
+export function totalAfterSpend(total: DayTotal, at: Date, amount: AmountE8): DayTotal & { day: number } {
+  return { day: utcDayOf(at).number, spentUsd: asAmount(spentToday(total, at) + amount) };
+}
+
+/**
+ * The total once a spend made at `spentAt` is given back: that day's total drops (never below
+ * zero); a total that already counts another day is left as it is.
+ */
+export function totalAfterRelease(total: DayTotal, spentAt: Date, amount: AmountE8): DayTotal {
+  if (total.day !== utcDayOf(spentAt).number) return total;
+  const left = total.spentUsd - amount;
+  return { day: total.day, spentUsd: asAmount(left > 0n ? left : 0n) };
 }
 
 /** Hides all but the last four characters (account numbers, addresses) from an agent's reads. */

@@ -1,10 +1,10 @@
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape, SECRET_PREFIX } from '../../core/ids.ts';
+import { canAdminister } from '../../core/roles.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { RateDecision, RateLimiter } from '../../platform/http/rate-limit.ts';
-import { canAdminister } from '../spaces/index.ts';
 import { mask } from './domain.ts';
 import { presentFence } from './present.ts';
 import * as store from './store.ts';

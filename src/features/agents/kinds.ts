@@ -6,7 +6,7 @@ import { type AccountRow, requireAccount } from '../accounts/index.ts';
 import { decrease, increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
 import { createPayoutIn } from '../payouts/index.ts';
 import { closedThrough } from '../spaces/index.ts';
-import { cardIntentWrite, matchCardIntent } from './card-intents.ts';
+import { type CardIntentInput, cardIntentWrite, matchCardIntent } from './card-intents.ts';
 import { bookkeepingFence, isUsdLike, spendingFence } from './domain.ts';
 import * as store from './store.ts';
 import { amountOf, type WriteCtx, type WriteKind } from './writes.ts';
@@ -411,11 +411,28 @@ export const grantChangeWrite: WriteKind<GrantChangeInput> = {
   },
 };
 
-export const WRITE_KINDS = {
+/** The input each kind of write takes, by its kind's name. */
+export type WriteInputs = {
+  payment: PaymentInput;
+  chain_payment: ChainPaymentInput;
+  transaction: TxInput;
+  transaction_patch: TxPatchInput;
+  grant_change: GrantChangeInput;
+  card_intent: CardIntentInput;
+};
+
+export type WriteKindName = keyof WriteInputs;
+
+/** The kinds applied in one transaction (a wallet transfer and an x402 fetch ask the chain). */
+export const WRITE_KINDS: { [K in WriteKindName]: WriteKind<WriteInputs[K]> } = {
   payment: paymentWrite,
   chain_payment: chainPaymentWrite,
   transaction: transactionWrite,
   transaction_patch: transactionPatchWrite,
   grant_change: grantChangeWrite,
   card_intent: cardIntentWrite,
-} as const;
+};
+
+export function isWriteKindName(kind: string): kind is WriteKindName {
+  return Object.hasOwn(WRITE_KINDS, kind);
+}

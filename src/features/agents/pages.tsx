@@ -1,3 +1,4 @@
+import { canAdminister } from '../../core/roles.ts';
 import {
   ActionButton,
   type Column,
@@ -13,7 +14,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 import type { presentCardIntent } from './card-intents.ts';
 import { AGENT_PERMS } from './domain.ts';
 import type { presentAgent, presentProposal } from './service.ts';

@@ -10,6 +10,7 @@ import { fromBaseUnits } from '../../platform/chain/units.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import * as store from './store.ts';
 import { bookTransfer, type WalletTransferInput } from './wallet.ts';
+import { releaseSpend } from './writes.ts';
 
 // The repair of agent writes a process left on their way: a wallet transfer or an x402 payment
 // in `sending` (the agent's own write) or `approving` (a person's approval of its proposal),
@@ -230,7 +231,7 @@ async function release(deps: RepairDeps, tx: Queryable, write: store.WriteRow, r
   };
   if (write.status === 'sending') {
     await store.finishSending(tx, write.id, { status: 'failed', result });
-    await store.releaseSpend(tx, write.id);
+    await releaseSpend(tx, write.id);
     return;
   }
   await store.endApproval(tx, write.id, { status: 'pending', result });

@@ -3,18 +3,18 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { AppError } from '../../core/errors.ts';
 import { SECRET_PREFIX } from '../../core/ids.ts';
 import { formatAmount } from '../../core/money.ts';
+import { WRITER_ROLES } from '../../core/roles.ts';
 import { randomSecret, sha256Hex } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { AgentPerm, AgentStatus, AgentWriteStatus } from '../../platform/db/schema.ts';
-import { readAmount } from '../ledger/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
 import { type ApprovalDeps, approveWithChainIo, CHAIN_IO_KINDS, requirePending } from './approvals.ts';
 import { presentCardIntent } from './card-intents.ts';
 import { canMove, PROPOSAL_LIFETIME_MS } from './domain.ts';
-import { WRITE_KINDS } from './kinds.ts';
+import { isWriteKindName, WRITE_KINDS, type WriteInputs, type WriteKindName } from './kinds.ts';
 import { presentFence } from './present.ts';
 import * as store from './store.ts';
-import { amountOf, applyProposal } from './writes.ts';
+import { amountOf, applyProposal, type WriteCtx } from './writes.ts';
 
 // Agents as their owners manage them in the app: issue (the oat_ token shown once, a hot wallet
 // generated and sealed), list, move status, revoke; categories; proposals listed, approved (the
@@ -212,11 +212,12 @@ export async function approveProposal(
     const accountIds = agent.accounts_restricted
       ? ((await store.accountIdsOf(tx, [agent.id])).get(agent.id) ?? [])
       : null;
-    const spec = WRITE_KINDS[write.kind as keyof typeof WRITE_KINDS];
-    if (!spec) throw new AppError('proposal_state', `A ${write.kind} proposal cannot be applied here.`);
+    if (!isWriteKindName(write.kind)) {
+      throw new AppError('proposal_state', `A ${write.kind} proposal cannot be applied here.`);
+    }
     const now = deps.clock.now();
     const ctx = { tx, deps, agent, accountIds, now };
-    const applied = await applyProposal(ctx, spec as never, write.input as never, actorId, write.id);
+    const applied = await applyStored(ctx, write.kind, write.input, { actorId, writeId: write.id });
     await store.decideWrite(tx, write.id, {
       status: 'approved',
       by: actorId,
@@ -225,6 +226,20 @@ export async function approveProposal(
     });
   });
   return presentProposal(await store.findWriteWithAgent(deps.db, spaceId, proposalId));
+}
+
+/**
+ * Applies a stored proposal with its own kind's rules. The row's input is what that kind's route
+ * accepted (its body schema) and runAgentWrite stored as JSON; applyProposal checks it again.
+ */
+function applyStored<K extends WriteKindName>(
+  ctx: WriteCtx,
+  kind: K,
+  stored: Record<string, unknown>,
+  by: { actorId: string; writeId: string },
+) {
+  const input = stored as WriteInputs[K];
+  return applyProposal(ctx, WRITE_KINDS[kind], input, by.actorId, by.writeId);
 }
 
 export async function rejectProposal(
@@ -279,7 +294,7 @@ export async function createCategory(
   spaceId: string,
   input: { name: string; kind: 'income' | 'expense' | 'transfer' },
 ) {
-  await requireRole(deps.db, spaceId, actorId, ['owner', 'admin', 'member']);
+  await requireRole(deps.db, spaceId, actorId, WRITER_ROLES);
   const name = input.name.trim();
   const inserted = await store.insertCategory(deps.db, {
     id: randomUUID(),

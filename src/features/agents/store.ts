@@ -347,7 +347,8 @@ export async function claimLapsing(db: Queryable, before: Date, limit: number) {
 
 // ---- Spending against the daily cap ----
 // The day's total lives on the agent's row (`spent_day`, `spent_usd`); each spend's own row in
-// agent_spend says which write spent what. Both change in one statement, so they never disagree.
+// agent_spend says which write spent what. The total is worked out by the domain (agents/
+// domain.ts) from the row its caller read under the agent's lock; these statements only write it.
 
 export type Spend = {
   id: string;
@@ -356,18 +357,17 @@ export type Spend = {
   writeId: string;
   amountUsd: string;
   at: Date;
-  /** The UTC day of `at`, in days since 1970-01-01. */
-  day: number;
 };
 
-/** Adds a spend to the agent's day (a new day starts from it) and records it; one statement. */
-export async function addSpend(db: Queryable, spend: Spend) {
+/** The agent's day total as the domain worked it out: the UTC day number and the amount. */
+export type StoredDayTotal = { day: number; spentUsd: string };
+
+/** Records a spend and sets the agent's day total in one statement, so they never disagree. */
+export async function addSpend(db: Queryable, spend: Spend, total: StoredDayTotal) {
   await sql`
     WITH bumped AS (
       UPDATE agents
-      SET spent_usd = CASE WHEN spent_day = ${spend.day} THEN spent_usd + ${spend.amountUsd}::numeric
-                           ELSE ${spend.amountUsd}::numeric END,
-          spent_day = ${spend.day}
+      SET spent_usd = ${total.spentUsd}::numeric, spent_day = ${total.day}
       WHERE id = ${spend.agentId}
       RETURNING id
     )
@@ -376,61 +376,22 @@ export async function addSpend(db: Queryable, spend: Spend) {
     FROM bumped`.execute(db);
 }
 
-/** Gives a failed write's reservation back: its row goes, and its day's total drops if still that day. */
-export async function releaseSpend(db: Queryable, writeId: string) {
-  await sql`
-    WITH gone AS (
-      DELETE FROM agent_spend WHERE write_id = ${writeId}
-      RETURNING agent_id, amount_usd, floor(extract(epoch FROM spent_at) / 86400)::integer AS day
-    )
-    UPDATE agents a
-    SET spent_usd = greatest(a.spent_usd - gone.amount_usd, 0)
-    FROM gone
-    WHERE a.id = gone.agent_id AND a.spent_day = gone.day`.execute(db);
+/** Removes a write's spend; answers what it was, or undefined when the write had none. */
+export async function deleteSpend(db: Queryable, writeId: string) {
+  return db
+    .deleteFrom('agent_spend')
+    .where('write_id', '=', writeId)
+    .returning(['agent_id', 'amount_usd', 'spent_at'])
+    .executeTakeFirst();
 }
 
-/**
- * Reserves an x402 quote in one statement: the agent is still active, holds the x402 perm, its
- * fence has not expired, and the amount fits per_request_usd and what is left of daily_usd; then
- * its day's total grows, the write is recorded as sending with the authorization the agent signed
- * for it (issue 19's repair reads it), and the spend as its own. The UPDATE
- * takes the agent's row lock and, when it waited for another, checks the newest row again, so
- * concurrent quotes cannot overspend. Answers false when anything did not hold.
- */
-export async function reserveX402Quote(
-  db: Queryable,
-  spend: Spend,
-  input: Record<string, unknown>,
-  signed: SignedAuthorization,
-): Promise<boolean> {
-  const result = await sql<{ write_id: string }>`
-    WITH reserved AS (
-      UPDATE agents
-      SET spent_usd = CASE WHEN spent_day = ${spend.day} THEN spent_usd + ${spend.amountUsd}::numeric
-                           ELSE ${spend.amountUsd}::numeric END,
-          spent_day = ${spend.day}
-      WHERE id = ${spend.agentId}
-        AND revoked_at IS NULL
-        AND status = 'active'
-        AND 'x402' = ANY (perms)
-        AND (fence_expires_at IS NULL OR fence_expires_at > ${spend.at})
-        AND ${spend.amountUsd}::numeric <= per_request_usd
-        AND CASE WHEN spent_day = ${spend.day} THEN spent_usd ELSE 0 END + ${spend.amountUsd}::numeric
-            <= daily_usd
-      RETURNING id, space_id
-    ), written AS (
-      INSERT INTO agent_writes (id, space_id, agent_id, kind, input, message, status, created_at,
-                                signed_network, signed_nonce, signed_value, signed_valid_before)
-      SELECT ${spend.writeId}, space_id, id, 'x402', ${JSON.stringify(input)}::jsonb, '', 'sending', ${spend.at},
-             ${signed.network}, ${signed.nonce.toLowerCase()}, ${signed.value.toString()}::numeric, ${signed.validBefore}
-      FROM reserved
-      RETURNING id, space_id, agent_id
-    )
-    INSERT INTO agent_spend (id, space_id, agent_id, write_id, amount_usd, spent_at)
-    SELECT ${spend.id}, space_id, agent_id, id, ${spend.amountUsd}::numeric, ${spend.at}
-    FROM written
-    RETURNING write_id`.execute(db);
-  return result.rows.length === 1;
+/** Sets the agent's day total (the caller holds its row lock). */
+export async function setDayTotal(db: Queryable, agentId: string, total: StoredDayTotal) {
+  await db
+    .updateTable('agents')
+    .set({ spent_day: total.day, spent_usd: total.spentUsd })
+    .where('id', '=', agentId)
+    .execute();
 }
 
 // ---- Categories and book rows ----

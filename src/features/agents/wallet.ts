@@ -4,6 +4,7 @@ import { type Address, formatUnits, getAddress, isAddress } from 'viem';
 import { assert } from '../../core/assert.ts';
 import { canonicalJson } from '../../core/canonical-json.ts';
 import type { Clock } from '../../core/clock.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import type { Chain } from '../../platform/chain/chain.ts';
@@ -26,7 +27,7 @@ import {
 } from '../ledger/index.ts';
 import { screen } from '../screening/index.ts';
 import type { Facilitator } from '../x402/index.ts';
-import { dayNumber, decide, PERM_OF, spendingFence } from './domain.ts';
+import { decide, PERM_OF, spendingFence } from './domain.ts';
 import { agentAccount, agentSigner } from './signer.ts';
 import * as store from './store.ts';
 import {
@@ -34,7 +35,9 @@ import {
   type AgentWriteOut,
   agentSpentToday,
   amountOf,
+  countSpend,
   fenceOf,
+  releaseSpend,
   type WritesDeps,
 } from './writes.ts';
 
@@ -230,16 +233,7 @@ async function reserve(
     if (status === 'pending') {
       return { kind: 'proposal', answer: { applied: false, message, proposal_id: writeId, result: null } };
     }
-    const amountUsd = formatAmount(resolved.amount);
-    await store.addSpend(tx, {
-      id: randomUUID(),
-      spaceId: agent.space_id,
-      agentId: agent.id,
-      writeId,
-      amountUsd,
-      at: now,
-      day: dayNumber(now),
-    });
+    await countSpend(tx, agent, { writeId, amount: resolved.amount, at: now });
     return { kind: 'send', writeId };
   });
 }
@@ -318,7 +312,7 @@ async function walletOutEntry(
   const where = { spaceId: wallet.space_id, currency: account.currency, at };
   const asset = await ledgerAccounts.asset(tx, { ...where, accountId: account.id });
   const expense = await ledgerAccounts.expense(tx, { ...where, ref: 'agent-wallet' });
-  const occurredOn = at.toISOString().slice(0, 10);
+  const occurredOn = utcDateOf(at);
   const entryId = randomUUID();
   const move = {
     transaction_id: entryId,
@@ -564,7 +558,7 @@ export async function transferFromWallet(
     {
       failed: async (tx, failure) => {
         await store.finishSending(tx, writeId, { status: 'failed', result: failure });
-        await store.releaseSpend(tx, writeId);
+        await releaseSpend(tx, writeId);
         return failure;
       },
       applied: (tx, out) => store.finishSending(tx, writeId, { status: 'applied', result: out }),

@@ -6,13 +6,15 @@ import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { AgentWriteKind } from '../../platform/db/schema.ts';
 import { readAmount } from '../ledger/index.ts';
 import {
+  type DayTotal,
   type Decision,
-  dayNumber,
   decide,
   type Fence,
   type FenceVerdict,
   PERM_OF,
   spentToday,
+  totalAfterRelease,
+  totalAfterSpend,
 } from './domain.ts';
 import * as store from './store.ts';
 
@@ -79,9 +81,49 @@ export function fenceOf(agent: store.AgentRow): Fence {
   };
 }
 
+function dayTotalOf(agent: store.AgentRow): DayTotal {
+  return { day: agent.spent_day, spentUsd: readAmount(agent.spent_usd) };
+}
+
 /** What the agent spent today, read from its (locked) row. */
 export function agentSpentToday(agent: store.AgentRow, now: Date): AmountE8 {
-  return spentToday({ spent_day: agent.spent_day, spent_usd: readAmount(agent.spent_usd) }, now);
+  return spentToday(dayTotalOf(agent), now);
+}
+
+/**
+ * Counts a spend against the agent's daily cap and records it. `agent` is the agent's row as
+ * read under its lock in `tx` (lockAgent), so the total written is the one the fence was checked
+ * against and no concurrent write can slip between.
+ */
+export async function countSpend(
+  tx: Queryable,
+  agent: store.AgentRow,
+  spend: { writeId: string; amount: AmountE8; at: Date },
+) {
+  const total = totalAfterSpend(dayTotalOf(agent), spend.at, spend.amount);
+  const row = {
+    id: randomUUID(),
+    spaceId: agent.space_id,
+    agentId: agent.id,
+    writeId: spend.writeId,
+    amountUsd: formatAmount(spend.amount),
+    at: spend.at,
+  };
+  await store.addSpend(tx, row, { day: total.day, spentUsd: formatAmount(total.spentUsd) });
+}
+
+/**
+ * Gives a failed write's reservation back: its spend row goes, and the agent's day total drops
+ * when it still counts the day of that spend. Takes the agent's row lock in `tx`.
+ */
+export async function releaseSpend(tx: Queryable, writeId: string) {
+  const gone = await store.deleteSpend(tx, writeId);
+  if (!gone) return;
+  const agent = await store.lockAgent(tx, gone.agent_id);
+  const before = dayTotalOf(agent);
+  const after = totalAfterRelease(before, gone.spent_at, readAmount(gone.amount_usd));
+  if (after === before || after.day === null) return;
+  await store.setDayTotal(tx, agent.id, { day: after.day, spentUsd: formatAmount(after.spentUsd) });
 }
 
 export function amountOf(value: number | string): AmountE8 {
@@ -136,7 +178,7 @@ export async function runAgentWrite<I extends object>(
     }
     await store.insertWrite(tx, { ...base, message: '', status: 'applied', result: null });
     const applied = await spec.apply(ctx, input, agent.issuer_user_id, writeId);
-    await recordApplied(tx, { writeId, spaceId, agentId: agent.id, at: now }, applied);
+    await recordApplied(tx, { writeId, agent, at: now }, applied);
     return { applied: true, message: '', proposal_id: null, result: applied.result };
   });
 }
@@ -144,7 +186,7 @@ export async function runAgentWrite<I extends object>(
 /** Stores an applied write's result and counts what it spent against the daily cap. */
 async function recordApplied(
   tx: Queryable,
-  where: { writeId: string; spaceId: string; agentId: string; at: Date },
+  where: { writeId: string; agent: store.AgentRow; at: Date },
   applied: { result: Record<string, unknown>; spentUsd: AmountE8 },
 ) {
   await tx
@@ -153,15 +195,7 @@ async function recordApplied(
     .where('id', '=', where.writeId)
     .execute();
   if (applied.spentUsd === ZERO || applied.spentUsd <= 0n) return;
-  await store.addSpend(tx, {
-    id: randomUUID(),
-    spaceId: where.spaceId,
-    agentId: where.agentId,
-    writeId: where.writeId,
-    amountUsd: formatAmount(applied.spentUsd),
-    at: where.at,
-    day: dayNumber(where.at),
-  });
+  await countSpend(tx, where.agent, { writeId: where.writeId, amount: applied.spentUsd, at: where.at });
 }
 
 /**

@@ -11,21 +11,21 @@ import { fromBaseUnits } from '../../platform/chain/units.ts';
 import { checkPublicUrl, type Resolver } from '../../platform/net/public-address.ts';
 import { AddressRefused, createSafeFetch } from '../../platform/net/safe-fetch.ts';
 import { normalizeAddress, screen } from '../screening/index.ts';
-import { dayNumber, decide, type FenceVerdict, PERM_OF } from './domain.ts';
+import { decide, hostFence, PERM_OF, x402Fence } from './domain.ts';
 import type { AgentAdmission } from './door.ts';
 import { agentAccount, agentSigner, type Countersign } from './signer.ts';
 import * as store from './store.ts';
 import { authorizationOf, bookWalletOutIf, readyWalletAccount, type WalletDeps } from './wallet.ts';
-import { type AgentCaller, type AgentWriteOut, agentSpentToday, fenceOf } from './writes.ts';
+import { type AgentCaller, type AgentWriteOut, agentSpentToday, countSpend, fenceOf } from './writes.ts';
 
 // POST /agent/x402 {url}: the agent fetches a URL and, when it answers 402, pays from its hot
 // wallet with the official x402 client (@x402/fetch over @x402/evm's exact scheme). The host
 // must be in the fence's x402_hosts; the quoted amount must fit the per-request cap and what is
-// left of the day's cap, reserved by one guarded statement sent when the client asks the agent's
-// signer to sign (the signature is computed meanwhile and handed out only once it committed), so
-// concurrent fetches cannot overspend and nothing leaves unreserved; the same statement records
-// the authorization for the repair job. The URL is checked as webhook addresses are and no
-// redirect is followed.
+// left of the day's cap (agents/domain.ts's x402Fence), checked and reserved under the agent's
+// row lock in one transaction when the client asks the agent's signer to sign (the signature is
+// computed meanwhile and handed out only once it committed), so concurrent fetches cannot
+// overspend and nothing leaves unreserved; the same transaction records the authorization for
+// the repair job. The URL is checked as webhook addresses are and no redirect is followed.
 
 export type X402FetchDeps = WalletDeps & { resolver: Resolver; allowPrivate: boolean };
 
@@ -34,12 +34,6 @@ const PAID_THEN_BROKE =
   'The fetch broke after paying; the payment is booked or released once the chain can tell.';
 
 type Reserved = { writeId: string; amount: AmountE8; network: ConfiguredNetwork };
-
-function hostFence(hosts: readonly string[], host: string): FenceVerdict {
-  return hosts.includes(host)
-    ? { inside: true }
-    : { inside: false, message: `fence: x402_hosts does not list ${host}.` };
-}
 
 async function propose(
   deps: X402FetchDeps,
@@ -89,37 +83,11 @@ export async function screenPayTo(deps: X402FetchDeps, quote: Quote): Promise<st
 }
 
 /**
- * The quote against the caps. The usual case (active, inside both caps) is one statement; a
- * quote it refused is decided again under the agent's row lock, which names the fence it met
- * (or reserves it after all, when a release made room meanwhile).
+ * Under the agent's row lock: the rule table (status, the x402 perm) and the fence (expiry and
+ * both caps) decide on the quote; inside, the write is recorded as sending with the authorization
+ * and its spend counted, in the same transaction; outside, a proposal naming the fence it met.
  */
 async function reserveQuote(
-  deps: X402FetchDeps,
-  caller: AgentCaller,
-  url: string,
-  quote: Quote,
-  signed: store.SignedAuthorization,
-): Promise<Reservation> {
-  const now = deps.clock.now();
-  const writeId = randomUUID();
-  const input = quoteInput(url, quote);
-  const spend = {
-    id: randomUUID(),
-    spaceId: caller.spaceId,
-    agentId: caller.agentId,
-    writeId,
-    amountUsd: formatAmount(quote.amount),
-    at: now,
-    day: dayNumber(now),
-  };
-  if (await store.reserveX402Quote(deps.db, spend, input, signed)) {
-    return { ok: true, reserved: { writeId, amount: quote.amount, network: quote.network } };
-  }
-  return reserveQuoteLocked(deps, caller, url, quote, signed);
-}
-
-/** Under the agent's lock: the quote against the caps; reserves it, or answers the fence it met. */
-async function reserveQuoteLocked(
   deps: X402FetchDeps,
   caller: AgentCaller,
   url: string,
@@ -130,17 +98,16 @@ async function reserveQuoteLocked(
     const agent = await store.lockAgent(tx, caller.agentId);
     if (agent.revoked_at !== null) throw new AppError('unauthorized', 'This agent token was revoked.');
     const now = deps.clock.now();
-    const fence = fenceOf(agent);
-    const spent = agentSpentToday(agent, now);
-    let verdict: FenceVerdict = { inside: true };
-    if (fence.expiresAt !== null && fence.expiresAt.getTime() <= now.getTime()) {
-      verdict = { inside: false, message: 'fence: expired; a person must approve this.' };
-    } else if (quote.amount > fence.perRequestUsd)
-      verdict = { inside: false, message: 'fence: over per_request_usd.' };
-    else if (spent + quote.amount > fence.dailyUsd) {
-      verdict = { inside: false, message: 'fence: over what is left of daily_usd.' };
-    }
-    const decision = decide({ status: agent.status, perms: agent.perms, needs: 'x402', fence: verdict });
+    const verdict = x402Fence(fenceOf(agent), now, {
+      amount: quote.amount,
+      spentToday: agentSpentToday(agent, now),
+    });
+    const decision = decide({
+      status: agent.status,
+      perms: agent.perms,
+      needs: PERM_OF.x402,
+      fence: verdict,
+    });
     if (decision.outcome === 'refuse') throw new AppError(decision.code, decision.message);
     const writeId = randomUUID();
     const base = { id: writeId, spaceId: agent.space_id, agentId: agent.id, kind: 'x402' as const, at: now };
@@ -157,15 +124,7 @@ async function reserveQuoteLocked(
     }
     await store.insertWrite(tx, { ...base, input, message: '', status: 'sending', result: null });
     await store.recordSigned(tx, writeId, signed);
-    await store.addSpend(tx, {
-      id: randomUUID(),
-      spaceId: agent.space_id,
-      agentId: agent.id,
-      writeId,
-      amountUsd: formatAmount(quote.amount),
-      at: now,
-      day: dayNumber(now),
-    });
+    await countSpend(tx, agent, { writeId, amount: quote.amount, at: now });
     return { ok: true as const, reserved: { writeId, amount: quote.amount, network: quote.network } };
   });
 }
@@ -407,8 +366,8 @@ export async function fetchWithX402(
   const gated = await gate(deps, admission.principal, rawUrl);
   if (gated.decision.outcome === 'propose') return propose(deps, caller, gated.url, gated.decision.message);
   const outcome: Outcome = {};
-  // One statement reserves the quote and records the authorization while it is being signed;
-  // the signed payment leaves only once that statement committed.
+  // One transaction reserves the quote and records the authorization while it is being signed;
+  // the signed payment leaves only once that transaction committed.
   const beforeSending: BeforeSending = async (quote, signed) => {
     const reserved = await reserveQuote(deps, caller, gated.url, quote, signed).catch((error: unknown) => {
       if (error instanceof AppError) outcome.refused = error;

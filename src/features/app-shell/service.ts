@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { Member } from '../../platform/http/member.ts';
-import type { Viewer, WebRole } from '../../platform/web/shell.ts';
+import type { Viewer } from '../../platform/web/shell.ts';
 import { sessionTokenHash } from '../users/index.ts';
 import * as store from './store.ts';
 
@@ -33,7 +33,7 @@ export async function loadViewer(
   const books = [];
   for (const row of rows) {
     if (row.book_id === null || row.book_name === null || row.book_role === null) continue;
-    books.push({ id: row.book_id, name: row.book_name, role: row.book_role as WebRole });
+    books.push({ id: row.book_id, name: row.book_name, role: row.book_role });
   }
   const user = { id: first.user_id, name: first.user_name, email: first.user_email };
   if (first.open_id === null || first.open_name === null || first.open_role === null)
@@ -42,7 +42,7 @@ export async function loadViewer(
   let book = books.find((candidate) => candidate.id === first.open_id);
   if (!book) {
     // A book older than the switcher's 50 is offered too, after them.
-    book = { id: first.open_id, name: first.open_name, role: first.open_role as WebRole };
+    book = { id: first.open_id, name: first.open_name, role: first.open_role };
     books.push(book);
   }
   const unread = Number(first.open_unread ?? 0);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { type Address, getAddress, type Hash, parseEventLogs, type TransactionReceipt } from 'viem';
 import { assert } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import type { Chain, Clients } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork, NetworkName } from '../../platform/chain/networks.ts';
@@ -351,7 +352,7 @@ async function bookRemainder(
   const where = { spaceId: account.space_id, currency: account.currency, at };
   const asset = await ledgerAccounts.asset(tx, { ...where, accountId: account.id });
   const income = await ledgerAccounts.income(tx, { ...where, resourceId: null });
-  const occurredOn = at.toISOString().slice(0, 10);
+  const occurredOn = utcDateOf(at);
   const posted = await postEntry(
     tx,
     {
@@ -487,14 +488,7 @@ async function undoTransfer(deps: WatchDeps, network: Watched, row: store.Transf
     });
     if (row.remainder_entry_id) {
       const memo = `Chain reorganisation: transfer ${row.tx_hash} is no longer on the chain`;
-      const undone = await reverseEntry(
-        tx,
-        row.space_id,
-        row.remainder_entry_id,
-        at,
-        at.toISOString().slice(0, 10),
-        memo,
-      );
+      const undone = await reverseEntry(tx, row.space_id, row.remainder_entry_id, at, utcDateOf(at), memo);
       assert(undone.ok, 'Reversing income lowers no guarded balance.');
     }
     deps.logger?.warn(

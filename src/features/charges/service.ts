@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import { inTransaction, type Queryable, type Tx } from '../../platform/db/database.ts';
@@ -181,7 +182,7 @@ export async function charge(
       spaceId: caller.spaceId,
       origin: 'internal',
       kind: 'income',
-      occurredOn: at.toISOString().slice(0, 10),
+      occurredOn: utcDateOf(at),
       causeType: 'charge',
       causeId: chargeId,
       counterparty: input.client_ref,

@@ -1,3 +1,4 @@
+import { canWrite } from '../../core/roles.ts';
 import {
   ActionButton,
   type Column,
@@ -11,7 +12,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canWrite, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 
 // The Chats screen: the contacts whose client group is connected to the bot, and per contact
 // the group, what the client wrote and sent, an answer form, and the invoices waiting on the

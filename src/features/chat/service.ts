@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
+import { WRITER_ROLES } from '../../core/roles.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
@@ -45,8 +47,7 @@ export type ChatDeps = {
   logger?: Logger | undefined;
 };
 
-const WRITERS = ['owner', 'admin', 'member'] as const;
-const today = (clock: Clock) => clock.now().toISOString().slice(0, 10);
+const today = (clock: Clock) => utcDateOf(clock.now());
 
 export function requireBot(deps: { transport: ChatTransport | undefined }): ChatTransport {
   if (!deps.transport)
@@ -336,7 +337,7 @@ export async function answerClient(
   text: string,
 ) {
   const transport = requireBot(deps);
-  await requireRole(deps.db, spaceId, userId, WRITERS);
+  await requireRole(deps.db, spaceId, userId, WRITER_ROLES);
   await requireContact(deps.db, spaceId, contactId);
   const chat = await store.liveChatOfContact(deps.db, spaceId, contactId);
   if (!chat)

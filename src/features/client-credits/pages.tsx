@@ -1,3 +1,4 @@
+import { canAdminister } from '../../core/roles.ts';
 import {
   type Column,
   DateTime,
@@ -9,7 +10,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 import type { listClientCredits } from './service.ts';
 
 // Client credits: every client_ref with its prepaid balance, last call and top-ups; name a

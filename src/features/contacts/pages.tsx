@@ -1,4 +1,5 @@
 import type { JSX } from 'preact';
+import { canWrite } from '../../core/roles.ts';
 import {
   type Column,
   EmptyState,
@@ -10,7 +11,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canWrite, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 import type { presentContact } from './service.ts';
 
 // Contacts: the book's address book, and a new contact with one address: bank requisites in any

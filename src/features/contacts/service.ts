@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
 import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
+import { WRITER_ROLES } from '../../core/roles.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { requireRole } from '../spaces/index.ts';
@@ -180,7 +181,7 @@ export async function createContactInApp(
   spaceId: string,
   body: ContactCreateBody,
 ) {
-  await requireRole(deps.db, spaceId, userId, ['owner', 'admin', 'member']);
+  await requireRole(deps.db, spaceId, userId, WRITER_ROLES);
   return deps.db
     .transaction()
     .execute((tx) => createContact(tx, deps.clock, { spaceId }, { ...body, save_to_book: true }));

@@ -1,3 +1,4 @@
+import { WRITER_ROLES } from '../../core/roles.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { requireRole } from '../spaces/index.ts';
@@ -17,15 +18,13 @@ import {
 // admins and members write; a viewer is refused (403). Writing off stays owners' and admins'
 // (writeOffInvoice checks it).
 
-const WRITERS = ['owner', 'admin', 'member'] as const;
-
 async function asWriter<T>(
   deps: InvoicesDeps,
   userId: string,
   spaceId: string,
   write: (tx: Queryable) => Promise<T>,
 ): Promise<T> {
-  await requireRole(deps.db, spaceId, userId, WRITERS);
+  await requireRole(deps.db, spaceId, userId, WRITER_ROLES);
   return deps.db.transaction().execute(write);
 }
 

@@ -1,12 +1,14 @@
 import type { Clock } from '../../core/clock.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
-import { asAmount, formatAmount } from '../../core/money.ts';
+import { formatAmount } from '../../core/money.ts';
+import { WRITER_ROLES } from '../../core/roles.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { invoiceClaimedPaid, invoiceDeferralRequested } from '../../platform/outbox/events.ts';
 import { enqueueEvent } from '../../platform/outbox/outbox.ts';
 import { readAmount } from '../ledger/index.ts';
 import { requireRole } from '../spaces/index.ts';
-import { allows } from './domain.ts';
+import { allows, openAmountOf } from './domain.ts';
 import { type InvoicesDeps, present, recordPayment } from './service.ts';
 import * as store from './store.ts';
 
@@ -100,7 +102,7 @@ export async function decideChatAnswer(
   invoiceId: string,
   decision: ChatAnswerDecision,
 ) {
-  await requireRole(tx, spaceId, userId, ['owner', 'admin', 'member']);
+  await requireRole(tx, spaceId, userId, WRITER_ROLES);
   const row = await store.lockInvoice(tx, spaceId, invoiceId);
   if (!row) throw new AppError('not_found', 'No invoice with this id in this space.');
   const now = clock.now();
@@ -126,13 +128,6 @@ export async function decideChatAnswer(
     due_on: row.promised_on,
     updated_at: now,
   });
-}
-
-/** The open amount of an invoice, for confirming the client's "I paid" as a payment of it all. */
-export function openAmountText(row: store.InvoiceRow): string {
-  return formatAmount(
-    asAmount(readAmount(row.total) - readAmount(row.credited_amount) - readAmount(row.paid_amount)),
-  );
 }
 
 /** Invoices of a contact waiting on the seller: marked paid by the client, or more time asked. */
@@ -161,11 +156,11 @@ export async function settleChatAnswer(
   const row = await decideChatAnswer(tx, deps.clock, userId, spaceId, invoiceId, decision);
   if (decision === 'confirm') {
     await recordPayment(tx, deps, spaceId, invoiceId, {
-      amount: openAmountText(row),
+      amount: formatAmount(openAmountOf(row)),
       note: 'The client said "I paid" in chat; confirmed in the app.',
     });
   }
   const updated = (await store.findInvoice(tx, spaceId, invoiceId))!;
-  const todayText = deps.clock.now().toISOString().slice(0, 10);
+  const todayText = utcDateOf(deps.clock.now());
   return present(updated, await store.listPayments(tx, invoiceId), deps.publicUrl, todayText);
 }

@@ -1,17 +1,13 @@
 import { escapeHtml } from '../../core/html.ts';
 import { formatAmountTrimmed } from '../../core/money.ts';
 import { readAmount } from '../ledger/index.ts';
+import { openAmountOf } from './domain.ts';
 import type { InvoiceRow } from './store.ts';
 
 // The invoice as a document: the mail's HTML and text parts, the PDF attached to it, and the
 // public page's body. Every value from the seller or the client is escaped in HTML.
 
 const money = (value: string, currency: string) => `${formatAmountTrimmed(readAmount(value))} ${currency}`;
-
-export function openAmountOf(row: InvoiceRow): bigint {
-  const open = readAmount(row.total) - readAmount(row.credited_amount) - readAmount(row.paid_amount);
-  return open > 0n ? open : 0n;
-}
 
 /** The invoice body in HTML: seller, client, lines, totals. */
 export function invoiceHtml(row: InvoiceRow): string {
@@ -39,7 +35,7 @@ export function invoiceMail(row: InvoiceRow, pageUrl: string, message: string, p
     purpose === 'send'
       ? `Invoice ${row.number} from ${row.seller_name}`
       : `Reminder: invoice ${row.number} from ${row.seller_name}`;
-  const open = formatAmountTrimmed(openAmountOf(row) as never);
+  const open = formatAmountTrimmed(openAmountOf(row));
   const note = message === '' ? '' : `<p>${escapeHtml(message)}</p>`;
   const html = `<!doctype html><html><body>${note}${invoiceHtml(row)}
 <p><a href="${escapeHtml(pageUrl)}">View and pay the invoice</a> (${escapeHtml(open)} ${escapeHtml(row.currency)} open)</p></body></html>`;

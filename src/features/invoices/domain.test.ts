@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { AssertionFailure } from '../../core/assert.ts';
 import { asAmount, formatAmountTrimmed } from '../../core/money.ts';
 import {
   afterPayment,
@@ -14,6 +15,8 @@ import {
   type LineInput,
   type Move,
   minorUnitsOf,
+  openAmount,
+  openAmountOf,
   roundHalfUp,
   type TaxKind,
   visibleStatus,
@@ -521,6 +524,48 @@ describe('invoice state machine', () => {
       code: 'overpayment',
       open: a(60n),
     });
+  });
+
+  it('reads the open amount as the total less credit notes and payments, never below zero', () => {
+    const a = (n: bigint) => asAmount(n * 100_000_000n);
+    expect(openAmount(a(100n), a(10n), a(40n))).toBe(a(50n));
+    expect(openAmount(a(100n), a(60n), a(40n))).toBe(a(0n));
+    expect(openAmount(a(100n), a(60n), a(50n))).toBe(a(0n));
+    expect(openAmountOf({ total: '120.5', credited_amount: '0.00000001', paid_amount: '20' })).toBe(
+      asAmount(10_049_999_999n),
+    );
+    // The presented form (eight places) reads the same as the stored one.
+    expect(
+      openAmountOf({ total: '1.00000000', credited_amount: '0.00000000', paid_amount: '0.25000000' }),
+    ).toBe(asAmount(75_000_000n));
+  });
+
+  it('throws on an unreadable stored amount instead of reading it as zero', () => {
+    expect(() => openAmountOf({ total: 'NaN', credited_amount: '0', paid_amount: '0' })).toThrow(
+      AssertionFailure,
+    );
+    expect(() => openAmountOf({ total: '10', credited_amount: '', paid_amount: '0' })).toThrow(
+      /credited_amount/,
+    );
+    expect(() => openAmountOf({ total: '10', credited_amount: '0', paid_amount: 'ten' })).toThrow(
+      /paid_amount/,
+    );
+  });
+
+  it('agrees with afterPayment: a payment of exactly the open amount closes the invoice', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 1n, max: 10n ** 12n }),
+        fc.bigInt({ min: 0n, max: 10n ** 12n }),
+        fc.bigInt({ min: 0n, max: 10n ** 12n }),
+        (total, credited, paid) => {
+          const open = openAmount(asAmount(total), asAmount(credited), asAmount(paid));
+          fc.pre(open > 0n);
+          const outcome = afterPayment(asAmount(total), asAmount(credited), asAmount(paid), open);
+          expect(outcome).toMatchObject({ ok: true, closes: true });
+        },
+      ),
+    );
   });
 
   it('reads a sent quote past due as expired; starts each kind in its state; numbers INV-000001', () => {

@@ -1,3 +1,6 @@
+import { assert } from '../../core/assert.ts';
+import { DAY_MS } from '../../core/clock.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { type AmountE8, asAmount, formatAmountTrimmed, parseDecimalText, SCALE } from '../../core/money.ts';
 import type { InvoiceStatus, StoredSeller } from '../../platform/db/schema.ts';
 
@@ -316,6 +319,31 @@ export type PaymentOutcome =
   | { ok: true; paid: AmountE8; status: 'partial' | 'paid'; closes: boolean }
   | { ok: false; code: 'overpayment'; open: AmountE8 };
 
+/** What is still to be paid on an invoice: its total less credit notes and payments, never below zero. */
+export function openAmount(total: AmountE8, credited: AmountE8, paid: AmountE8): AmountE8 {
+  const open = total - credited - paid;
+  return asAmount(open > 0n ? open : 0n);
+}
+
+/** The three amounts an open amount is made of, as the database or an invoice record spells them. */
+export type InvoiceAmounts = { total: string; credited_amount: string; paid_amount: string };
+
+/** One of an invoice's amounts as stored; an unreadable one is a bug, never zero. */
+function storedAmount(text: string, field: keyof InvoiceAmounts): AmountE8 {
+  const parsed = parseDecimalText(text);
+  assert(parsed.ok, `An invoice's ${field} is not a decimal amount: ${text}`);
+  return parsed.value;
+}
+
+/** The open amount of a stored (or presented) invoice. */
+export function openAmountOf(invoice: InvoiceAmounts): AmountE8 {
+  return openAmount(
+    storedAmount(invoice.total, 'total'),
+    storedAmount(invoice.credited_amount, 'credited_amount'),
+    storedAmount(invoice.paid_amount, 'paid_amount'),
+  );
+}
+
 /** What a payment does to an invoice: partial below the open amount, paid on reaching it. */
 export function afterPayment(
   total: AmountE8,
@@ -324,7 +352,7 @@ export function afterPayment(
   amount: AmountE8,
 ): PaymentOutcome {
   const due = total - credited;
-  const open = asAmount(due - paid > 0n ? due - paid : 0n);
+  const open = openAmount(total, credited, paid);
   if (amount > open) return { ok: false, code: 'overpayment', open };
   const nowPaid = asAmount(paid + amount);
   const closes = nowPaid >= due;
@@ -345,10 +373,9 @@ export function visibleStatus(status: InvoiceStatus, dueOn: string, today: strin
   return status === 'quote_sent' && today > dueOn ? 'quote_expired' : status;
 }
 
-/** What a credit note may still take off an invoice: its total less what is credited or paid. */
+/** What a credit note may still take off an invoice: what is open on it. */
 export function creditRoom(total: AmountE8, credited: AmountE8, paid: AmountE8): AmountE8 {
-  const room = total - credited - paid;
-  return asAmount(room > 0n ? room : 0n);
+  return openAmount(total, credited, paid);
 }
 
 export type ReminderStage = 'before_due' | 'on_due' | 'after_due';
@@ -359,7 +386,7 @@ export const REMIND_BEFORE_DAYS = 3;
 export const REMIND_AFTER_DAYS = 7;
 
 export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+  return utcDateOf(new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS));
 }
 
 /**

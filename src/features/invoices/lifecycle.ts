@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, asAmount, formatAmount } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
@@ -13,7 +14,7 @@ import { readAmount } from '../ledger/index.ts';
 import { requireRole, takeDocumentNumber } from '../spaces/index.ts';
 import type { InvoiceChatPort } from './chat-port.ts';
 import { queueChatPost } from './chat-posts.ts';
-import { invoiceMail, openAmountOf } from './document.ts';
+import { invoiceMail } from './document.ts';
 import {
   afterSend,
   allows,
@@ -24,6 +25,7 @@ import {
   freshInvoiceState,
   initialStatus,
   type Move,
+  openAmountOf,
   type Totals,
 } from './domain.ts';
 import { renderInvoicePdf } from './pdf.ts';
@@ -45,7 +47,7 @@ export type InvoicesDeps = {
   chat?: InvoiceChatPort | undefined;
 };
 
-export const today = (clock: Clock) => clock.now().toISOString().slice(0, 10);
+export const today = (clock: Clock) => utcDateOf(clock.now());
 
 function totalsOrRefuse(body: InvoiceCreateBody, currency: string): Totals {
   const outcome = computeTotals(body.line_items, currency, body.prices_include_tax ?? false);
@@ -432,7 +434,7 @@ export async function invoiceByToken(db: Queryable, token: string) {
   const found = await store.findByToken(db, token);
   if (found?.kind !== 'invoice' || found.status === 'draft') return undefined;
   const row = await withSellerShown(db, found);
-  return { row, open: asAmount(openAmountOf(row)) };
+  return { row, open: openAmountOf(row) };
 }
 
 /** What was delivered for the space's invoices (sends and reminders), newest first; .eml files in development. */

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
+import { canWrite } from '../../core/roles.ts';
 import { Enum, Text, type TSchema, Type } from '../../platform/http/schema-kit.ts';
 import { type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import type { FormState } from '../../platform/web/components.tsx';
 import { formRoute, type Opened, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
-import { canWrite } from '../../platform/web/shell.ts';
 import * as writes from './app-writes.ts';
 import { CLIENT_CONTACT_FIELDS, type ClientField } from './domain.ts';
 import { type BookShell, InvoicesPage, invoicePath, type Kind } from './pages.tsx';

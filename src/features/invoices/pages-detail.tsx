@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { formatAmountTrimmed } from '../../core/money.ts';
+import { formatAmount, formatAmountTrimmed } from '../../core/money.ts';
+import { canAdminister, canWrite } from '../../core/roles.ts';
 import {
   ActionButton,
   type Column,
@@ -11,17 +12,9 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, canWrite } from '../../platform/web/shell.ts';
-import { allows } from './domain.ts';
-import {
-  type BookShell,
-  DoneNotice,
-  invoicePath,
-  kindWord,
-  openAmountOf,
-  openAmountText,
-  StatusPill,
-} from './pages.tsx';
+import { bookPath } from '../../platform/web/shell.ts';
+import { allows, openAmountOf } from './domain.ts';
+import { type BookShell, DoneNotice, invoicePath, kindWord, StatusPill } from './pages.tsx';
 import type { InvoiceRecord, listDeliveries } from './service.ts';
 
 // One invoice, quote or credit note: its lines, totals, payments and deliveries, its public
@@ -319,7 +312,9 @@ function Totals({ invoice }: { invoice: InvoiceRecord }) {
           </div>
           <div>
             <dt>Open</dt>
-            <dd data-field="open">{money(invoice.status === 'void' ? '0' : openAmountText(invoice))}</dd>
+            <dd data-field="open">
+              {money(invoice.status === 'void' ? '0' : formatAmount(openAmountOf(invoice)))}
+            </dd>
           </div>
         </>
       )}

@@ -1,4 +1,5 @@
-import { type AmountE8, asAmount, formatAmount, parseDecimalText } from '../../core/money.ts';
+import { formatAmount } from '../../core/money.ts';
+import { canWrite } from '../../core/roles.ts';
 import {
   type Column,
   DateTime,
@@ -11,7 +12,8 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canWrite, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { openAmountOf } from './domain.ts';
 import type { INVOICE_KINDS, VISIBLE_STATUSES } from './schemas.ts';
 import type { InvoiceRecord } from './service.ts';
 
@@ -70,21 +72,6 @@ export function kindWord(kind: string): string {
   return KIND_WORDS[kind as Kind]?.one ?? kind;
 }
 
-/** What is still to be paid: the total less credit notes and payments, never below zero. */
-export function openAmountOf(
-  record: Pick<InvoiceRecord, 'total' | 'credited_amount' | 'paid_amount'>,
-): AmountE8 {
-  const read = (text: string) => {
-    const parsed = parseDecimalText(text);
-    return parsed.ok ? parsed.value : 0n;
-  };
-  const open = read(record.total) - read(record.credited_amount) - read(record.paid_amount);
-  return asAmount(open > 0n ? open : 0n);
-}
-
-export const openAmountText = (record: Pick<InvoiceRecord, 'total' | 'credited_amount' | 'paid_amount'>) =>
-  formatAmount(openAmountOf(record));
-
 export function invoicePath(shell: BookShell, id = '', action = ''): string {
   return bookPath(shell.book.id, ['invoices', id, action].filter(Boolean).join('/'));
 }
@@ -142,7 +129,7 @@ const COLUMNS = (shell: BookShell): Column<InvoiceRecord>[] => [
     numeric: true,
     cell: (row) =>
       row.kind === 'invoice' && row.status !== 'void' ? (
-        <Money amount={openAmountText(row)} currency={row.currency} />
+        <Money amount={formatAmount(openAmountOf(row))} currency={row.currency} />
       ) : (
         <span class="muted">—</span>
       ),

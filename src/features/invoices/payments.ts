@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { assert } from '../../core/assert.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, asAmount, formatAmount, parseAmountInput } from '../../core/money.ts';
 import type { Queryable } from '../../platform/db/database.ts';
@@ -8,8 +9,7 @@ import { enqueueEvent } from '../../platform/outbox/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { increase, ledgerAccounts, postEntry, readAmount } from '../ledger/index.ts';
 import { requireAdministrator } from '../spaces/index.ts';
-import { openAmountOf } from './document.ts';
-import { afterPayment, allows, type PaymentOutcome } from './domain.ts';
+import { afterPayment, allows, openAmountOf, type PaymentOutcome } from './domain.ts';
 import { type InvoicesDeps, ownInvoice, refuseMove, today } from './lifecycle.ts';
 import { presentWithPayments } from './presentation.ts';
 import type { PaymentBody } from './schemas.ts';
@@ -227,7 +227,7 @@ export async function applyInvoiceSettlement(
 ): Promise<AmountE8 | null> {
   const row = await store.lockInvoice(tx, input.spaceId, input.invoiceId);
   if (!row || !allows('pay', row.status)) return null;
-  const open = asAmount(openAmountOf(row));
+  const open = openAmountOf(row);
   const applied = input.amount < open ? input.amount : open;
   if (applied <= 0n) return open;
   const outcome = afterPayment(
@@ -242,7 +242,7 @@ export async function applyInvoiceSettlement(
     amount: applied,
     via: input.via,
     note: input.reference.slice(0, 500),
-    occurredOn: input.at.toISOString().slice(0, 10),
+    occurredOn: utcDateOf(input.at),
     txId: null,
     entryId: input.entryId,
     at: input.at,
@@ -283,7 +283,7 @@ export async function applyInvoiceDiscount(
     amount: input.amount,
     via: 'write_off',
     note: input.note.slice(0, 500),
-    occurredOn: input.at.toISOString().slice(0, 10),
+    occurredOn: utcDateOf(input.at),
     txId: null,
     entryId: input.entryId,
     at: input.at,
@@ -321,7 +321,7 @@ export async function writeOffInvoice(
   return deps.db.transaction().execute(async (tx) => {
     const row = await ownInvoice(tx, spaceId, id, true);
     refuseMove('pay', row);
-    const open = asAmount(openAmountOf(row));
+    const open = openAmountOf(row);
     const outcome = afterPayment(
       readAmount(row.total),
       readAmount(row.credited_amount),

@@ -3,7 +3,7 @@ import { asAmount } from '../../core/money.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { requireAccount } from '../accounts/index.ts';
 import type { Requisites } from '../contacts/index.ts';
-import { openAmountOf } from './document.ts';
+import { openAmountOf } from './domain.ts';
 import type { InvoiceSheet, PdfPayment } from './pdf.ts';
 import { publicPageUrl } from './presentation.ts';
 import * as store from './store.ts';

@@ -1,4 +1,5 @@
 import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
 import { listContactsInApp } from '../contacts/index.ts';
@@ -14,7 +15,7 @@ import * as store from './store.ts';
 // its PDF, and the choices the New form offers. Any member of the space may read; the app API
 // and the pages call these same functions.
 
-const today = (deps: InvoicesDeps) => deps.clock.now().toISOString().slice(0, 10);
+const today = (deps: InvoicesDeps) => utcDateOf(deps.clock.now());
 
 /** The Invoices list: newest first, 50 a page, filtered by kind and by the status a reader sees. */
 export async function listInvoices(

@@ -1,5 +1,6 @@
 import { DAY_MS } from '../../core/clock.ts';
 import type { ErrorCode } from '../../core/errors.ts';
+import { canWrite } from '../../core/roles.ts';
 import type { Role } from '../../platform/db/schema.ts';
 import type { IntegrationCaller, Scope } from '../../platform/http/context.ts';
 
@@ -44,7 +45,7 @@ export function isKeyLive(principal: Principal, now: Date): boolean {
   if (principal.revokedAt !== null) return false;
   if (principal.expiresAt !== null && principal.expiresAt.getTime() <= now.getTime()) return false;
   // A viewer may not act; a removed issuer is answered separately (403), so null passes here.
-  return principal.issuerRole !== 'viewer';
+  return principal.issuerRole === null || canWrite(principal.issuerRole);
 }
 
 /** The full decision for one call on a route behind `scope`, in the order the spec answers. */

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { canAdminister } from '../../core/roles.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { typedRoutes } from '../../platform/http/typed.ts';
 import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
 import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
-import { bookPath, canAdminister } from '../../platform/web/shell.ts';
+import { bookPath } from '../../platform/web/shell.ts';
 import { type IssuedKey, KeysPage } from './pages.tsx';
 import { KeyIssue, KeyListQuery } from './schemas.ts';
 import * as service from './service.ts';

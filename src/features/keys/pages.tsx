@@ -1,3 +1,4 @@
+import { canAdminister } from '../../core/roles.ts';
 import { SCOPES } from '../../platform/http/context.ts';
 import {
   ActionButton,
@@ -14,7 +15,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 
 // Keys, under Client credits as the spec places them: issue (scopes, webhook address, push
 // source, lifetime), the key and webhook secret shown once, the list, revoke.

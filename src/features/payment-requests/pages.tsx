@@ -1,3 +1,4 @@
+import { canAdminister } from '../../core/roles.ts';
 import {
   type Column,
   DateTime,
@@ -12,7 +13,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 import type { PaymentRequestRecord } from './service.ts';
 
 // Payment requests: by status, with the amount received, the pay page and, for owners and

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { assert } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import type { EntryKind } from '../../core/events.ts';
 import { hasSecretShape } from '../../core/ids.ts';
@@ -286,7 +287,7 @@ function eventsOf(
       currency: account.currency,
       kind: 'income',
       origin: 'rail',
-      occurred_on: input.at.toISOString().slice(0, 10),
+      occurred_on: utcDateOf(input.at),
     }),
   ];
   // Only a machine payer's authorization settled on chain by us is pushed on the key channel.
@@ -351,7 +352,7 @@ async function settlementPlan(tx: Queryable, request: store.RequestRow, input: S
     spaceId: request.space_id,
     origin: 'rail',
     kind: 'income',
-    occurredOn: input.at.toISOString().slice(0, 10),
+    occurredOn: utcDateOf(input.at),
     causeType: 'settlement',
     causeId: settlementId,
     counterparty: input.payer,
@@ -539,7 +540,7 @@ async function bookTagDiscount(
       spaceId: request.space_id,
       origin: 'rail',
       kind: 'expense',
-      occurredOn: input.at.toISOString().slice(0, 10),
+      occurredOn: utcDateOf(input.at),
       causeType: 'settlement_discount',
       causeId: settlementId,
       counterparty: input.payer,
@@ -592,10 +593,10 @@ export async function reverseChainSettlements(
     const request = await store.lockRequest(tx, input.spaceId, settlement.payment_request_id);
     assert(request, 'A settlement always names its request.');
     const memo = 'Chain reorganisation: the transfer is no longer on the chain';
-    const sameDay = settlement.settled_at.toISOString().slice(0, 10);
+    const sameDay = utcDateOf(settlement.settled_at);
     let reversed = await reverseEntry(tx, input.spaceId, settlement.entry_id, input.at, sameDay, memo);
     if (!reversed.ok) {
-      const today = input.at.toISOString().slice(0, 10);
+      const today = utcDateOf(input.at);
       reversed = await reverseEntry(tx, input.spaceId, settlement.entry_id, input.at, today, memo);
     }
     assert(reversed.ok, 'Reversing an income entry only lowers balances that have no floor.');
@@ -637,7 +638,7 @@ export async function refundSettlement(
     spaceId: request.space_id,
     origin: 'rail' as const,
     kind: 'income' as const,
-    occurredOn: input.at.toISOString().slice(0, 10),
+    occurredOn: utcDateOf(input.at),
     causeType: 'refund',
     causeId: settlement.id,
     counterparty: settlement.payer,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { encodeFunctionData, erc20Abi, type Hash, parseEventLogs, type TransactionReceipt } from 'viem';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Chain } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork, NetworkName } from '../../platform/chain/networks.ts';
@@ -15,7 +16,8 @@ import { toBaseUnits } from '../../platform/chain/units.ts';
 import { type AccountRow, requireAccount } from '../accounts/index.ts';
 import { reverseEntry } from '../ledger/index.ts';
 import * as suspects from './chain-suspects.ts';
-import { execute } from './execution.ts';
+import { waitsForRail } from './domain.ts';
+import { execute, move } from './execution.ts';
 import { onLockedPayout, type PayoutsDeps } from './service.ts';
 import * as store from './store.ts';
 
@@ -71,7 +73,7 @@ function unsigned(network: ConfiguredNetwork, from: string, destination: string,
 export function chainTransaction(deps: ChainRailDeps, userId: string, spaceId: string, payoutId: string) {
   return onLockedPayout(deps, { userId, spaceId, payoutId }, async ({ row, account }) => {
     const rail = railOf(deps, row, account);
-    if (row.status !== 'executing') {
+    if (!waitsForRail(row.status)) {
       throw new AppError('payment_state', `A payment that is ${row.status} has no transfer to sign.`, {
         status: row.status,
       });
@@ -174,7 +176,7 @@ export async function reportChainTx(
   const needed = BigInt(deps.confirmations[rail.network.name] ?? 1);
   return onLockedPayout(deps, { userId, spaceId, payoutId }, async ({ tx, row, account: locked }) => {
     if (row.status === 'executed' && row.tx_hash === hash) return row;
-    if (row.status !== 'executing') {
+    if (!waitsForRail(row.status)) {
       throw new AppError('payment_state', `A payment that is ${row.status} takes no transaction.`, {
         status: row.status,
       });
@@ -212,16 +214,11 @@ async function undoExecution(
     row.space_id,
     row.transaction_id!,
     at,
-    at.toISOString().slice(0, 10),
+    utcDateOf(at),
     'chain reorganisation',
   );
   if (!reversed.ok) throw new Error(`Reversing payment ${row.id} was refused: ${reversed.code}`);
-  await store.updatePayout(tx, row.space_id, row.id, {
-    status: 'executing',
-    transaction_id: null,
-    executed_at: null,
-    updated_at: at,
-  });
+  await move({ tx, deps }, row, { status: 'executing', transaction_id: null, executed_at: null });
   await suspects.clearSuspect(tx, row.id);
 }
 

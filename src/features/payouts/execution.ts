@@ -1,4 +1,6 @@
 import type { Clock } from '../../core/clock.ts';
+import { utcDayOf } from '../../core/day.ts';
+import { AppError } from '../../core/errors.ts';
 import type { AmountE8 } from '../../core/money.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { PayoutStatus } from '../../platform/db/schema.ts';
@@ -19,7 +21,14 @@ import {
   readAmount,
 } from '../ledger/index.ts';
 import { normalizeDestination, recordHold, screen } from '../screening/index.ts';
-import { type BlockReason, dayOf, matchApprovalRule, type PolicyRule, policyBreach } from './domain.ts';
+import {
+  type BlockReason,
+  COUNTED_IN_DAY,
+  canMove,
+  matchApprovalRule,
+  type PolicyRule,
+  policyBreach,
+} from './domain.ts';
 import * as store from './store.ts';
 
 // The road every payment out travels once it exists: screening, policy rules, approval rules,
@@ -47,7 +56,21 @@ function paymentOf(row: store.PayoutRow, at: Date) {
   };
 }
 
-async function move(ctx: Ctx, row: store.PayoutRow, changes: Partial<store.PayoutRow>) {
+/**
+ * The one way a payment's status changes: the transition table (domain.ts's canMove) allows the
+ * step, or it is refused with payment_state and nothing is written. Staying in a status (a block
+ * for another reason) is no step.
+ */
+export async function move(
+  ctx: { tx: Queryable; deps: ExecutionDeps },
+  row: store.PayoutRow,
+  changes: Partial<store.PayoutRow> & { status: PayoutStatus },
+) {
+  if (changes.status !== row.status && !canMove(row.status, changes.status)) {
+    throw new AppError('payment_state', `A payment that is ${row.status} cannot become ${changes.status}.`, {
+      status: row.status,
+    });
+  }
   const at = ctx.deps.clock.now();
   Object.assign(row, changes, { updated_at: at });
   await store.updatePayout(ctx.tx, row.space_id, row.id, { ...changes, updated_at: at });
@@ -74,7 +97,8 @@ async function policyRules(tx: Queryable, spaceId: string): Promise<PolicyRule[]
 export async function checkPolicy(ctx: Ctx, row: store.PayoutRow, lock: boolean) {
   if (lock) await store.lockDayRules(ctx.tx, row.space_id);
   const rules = await policyRules(ctx.tx, row.space_id);
-  const { start, end } = dayOf(ctx.deps.clock.now());
+  // max_per_day counts the UTC day of now.
+  const { start, end } = utcDayOf(ctx.deps.clock.now());
   const counts = rules.some((rule) => rule.kind === 'max_per_day');
   const leftToday = counts
     ? readAmount(
@@ -84,6 +108,7 @@ export async function checkPolicy(ctx: Ctx, row: store.PayoutRow, lock: boolean)
           start,
           end,
           exceptId: row.id,
+          counted: COUNTED_IN_DAY,
         }),
       )
     : readAmount('0');
@@ -206,5 +231,5 @@ export async function execute(
 
 /** A book payment the account could not carry at approval: it fails, nothing is booked. */
 export async function fail(ctx: Ctx, row: store.PayoutRow, reason: string) {
-  await move(ctx, row, { status: 'failed' as PayoutStatus, blocked_reason: reason });
+  await move(ctx, row, { status: 'failed', blocked_reason: reason });
 }

@@ -1,3 +1,4 @@
+import { canAdminister, canWrite } from '../../core/roles.ts';
 import {
   ActionButton,
   type Column,
@@ -15,7 +16,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, canWrite, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 import type { InboundFlag, PayoutChoices, PayoutDetail } from './screens.ts';
 
 // The Payments out screens: the list with its create form, a payment's detail with the actions

@@ -6,8 +6,8 @@ import { holdMatches, inboundFlags } from '../screening/index.ts';
 import { requireRole } from '../spaces/index.ts';
 import { getUser } from '../users/index.ts';
 import { type ChainRailDeps, chainTransaction } from './chain-rail.ts';
-import { isCancellable } from './domain.ts';
-import { type PayoutsDeps, presentPayout, screeningFor } from './service.ts';
+import { type Actor, allowedActions, waitsForRail } from './domain.ts';
+import { actionSubject, type PayoutsDeps, presentPayout, screeningFor } from './service.ts';
 import * as store from './store.ts';
 
 // What the web app's money-out screens read beyond the app API's answers: a payment with the
@@ -27,7 +27,7 @@ async function namesOf(deps: PayoutsDeps, ids: (string | null)[]) {
 
 /** The unsigned transfer of an executing chain payment nobody has sent yet, or why there is none. */
 async function transferToSign(deps: ChainRailDeps, userId: string, row: store.PayoutRow) {
-  if (row.rail !== 'chain' || row.status !== 'executing' || row.tx_hash !== null) return null;
+  if (row.rail !== 'chain' || !waitsForRail(row.status) || row.tx_hash !== null) return null;
   try {
     return { ok: true as const, value: await chainTransaction(deps, userId, row.space_id, row.id) };
   } catch (error) {
@@ -37,25 +37,11 @@ async function transferToSign(deps: ChainRailDeps, userId: string, row: store.Pa
 }
 
 /**
- * What this viewer may do to this payment now: the same rules the services enforce (they refuse
- * again), so the page shows only the buttons that would succeed.
+ * What this viewer may do to this payment now: the domain's rule, the one the services refuse
+ * by, so the page shows only the buttons that would succeed.
  */
-function actionsFor(row: store.PayoutRow, role: string, userId: string, approvedBy: string[]) {
-  const admin = role === 'owner' || role === 'admin';
-  const held = row.status === 'blocked' && row.blocked_reason === 'screening_hold';
-  return {
-    approve:
-      admin && row.status === 'awaiting_approval' && row.maker_id !== userId && !approvedBy.includes(userId),
-    reject:
-      admin &&
-      (row.status === 'awaiting_approval' || row.status === 'blocked') &&
-      (!held || role === 'owner'),
-    release: held && role === 'owner',
-    cancel: role !== 'viewer' && (admin || row.maker_id === userId) && isCancellable(row.status, row.tx_hash),
-    markExecuted: admin && row.rail === 'bank' && row.status === 'executing',
-    downloadFile: admin && row.rail === 'bank' && (row.status === 'executing' || row.status === 'executed'),
-    send: role !== 'viewer' && row.rail === 'chain' && row.status === 'executing' && row.tx_hash === null,
-  };
+function actionsFor(row: store.PayoutRow, actor: Actor, approvedBy: readonly string[]) {
+  return allowedActions(actionSubject(row, approvedBy), actor);
 }
 
 export type PayoutActions = ReturnType<typeof actionsFor>;
@@ -107,8 +93,7 @@ export async function payoutDetail(deps: ChainRailDeps, userId: string, spaceId:
     transfer: await transferToSign(deps, userId, row),
     actions: actionsFor(
       row,
-      role,
-      userId,
+      { userId, role },
       approvals.map((approval) => approval.user_id),
     ),
   };

@@ -1,18 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { getAddress, isAddress } from 'viem';
+import { assert } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
+import { type Role, WRITER_ROLES } from '../../core/roles.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { PayoutStatus } from '../../platform/db/schema.ts';
 import { type AccountRow, requireAccount } from '../accounts/index.ts';
 import { findContactPayee, type Requisites } from '../contacts/index.ts';
 import { naturalBalanceOf } from '../ledger/index.ts';
 import { screeningStatus } from '../screening/index.ts';
-import { canAdminister, closedThrough, inClosedPeriod, requireRole } from '../spaces/index.ts';
+import { closedThrough, inClosedPeriod, requireRole } from '../spaces/index.ts';
 import { paymentFile } from './bank-file.ts';
-import { isCancellable, type Rail } from './domain.ts';
-import { execute, fail, route, startExecution } from './execution.ts';
+import { type ActionSubject, actionRefusal, type PayoutAction, type Rail } from './domain.ts';
+import { execute, fail, move, route, startExecution } from './execution.ts';
 import * as store from './store.ts';
 
 // Payments out, as people drive them from the app: create, approve, reject, release a hold,
@@ -153,7 +156,7 @@ function insufficient(account: AccountRow, balance: string) {
 }
 
 export async function createPayout(deps: PayoutsDeps, userId: string, spaceId: string, input: PayoutInput) {
-  await requireRole(deps.db, spaceId, userId, ['owner', 'admin', 'member']);
+  await requireRole(deps.db, spaceId, userId, WRITER_ROLES);
   return deps.db.transaction().execute((tx) => createPayoutIn(tx, deps, userId, spaceId, input));
 }
 
@@ -171,13 +174,7 @@ export async function createPayoutIn(
 ) {
   const account = await requireAccount(tx, spaceId, input.account_id);
   const at = deps.clock.now();
-  const { currency, occurredOn } = await checkCreatable(
-    tx,
-    spaceId,
-    account,
-    input,
-    at.toISOString().slice(0, 10),
-  );
+  const { currency, occurredOn } = await checkCreatable(tx, spaceId, account, input, utcDateOf(at));
   const where = await destinationOf(tx, spaceId, account, input);
   const row: store.PayoutRow = {
     id: randomUUID(),
@@ -266,11 +263,12 @@ export async function listPayouts(
   };
 }
 
-type Locked = { tx: Queryable; row: store.PayoutRow; account: AccountRow; role: string };
+type Locked = { tx: Queryable; row: store.PayoutRow; account: AccountRow; role: Role | null };
 
 /**
  * Runs `work` on the payment's row lock, after checking the caller is a member. A null userId
- * is the chain worker, acting for nobody (it only confirms or undoes what the rail did).
+ * is the chain worker, acting for nobody (it only confirms or undoes what the rail did); its
+ * role is null.
  */
 export async function onLockedPayout<T>(
   deps: PayoutsDeps,
@@ -278,7 +276,7 @@ export async function onLockedPayout<T>(
   work: (locked: Locked) => Promise<T>,
 ): Promise<T> {
   return deps.db.transaction().execute(async (tx) => {
-    const role = ids.userId === null ? 'worker' : await requireRole(tx, ids.spaceId, ids.userId);
+    const role = ids.userId === null ? null : await requireRole(tx, ids.spaceId, ids.userId);
     const row = await store.lockPayout(tx, ids.spaceId, ids.payoutId);
     if (!row) throw new AppError('not_found', 'No payment with this id in this space.');
     const account = await requireAccount(tx, ids.spaceId, row.account_id);
@@ -286,27 +284,45 @@ export async function onLockedPayout<T>(
   });
 }
 
-function requireStatus(row: store.PayoutRow, allowed: readonly PayoutStatus[], action: string) {
-  if (!allowed.includes(row.status)) {
-    throw new AppError('payment_state', `A payment that is ${row.status} cannot be ${action}.`, {
-      status: row.status,
-    });
-  }
+/** What the domain's action rules read of a payment. */
+export function actionSubject(row: store.PayoutRow, approvedBy: readonly string[]): ActionSubject {
+  return {
+    status: row.status,
+    rail: row.rail,
+    blocked_reason: row.blocked_reason,
+    maker_id: row.maker_id,
+    tx_hash: row.tx_hash,
+    approvedBy,
+  };
 }
 
-function requireAdmin(role: string, action: string) {
-  if (!canAdminister(role as never)) {
-    throw new AppError('forbidden', `Only an owner or an admin can ${action} a payment; you are ${role}.`);
-  }
+/** Refuses the action unless the domain's rule (who may do what, in which status) allows it. */
+function requireAllowed(
+  action: PayoutAction,
+  row: store.PayoutRow,
+  who: { userId: string; role: Role | null },
+  approvedBy: readonly string[] = [],
+) {
+  assert(who.role !== null, 'A person acts on a payment with their role in its book');
+  const refusal = actionRefusal(action, actionSubject(row, approvedBy), {
+    userId: who.userId,
+    role: who.role,
+  });
+  if (refusal === undefined) return;
+  if (refusal.code === 'invalid_request') refuse(refusal.field, refusal.detail);
+  if (refusal.code === 'payment_state') throw new AppError('payment_state', refusal.detail, refusal.details);
+  throw new AppError(refusal.code, refusal.detail);
 }
 
 export function approvePayout(deps: PayoutsDeps, userId: string, spaceId: string, payoutId: string) {
   return onLockedPayout(deps, { userId, spaceId, payoutId }, async ({ tx, row, account, role }) => {
-    requireAdmin(role, 'approve');
-    if (row.maker_id === userId) {
-      throw new AppError('maker_cannot_approve', 'The person who made a payment cannot approve it.');
-    }
-    requireStatus(row, ['awaiting_approval'], 'approved');
+    const before = await store.approvalsOf(tx, spaceId, [row.id]);
+    requireAllowed(
+      'approve',
+      row,
+      { userId, role },
+      before.map((approval) => approval.user_id),
+    );
     const at = deps.clock.now();
     if (
       !(await store.addApproval(tx, {
@@ -335,18 +351,8 @@ export function rejectPayout(
   reason: string,
 ) {
   return onLockedPayout(deps, { userId, spaceId, payoutId }, async ({ tx, row, role }) => {
-    requireAdmin(role, 'reject');
-    if (row.blocked_reason === 'screening_hold' && row.status === 'blocked' && role !== 'owner') {
-      throw new AppError('forbidden', 'Only an owner can reject a payment held by screening.');
-    }
-    requireStatus(row, ['awaiting_approval', 'blocked'], 'rejected');
-    await store.updatePayout(tx, spaceId, row.id, {
-      status: 'rejected',
-      reject_reason: reason,
-      rejected_by: userId,
-      updated_at: deps.clock.now(),
-    });
-    Object.assign(row, { status: 'rejected', reject_reason: reason });
+    requireAllowed('reject', row, { userId, role });
+    await move({ tx, deps }, row, { status: 'rejected', reject_reason: reason, rejected_by: userId });
     return present(tx, row);
   });
 }
@@ -360,13 +366,7 @@ export function releasePayout(
   reason: string,
 ) {
   return onLockedPayout(deps, { userId, spaceId, payoutId }, async ({ tx, row, account, role }) => {
-    if (role !== 'owner') throw new AppError('forbidden', 'Only an owner can release a screening hold.');
-    if (row.status !== 'blocked' || row.blocked_reason !== 'screening_hold') {
-      throw new AppError('payment_state', 'Only a payment held by screening can be released.', {
-        status: row.status,
-        blocked_reason: row.blocked_reason,
-      });
-    }
+    requireAllowed('release', row, { userId, role });
     Object.assign(row, { release_reason: reason, released_by: userId });
     await store.updatePayout(tx, spaceId, row.id, { release_reason: reason, released_by: userId });
     const ctx = { tx, deps, account };
@@ -377,14 +377,8 @@ export function releasePayout(
 
 export function cancelPayout(deps: PayoutsDeps, userId: string, spaceId: string, payoutId: string) {
   return onLockedPayout(deps, { userId, spaceId, payoutId }, async ({ tx, row, role }) => {
-    if (row.maker_id !== userId) requireAdmin(role, 'cancel');
-    if (!isCancellable(row.status, row.tx_hash)) {
-      throw new AppError('payment_state', `A payment that is ${row.status} cannot be cancelled.`, {
-        status: row.status,
-      });
-    }
-    await store.updatePayout(tx, spaceId, row.id, { status: 'cancelled', updated_at: deps.clock.now() });
-    row.status = 'cancelled';
+    requireAllowed('cancel', row, { userId, role });
+    await move({ tx, deps }, row, { status: 'cancelled' });
     return present(tx, row);
   });
 }
@@ -398,9 +392,7 @@ export function markBankExecuted(
   reference: string,
 ) {
   return onLockedPayout(deps, { userId, spaceId, payoutId }, async ({ tx, row, account, role }) => {
-    requireAdmin(role, 'execute');
-    if (row.rail !== 'bank') refuse('rail', 'Only a bank payment is marked executed by hand.');
-    requireStatus(row, ['executing'], 'executed');
+    requireAllowed('markExecuted', row, { userId, role });
     if (!(await execute({ tx, deps, account }, row, { reference }))) {
       throw insufficient(account, '');
     }
@@ -411,11 +403,9 @@ export function markBankExecuted(
 /** The file a person hands to the bank for an approved bank payment. */
 export async function bankFile(deps: PayoutsDeps, userId: string, spaceId: string, payoutId: string) {
   const role = await requireRole(deps.db, spaceId, userId);
-  requireAdmin(role, 'export');
   const row = await store.findPayout(deps.db, spaceId, payoutId);
   if (!row) throw new AppError('not_found', 'No payment with this id in this space.');
-  if (row.rail !== 'bank') refuse('rail', 'Only a bank payment has a payment file.');
-  requireStatus(row, ['executing', 'executed'], 'exported');
+  requireAllowed('downloadFile', row, { userId, role });
   const account = await requireAccount(deps.db, spaceId, row.account_id);
   return paymentFile(row, store.amountOf(row), account, deps.clock.now());
 }

@@ -150,15 +150,25 @@ export async function lockDayRules(db: Queryable, spaceId: string) {
     ORDER BY id FOR UPDATE`.execute(db);
 }
 
-/** What payments in `currency` approved in [start, end) and still leaving or left add up to. */
+/**
+ * What payments in `currency` approved in [start, end) and in one of `counted` (the domain's
+ * COUNTED_IN_DAY) add up to. The day's bounds are core/day.ts's, passed in.
+ */
 export async function leftInDay(
   db: Queryable,
-  query: { spaceId: string; currency: string; start: Date; end: Date; exceptId: string },
+  query: {
+    spaceId: string;
+    currency: string;
+    start: Date;
+    end: Date;
+    exceptId: string;
+    counted: readonly PayoutStatus[];
+  },
 ): Promise<string> {
   const result = await sql<{ total: string }>`
     SELECT COALESCE(SUM(amount), 0)::text AS total FROM payouts
     WHERE space_id = ${query.spaceId} AND currency = ${query.currency}
-      AND status IN ('approved', 'executing', 'executed')
+      AND status = ANY(${[...query.counted]}::text[])
       AND approved_at >= ${query.start} AND approved_at < ${query.end}
       AND id <> ${query.exceptId}`.execute(db);
   return result.rows[0]?.total ?? '0';

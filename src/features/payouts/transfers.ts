@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import { type MoneyMove, moneyIn, moneyOut } from '../../platform/outbox/events.ts';
@@ -116,7 +117,7 @@ export async function createTransfer(
   return deps.db.transaction().execute(async (tx) => {
     const moved = await accountsOf(tx, spaceId, input);
     const at = deps.clock.now();
-    const occurredOn = input.occurred_on ?? at.toISOString().slice(0, 10);
+    const occurredOn = input.occurred_on ?? utcDateOf(at);
     const closed = await closedThrough(tx, spaceId);
     if (inClosedPeriod(occurredOn, closed)) {
       throw new AppError(

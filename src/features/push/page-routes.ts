@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
+import { canAdminister } from '../../core/roles.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { typedRoutes } from '../../platform/http/typed.ts';
 import { hrefWith } from '../../platform/web/components.tsx';
 import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
-import { bookPath, canAdminister } from '../../platform/web/shell.ts';
+import { bookPath } from '../../platform/web/shell.ts';
 import { closePeriod } from '../spaces/index.ts';
 import { type BatchList, PushPage, type PushPageProps } from './pages.tsx';
 import { BatchQuery } from './routes.ts';

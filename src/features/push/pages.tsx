@@ -1,3 +1,4 @@
+import { canAdminister } from '../../core/roles.ts';
 import {
   ActionButton,
   type Column,
@@ -12,7 +13,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 
 // The Push sources screen: each batch pushed by another system with what became of its rows,
 // Undo per batch, and closing the books through a date (owners and admins).

@@ -1,21 +1,23 @@
 import { DAY_MS } from '../../core/clock.ts';
+import { type UtcDay, utcDayOf } from '../../core/day.ts';
 
 // Endpoint cards, with no I/O.
 
 /** The card's chart covers this many UTC days, today included. */
 export const CARD_DAYS = 30;
 
-/** The first UTC midnight of the chart that ends today. */
-export function chartStart(now: Date): Date {
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return new Date(today - (CARD_DAYS - 1) * DAY_MS);
+/** The chart's UTC days, oldest first, ending with today's. */
+export function chartDays(now: Date): UtcDay[] {
+  const today = utcDayOf(now).start.getTime();
+  return Array.from({ length: CARD_DAYS }, (_, index) =>
+    utcDayOf(new Date(today - (CARD_DAYS - 1 - index) * DAY_MS)),
+  );
 }
 
 /** One entry per day of the chart, oldest first, days without payers at zero. */
-export function dailySeries(now: Date, counts: Map<string, number>): { date: string; payers: number }[] {
-  const start = chartStart(now).getTime();
-  return Array.from({ length: CARD_DAYS }, (_, index) => {
-    const date = new Date(start + index * DAY_MS).toISOString().slice(0, 10);
-    return { date, payers: counts.get(date) ?? 0 };
-  });
+export function dailySeries(
+  days: readonly UtcDay[],
+  counts: Map<string, number>,
+): { date: string; payers: number }[] {
+  return days.map((day) => ({ date: day.date, payers: counts.get(day.date) ?? 0 }));
 }

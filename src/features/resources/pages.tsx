@@ -1,3 +1,4 @@
+import { canAdminister } from '../../core/roles.ts';
 import {
   ActionButton,
   type Column,
@@ -12,7 +13,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 
 // The Endpoints screen (a card per resource) and the Income screen (a row per endpoint per day,
 // expanding to its payments). Components take plain data from the resources service.

@@ -6,7 +6,7 @@ import { CommittedRows } from '../../platform/db/lasting.ts';
 import { incomeRowEntries, incomeRows, type PageInput } from '../ledger/index.ts';
 import { flaggedEntries, flaggedIncomeRows } from '../screening/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
-import { chartStart, dailySeries } from './domain.ts';
+import { chartDays, dailySeries } from './domain.ts';
 import * as store from './store.ts';
 
 export type ResourcesDeps = { db: Db; clock: Clock };
@@ -56,14 +56,15 @@ async function cards(deps: ResourcesDeps, spaceId: string, which: Parameters<typ
   const now = deps.clock.now();
   const rows = await store.listCards(deps.db, spaceId, which);
   const ids = rows.map((row) => row.id);
-  const counts = await store.payersPerDay(deps.db, spaceId, chartStart(now), ids);
+  const days = chartDays(now);
+  const counts = await store.payersPerDay(deps.db, spaceId, days, ids);
   const byResource = new Map<string, Map<string, number>>();
   for (const count of counts) {
     const days = byResource.get(count.resource_id) ?? new Map<string, number>();
     days.set(count.day, Number(count.payers));
     byResource.set(count.resource_id, days);
   }
-  return rows.map((row) => presentCard(row, dailySeries(now, byResource.get(row.id) ?? new Map())));
+  return rows.map((row) => presentCard(row, dailySeries(days, byResource.get(row.id) ?? new Map())));
 }
 
 /** The Endpoints screen: every card of the space, with its figures (any member may look). */

@@ -87,20 +87,38 @@ export async function listCards(
   }));
 }
 
-/** Distinct payers per endpoint and UTC day since `since`: machine payers by address, clients by ref. */
-export async function payersPerDay(db: Queryable, spaceId: string, since: Date, resourceIds: string[]) {
-  if (resourceIds.length === 0) return [];
+/**
+ * Distinct payers per endpoint and day, for the days given (oldest first, each [start, end) with
+ * its date, as core/day.ts makes them): machine payers by address, clients by ref.
+ */
+export async function payersPerDay(
+  db: Queryable,
+  spaceId: string,
+  days: readonly { date: string; start: Date; end: Date }[],
+  resourceIds: string[],
+) {
+  const first = days[0];
+  const last = days.at(-1);
+  if (resourceIds.length === 0 || first === undefined || last === undefined) return [];
   const ids = sql`(SELECT jsonb_array_elements_text(${JSON.stringify(resourceIds)}::jsonb)::uuid)`;
+  const dates = days.map((day) => day.date);
+  const starts = days.map((day) => day.start.toISOString());
+  const ends = days.map((day) => day.end.toISOString());
   const result = await sql<{ resource_id: string; day: string; payers: string }>`
-    SELECT resource_id, day::text AS day, count(DISTINCT payer)::text AS payers FROM (
-      SELECT p.resource_id, (s.settled_at AT TIME ZONE 'UTC')::date AS day, 'payer:' || lower(s.payer) AS payer
+    SELECT calls.resource_id, d.day, count(DISTINCT calls.payer)::text AS payers FROM (
+      SELECT p.resource_id, s.settled_at AS at, 'payer:' || lower(s.payer) AS payer
       FROM settlements s JOIN payment_requests p ON p.id = s.payment_request_id
-      WHERE p.space_id = ${spaceId} AND p.resource_id IN ${ids} AND s.settled_at >= ${since}
+      WHERE p.space_id = ${spaceId} AND p.resource_id IN ${ids}
+        AND s.settled_at >= ${first.start} AND s.settled_at < ${last.end}
       UNION ALL
-      SELECT c.resource_id, (c.created_at AT TIME ZONE 'UTC')::date, 'client:' || cc.client_ref
+      SELECT c.resource_id, c.created_at, 'client:' || cc.client_ref
       FROM charges c JOIN client_credits cc ON cc.id = c.client_credit_id
-      WHERE c.space_id = ${spaceId} AND c.resource_id IN ${ids} AND c.created_at >= ${since}
-    ) calls GROUP BY resource_id, day`.execute(db);
+      WHERE c.space_id = ${spaceId} AND c.resource_id IN ${ids}
+        AND c.created_at >= ${first.start} AND c.created_at < ${last.end}
+    ) calls
+    JOIN unnest(${dates}::text[], ${starts}::timestamptz[], ${ends}::timestamptz[]) AS d(day, starts_at, ends_at)
+      ON calls.at >= d.starts_at AND calls.at < d.ends_at
+    GROUP BY calls.resource_id, d.day`.execute(db);
   return result.rows;
 }
 

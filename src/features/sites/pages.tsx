@@ -1,3 +1,4 @@
+import { canAdminister } from '../../core/roles.ts';
 import {
   ActionButton,
   type Column,
@@ -12,7 +13,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 
 // Sites: origins where the book's payment pages may be framed, each proven by a file the
 // site publishes (its content shown here), then verified.

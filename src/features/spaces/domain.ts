@@ -1,12 +1,12 @@
-import type { Plan, Role } from '../../platform/db/schema.ts';
+import type { Role } from '../../core/roles.ts';
+import type { Plan, Role as StoredRole } from '../../platform/db/schema.ts';
 
-export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'viewer'];
+export { ROLES } from '../../core/roles.ts';
 export const PLANS: readonly Plan[] = ['free', 'starter', 'pro', 'scale', 'enterprise'];
 
-/** Owners and admins run the space's connections: keys, subscriptions, members. */
-export function canAdminister(role: Role): boolean {
-  return role === 'owner' || role === 'admin';
-}
+/** The members table stores exactly the roles core/roles.ts names, so neither needs a cast. */
+export type SameRoles = [Role, StoredRole] extends [StoredRole, Role] ? true : never;
+export const SAME_ROLES: SameRoles = true;
 
 /**
  * An owner may set any role on anyone. An admin may manage admins, members and viewers, but

@@ -1,6 +1,5 @@
 export {
   COUNTRY_CODES,
-  canAdminister,
   countryName,
   displayNameOf,
   inClosedPeriod,

@@ -1,3 +1,4 @@
+import { canAdminister, type Role } from '../../core/roles.ts';
 import {
   ActionButton,
   type Column,
@@ -13,7 +14,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, type Shell } from '../../platform/web/shell.ts';
+import { bookPath, type Shell } from '../../platform/web/shell.ts';
 import { PLANS, ROLES } from './domain.ts';
 import { NumberingCard, ProfileCard } from './pages-profile.tsx';
 import type { SellerProfile } from './profile.ts';
@@ -29,11 +30,11 @@ type Space = {
   integration_enabled: boolean;
   payments_enabled: boolean;
   public_handle: string;
-  role: string;
+  role: Role;
   created_at: string;
 };
 
-type Member = { user_id: string; email: string; name: string; role: string; created_at: string };
+type Member = { user_id: string; email: string; name: string; role: Role; created_at: string };
 
 const PLAN_OPTIONS = PLANS.map((plan) => [plan, plan[0]!.toUpperCase() + plan.slice(1)] as const);
 const ROLE_OPTIONS = ROLES.map((role) => [role, role] as const);
@@ -154,7 +155,7 @@ export function SettingsPage(props: {
   saved?: string;
 }) {
   const { shell, space, form } = props;
-  const admin = canAdminister(space.role as never);
+  const admin = canAdminister(space.role);
   const owner = space.role === 'owner';
   return (
     <Layout shell={shell} title="Book settings">
@@ -241,14 +242,14 @@ function RoleCell(props: { shell: Shell & { book: { id: string } }; member: Memb
 }
 
 export function MembersPage(props: {
-  shell: Shell & { book: { id: string; role: string } };
+  shell: Shell & { book: { id: string; role: Role } };
   page: { items: Member[]; next_cursor: string | null };
   cursor: string | undefined;
   form: FormState;
 }) {
   const { shell, page, form } = props;
   const path = bookPath(shell.book.id, 'members');
-  const admin = canAdminister(shell.book.role as never);
+  const admin = canAdminister(shell.book.role);
   const columns: Column<Member>[] = [
     { header: 'Name', cell: (member) => member.name },
     { header: 'Email', cell: (member) => member.email },

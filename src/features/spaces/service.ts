@@ -2,12 +2,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
 import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
+import { canAdminister, canWrite } from '../../core/roles.ts';
 import type { AuthStamps } from '../../platform/auth-stamps.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { Plan, Role } from '../../platform/db/schema.ts';
 import { Member } from '../../platform/http/member.ts';
 import { findUserIdByEmail } from '../users/index.ts';
-import { canAdminister, canSetRole, handleFrom, leavesAnOwner } from './domain.ts';
+import { canSetRole, handleFrom, leavesAnOwner } from './domain.ts';
 import * as store from './store.ts';
 
 export type SpacesDeps = { db: Db; clock: Clock; authStamps: AuthStamps };
@@ -52,7 +53,7 @@ export function requireAdministering(member: Member): Member {
 
 /** A proven member who may change the space's records (not a viewer); forbidden otherwise. */
 export function requireWriting(member: Member): Member {
-  if (member.role === 'viewer')
+  if (!canWrite(member.role))
     throw new AppError(
       'forbidden',
       'This needs the role owner or admin or member in this space; you are viewer.',

@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
+import { canAdminister } from '../../core/roles.ts';
 import { Type } from '../../platform/http/schema-kit.ts';
 import { typedRoutes } from '../../platform/http/typed.ts';
 import { type FormState, hrefWith } from '../../platform/web/components.tsx';
 import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
-import { bookPath, canAdminister } from '../../platform/web/shell.ts';
+import { bookPath } from '../../platform/web/shell.ts';
 import { closeSenders, createSenders } from './delivery-service.ts';
 import { JournalPage, SubscriptionsPage, type SubscriptionsPageProps } from './pages.tsx';
 import { JournalQuery, SubscriptionCreate } from './schemas.ts';

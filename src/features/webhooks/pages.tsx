@@ -1,3 +1,4 @@
+import { canAdminister } from '../../core/roles.ts';
 import {
   ActionButton,
   type Column,
@@ -14,7 +15,7 @@ import {
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
-import { bookPath, canAdminister, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 import { BOOK_EVENTS } from './domain.ts';
 
 // Connections → Event subscriptions: the book's subscriptions with their actions, the add form

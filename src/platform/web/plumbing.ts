@@ -2,13 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { AppError } from '../../core/errors.ts';
+import { canWrite } from '../../core/roles.ts';
 import { RenderedRefusal, sendRendered } from '../http/errors.ts';
 import type { Member } from '../http/member.ts';
 import { assetAt } from './assets.ts';
 import { checkOutsideForm } from './forms.ts';
 import { errorPage } from './layout.tsx';
 import type { Shell, ShellBook, Viewer } from './shell.ts';
-import { canWrite } from './shell.ts';
 
 // The plumbing under every page of the owner's web app (/app): form bodies, the session
 // cookie, CSRF, the shell of the signed-in viewer, security headers and error pages. Features

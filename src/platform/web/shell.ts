@@ -1,11 +1,10 @@
+import type { Role } from '../../core/roles.ts';
 import type { Member } from '../http/member.ts';
 
 // What every signed-in page knows about its viewer: who they are, their books, the book open
 // now and their role in it. Loaded once per request by the web plumbing (see plumbing.ts).
 
-export type WebRole = 'owner' | 'admin' | 'member' | 'viewer';
-
-export type ShellBook = { id: string; name: string; role: WebRole };
+export type ShellBook = { id: string; name: string; role: Role };
 
 export type Shell = {
   user: { id: string; name: string; email: string };
@@ -33,15 +32,6 @@ export type Viewer = {
   /** The book the address names, when the viewer is a member of it; null otherwise. */
   open: { book: ShellBook; member: Member; unread: number } | null;
 };
-
-/** A viewer sees everything and may change nothing; the server refuses their writes too. */
-export function canWrite(role: WebRole): boolean {
-  return role !== 'viewer';
-}
-
-export function canAdminister(role: WebRole): boolean {
-  return role === 'owner' || role === 'admin';
-}
 
 /** The book's base path; every screen of a book lives under it. */
 export function bookPath(bookId: string, screen = ''): string {

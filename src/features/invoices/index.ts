@@ -10,7 +10,8 @@ export {
 } from './chat-answers.ts';
 export type { ChatInvoicePost, InvoiceChatPort } from './chat-port.ts';
 export { CHAT_POST_RETRY_DELAYS_MS, sendInvoiceChatPosts } from './chat-posts.ts';
-export { invoiceHtml, invoicePdf } from './document.ts';
+export { invoicePdf } from './document.ts';
+export { InvoiceDocument } from './document-view.tsx';
 export {
   CLIENT_CONTACT_FIELDS,
   type ClientField,
@@ -41,3 +42,4 @@ export {
   voidInvoice,
   writeOffInvoice,
 } from './service.ts';
+export type { InvoiceRow } from './store.ts';

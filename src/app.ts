@@ -243,12 +243,14 @@ async function registerDocs(app: FastifyInstance, deps: AppDeps) {
       buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
     },
     transformObject: (documentObject) =>
-      finishDocument((documentObject as { openapiObject: Record<string, unknown> }).openapiObject, {
-        examples: EXAMPLES,
-        paths: PAY_PAGE_PATHS,
-        webhooks: WEBHOOKS,
-        tags: TAGS,
-      }) as never,
+      'openapiObject' in documentObject
+        ? finishDocument(documentObject.openapiObject, {
+            examples: EXAMPLES,
+            paths: PAY_PAGE_PATHS,
+            webhooks: WEBHOOKS,
+            tags: TAGS,
+          })
+        : documentObject.swaggerObject,
     transform: ({ schema, url }) => {
       const security: Record<string, string[]>[] = url.startsWith('/integration')
         ? [{ integrationKey: [] }]

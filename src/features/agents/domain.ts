@@ -127,7 +127,8 @@ export function spendingFence(
 ): FenceVerdict {
   const expired = bookkeepingFence(fence, now);
   if (!expired.inside) return expired;
-  if (spend.merchant !== null && !fence.allowedMerchants.some((name) => sameName(name, spend.merchant!))) {
+  const merchant = spend.merchant;
+  if (merchant !== null && !fence.allowedMerchants.some((name) => sameName(name, merchant))) {
     return outside(`fence: allowed_merchants does not list “${spend.merchant}”.`);
   }
   if (!isUsdLike(spend.currency)) {

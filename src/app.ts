@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
+import type { Plugin } from 'ajv';
 import ajvFormats from 'ajv-formats';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './core/clock.ts';
@@ -120,8 +126,9 @@ export type AppDeps = {
 };
 
 function createFastify(deps: AppDeps): FastifyInstance {
+  const loggerInstance: FastifyBaseLogger | undefined = deps.logger === false ? undefined : deps.logger;
   const app = Fastify({
-    loggerInstance: deps.logger === false ? undefined : (deps.logger as never),
+    loggerInstance,
     logger: deps.logger === false ? false : undefined,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: deps.config.trustProxy,
@@ -155,7 +162,10 @@ function createFastify(deps: AppDeps): FastifyInstance {
         allowUnionTypes: true,
       },
       // ajv-formats goes first, so the strict calendar `date` of amountKeyword replaces its own.
-      plugins: [ajvFormats as never, amountKeyword as never],
+      // ajv-formats is CommonJS: its plugin is also its `default` export, the one its types describe.
+      // Fastify's compiler knows it by its name and then adds no copy of its own; it calls plugins
+      // with no options, which ajv-formats' type (options of its own) does not say.
+      plugins: [ajvFormats.default as Plugin<unknown>, amountKeyword],
     },
   });
   // JSON is the only body this API reads; anything else is answered 415.
@@ -233,21 +243,25 @@ async function registerDocs(app: FastifyInstance, deps: AppDeps) {
       buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
     },
     transformObject: (documentObject) =>
-      finishDocument((documentObject as { openapiObject: Record<string, unknown> }).openapiObject, {
-        examples: EXAMPLES,
-        paths: PAY_PAGE_PATHS,
-        webhooks: WEBHOOKS,
-        tags: TAGS,
-      }) as never,
+      'openapiObject' in documentObject
+        ? finishDocument(documentObject.openapiObject, {
+            examples: EXAMPLES,
+            paths: PAY_PAGE_PATHS,
+            webhooks: WEBHOOKS,
+            tags: TAGS,
+          })
+        : documentObject.swaggerObject,
     transform: ({ schema, url }) => {
-      const security = url.startsWith('/integration')
+      const security: Record<string, string[]>[] = url.startsWith('/integration')
         ? [{ integrationKey: [] }]
         : url.startsWith('/agent/')
           ? [{ agentToken: [] }]
           : url.startsWith('/app/api')
             ? [{ session: [] }, { sessionCookie: [] }]
             : [];
-      return { schema: { ...schema, security } as never, url };
+      // Swagger reads `security` from the route's schema, a key Fastify's own schema type lacks.
+      const documented = { ...schema, security };
+      return { schema: documented, url };
     },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { defined } from './core/assert.ts';
 import { AppError } from './core/errors.ts';
 import { formatReport, runDoctor } from './doctor.ts';
 import { runAgentMcpStdio } from './features/agents/index.ts';
@@ -115,7 +116,10 @@ ${COMMAND_HELP.map(
 Configuration comes from the environment; see README.md and docs/deploy.md.`;
 
 function commandUsage(name: string): string {
-  const command = COMMAND_HELP.find((candidate) => candidate.name === name)!;
+  const command = defined(
+    COMMAND_HELP.find((candidate) => candidate.name === name),
+    `the help of ${name}`,
+  );
   const synopsis = indent(command.synopsis, `Usage: tollbook ${name} `.length);
   return `Usage: tollbook ${`${name} ${synopsis}`.trimEnd()}\n\n${command.summary}\n\nConfiguration comes from the environment; see README.md and docs/deploy.md.`;
 }
@@ -238,7 +242,7 @@ function replaySelection(options: Options) {
   if (eventId !== undefined && !UUID_SHAPE.test(eventId))
     throw new UsageError('--event-id must be an event id (a UUID).');
   const since = sinceText === undefined ? undefined : new Date(sinceText);
-  if (since !== undefined && (!/^\d{4}-\d{2}-\d{2}/.test(sinceText!) || Number.isNaN(since.getTime())))
+  if (since !== undefined && (!/^\d{4}-\d{2}-\d{2}/.test(sinceText ?? '') || Number.isNaN(since.getTime())))
     throw new UsageError('--since must be an ISO 8601 time, e.g. 2026-11-24T09:00:00Z.');
   const space = need(options, 'space');
   if (!UUID_SHAPE.test(space)) throw new UsageError('--space must be a space id (a UUID).');
@@ -392,7 +396,7 @@ export async function main(argv: string[]): Promise<number> {
   const answered = answerWithoutRunning(parsed);
   if (answered !== undefined) return answered;
   const { positionals, values } = parsed;
-  const command = commandNamed(positionals)!;
+  const command = defined(commandNamed(positionals), 'the command, checked by answerWithoutRunning');
   if (command === 'serve') {
     await runServer();
     return -1;

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import nodemailer from 'nodemailer';
 import { BaseError, createPublicClient, formatEther, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { defined } from './core/assert.ts';
 import { GAS_LOW_WEI } from './platform/chain/chain.ts';
 import { NETWORKS, type NetworkName } from './platform/chain/networks.ts';
 import type { Config } from './platform/config.ts';
@@ -211,7 +212,10 @@ async function checkNetwork(
   rpcUrl: string,
   options: DoctorOptions,
 ) {
-  const definition = NETWORKS.find((candidate) => candidate.name === name)!;
+  const definition = defined(
+    NETWORKS.find((candidate) => candidate.name === name),
+    `the network ${name}`,
+  );
   const client = createPublicClient({
     transport: http(rpcUrl, { timeout: options.timeoutMs, retryCount: 0 }),
   });

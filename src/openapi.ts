@@ -211,13 +211,13 @@ const BOOK_EVENTS: Record<BookChannelEvent, { fires: string; fields: Record<stri
 function camel(event: string): string {
   return event
     .split(/[._]/)
-    .map((part, index) => (index === 0 ? part : part[0]!.toUpperCase() + part.slice(1)))
+    .map((part, index) => (index === 0 ? part : part.charAt(0).toUpperCase() + part.slice(1)))
     .join('');
 }
 
 function pascal(event: string): string {
   const name = camel(event);
-  return name[0]!.toUpperCase() + name.slice(1);
+  return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
 const deliveryAnswers = {

@@ -412,6 +412,43 @@ const MEMBER_MAKERS = [
   'src/features/app-shell/service.ts',
 ];
 
+// Markup is TSX, escaped by the renderer (src/platform/web/render.ts, the one caller of
+// preact-render-to-string). A string or template holding an HTML tag, or raw HTML handed to the
+// renderer, is markup built by hand. The opening tags are the ones markup is made of; placeholders
+// in prose such as `<code>` or `<source>` are not tags, and every closing tag counts.
+const HTML_TAG =
+  /<(?:html|head|body|main|div|span|p|a|h[1-6]|table|thead|tbody|tr|td|th|ul|ol|li|strong|em|br|hr|section|form|input|button|label|select|option|textarea|script|style|meta|link|title|img|svg|dl|dt|dd)(?=[\s>/])|<\/[a-z][a-z0-9]*>/i;
+
+/** Files that may still hold HTML in strings, and why; an entry that no longer applies fails too. */
+const STRING_HTML_ALLOWED: Record<string, string> = {};
+
+/** The text of a string or template literal, the template's holes left out. */
+function literalTexts(node: ts.Node): string[] {
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return [node.text];
+  if (ts.isTemplateExpression(node))
+    return [node.head.text + node.templateSpans.map((span) => `\u0000${span.literal.text}`).join('')];
+  return [];
+}
+
+function htmlInStrings(file: string, text = readRepoFile(file)): string[] {
+  const source = parseSource(file, text);
+  const found: string[] = [];
+  walk(source, (node) => {
+    for (const text of literalTexts(node))
+      if (HTML_TAG.test(text)) found.push(`${file}:${lineOf(source, node)} ${text.slice(0, 60)}`);
+  });
+  return found;
+}
+
+function rawHtmlCount(file: string): number {
+  const source = parseSource(file, readRepoFile(file));
+  let count = 0;
+  walk(source, (node) => {
+    if (ts.isJsxAttribute(node) && node.name.getText(source) === 'dangerouslySetInnerHTML') count += 1;
+  });
+  return count;
+}
+
 describe('source shape', () => {
   it('has only src/main.ts call .listen(): the app and everything else never open a port', () => {
     const calls: string[] = [];
@@ -515,6 +552,41 @@ describe('source shape', () => {
       });
     }
     expect(long, `functions longer than ${FUNCTION_LINES_MAX} lines:\n${long.join('\n')}`).toEqual([]);
+  });
+
+  it('builds no HTML from strings in src/: markup is TSX, escaped by the renderer', () => {
+    const built = SOURCE_FILES.filter((file) => STRING_HTML_ALLOWED[file] === undefined).flatMap((file) =>
+      htmlInStrings(file),
+    );
+    expect(built, `HTML in strings (write it as TSX):\n${built.join('\n')}`).toEqual([]);
+    const stale = Object.keys(STRING_HTML_ALLOWED).filter((file) => htmlInStrings(file).length === 0);
+    expect(stale, 'allowed files that no longer hold HTML in strings: drop their entries').toEqual([]);
+    const raw = SOURCE_FILES.filter((file) => rawHtmlCount(file) > 0);
+    expect(raw, 'raw HTML handed to the renderer (dangerouslySetInnerHTML)').toEqual([]);
+    const renderers = IMPORTS.filter(
+      (found) =>
+        found.specifier.startsWith('preact-render-to-string') && found.file !== 'src/platform/web/render.ts',
+    ).map(describeImport);
+    expect(renderers, 'render through src/platform/web/render.ts').toEqual([]);
+  });
+
+  it('sees the HTML it looks for (the check above is not passing vacuously)', () => {
+    const probe = (text: string) => HTML_TAG.test(text);
+    expect(
+      ['<div class="card">', '<p>', '<a href="x">', '</td>', '<!doctype html><html lang="en">'].map(probe),
+    ).toEqual([true, true, true, true, true]);
+    expect(
+      ['tollbook <command>', '/link <code> there', 'import:<source>', 'Promise<void>', 'v1,<base64>'].map(
+        probe,
+      ),
+    ).toEqual([false, false, false, false, false]);
+    const sample =
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample is source text that holds a template
+      'const a = `<p>${note}</p>`;\nconst b = \'<div class="card">\' + a;\n// <p>in a comment</p>\n';
+    expect(htmlInStrings('sample.ts', sample).map((hit) => hit.split(' ')[0])).toEqual([
+      'sample.ts:1',
+      'sample.ts:2',
+    ]);
   });
 });
 

@@ -48,7 +48,9 @@ describe('GET /i/{token}', () => {
     const page = await h.inject({ method: 'GET', url: `/i/${invoice.token}` });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain(`Invoice ${invoice.number}`);
-    expect(page.body).toContain('Acme &#60;b&#62;GmbH&#60;/b&#62;');
+    // The client's name is text: its angle brackets are escaped, never a tag.
+    expect(page.body).toContain('Acme &lt;b>GmbH&lt;/b>');
+    expect(page.body).not.toContain('<b>GmbH');
     expect(page.body).toContain('240.00 USD');
     expect(page.body).toContain('id="pay-invoice"');
     expect(page.headers['x-frame-options']).toBe('DENY');

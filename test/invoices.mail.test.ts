@@ -114,7 +114,8 @@ describe('POST /integration/invoices/{id}/send via email', () => {
     expect(envelopeTo.sort()).toEqual(['ap@acme.test', 'boss@acme.test']);
     expect(mail.subject).toBe(`Invoice ${created.number} from Seller Ltd`);
     expect(mail.from?.value[0]).toMatchObject({ name: 'Seller Ltd', address: 'billing@tollbook.test' });
-    expect(mail.html).toContain('Acme &#60;GmbH&#62;');
+    expect(mail.html).toContain('Acme &lt;GmbH>');
+    expect(mail.html).not.toContain('<GmbH>');
     expect(mail.html).toContain(`href="${created.url}"`);
     expect(mail.text).toContain('Thanks for your business');
     expect(mail.text).toContain('Total 240 USD');

@@ -5,6 +5,7 @@ import { filingTermsQuery } from '../src/features/spaces/index.ts';
 import { expandEventGroups } from '../src/platform/outbox/outbox.ts';
 import { describeAuthContract } from './auth-contract.ts';
 import { createHarness, type Harness, type Key, type User } from './harness.ts';
+import { untilBlockedBehind } from './support/lock-waits.ts';
 
 describeAuthContract({
   method: 'POST',
@@ -336,7 +337,8 @@ describe('POST /integration/transactions', () => {
         .then(() => {
           closedAt = performance.now();
         });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The closing is blocked on the filing terms this transaction read, and so not done.
+      await untilBlockedBehind(tx);
       expect(closedAt).toBe(0);
       committedAt = performance.now();
     });
@@ -356,7 +358,7 @@ describe('POST /integration/transactions', () => {
         row('closed-day', { occurred_on: '2026-03-31' }),
         row('open-day', { occurred_on: '2026-04-01' }),
       ]);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await untilBlockedBehind(tx);
       // Wrapped, so the transaction commits without waiting for the batch.
       return { pending };
     });
@@ -487,7 +489,6 @@ describe('push batches in the app', () => {
       .where('space_id', '=', world.spaceId)
       .where('cause_type', '=', 'reversal')
       .execute();
-  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   // Races need a second connection: PostgreSQL only (PGlite runs one statement at a time).
   it.runIf(onPostgres)(
@@ -503,7 +504,7 @@ describe('push batches in the app', () => {
           .where('id', '=', world.spaceId)
           .execute();
         const answer = undo(world, batch.batch_id);
-        await pause(300);
+        await untilBlockedBehind(tx);
         // Wrapped, so the transaction commits without waiting for the undo.
         return { answer };
       });
@@ -527,12 +528,13 @@ describe('push batches in the app', () => {
         .forUpdate()
         .execute();
       const undone = undo(world, batch.batch_id);
-      await pause(300);
+      await untilBlockedBehind(tx);
       const closing = closeBooks(world, '2026-03-31').then((answer) => {
         closedAt = performance.now();
         return answer;
       });
-      await pause(300);
+      // The closing waits for the undo, which waits for this transaction.
+      await untilBlockedBehind(tx, 2);
       expect(closedAt).toBe(0);
       return { undone, closing };
     });

@@ -68,7 +68,7 @@ const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(
 
 function hexOf(from: number, to: number): string {
   let out = '';
-  for (let index = from; index < to; index++) out += HEX[RANDOM_POOL[index]!];
+  for (let index = from; index < to; index++) out += HEX[RANDOM_POOL.readUInt8(index)];
   return out;
 }
 
@@ -81,7 +81,8 @@ export function uuidv7(now = Date.now()): string {
   poolOffset += 10;
   // 48 bits of milliseconds, version 7 with 12 random bits, variant 10 with 62 random bits.
   const time = now.toString(16).padStart(12, '0');
-  const version = `7${HEX[RANDOM_POOL[at]! & 0x0f]!.slice(1)}${HEX[RANDOM_POOL[at + 1]!]}`;
-  const variant = `${HEX[(RANDOM_POOL[at + 2]! & 0x3f) | 0x80]}${HEX[RANDOM_POOL[at + 3]!]}`;
+  const byte = (offset: number) => RANDOM_POOL.readUInt8(at + offset);
+  const version = `7${(byte(0) & 0x0f).toString(16)}${HEX[byte(1)]}`;
+  const variant = `${HEX[(byte(2) & 0x3f) | 0x80]}${HEX[byte(3)]}`;
   return `${time.slice(0, 8)}-${time.slice(8)}-${version}-${variant}-${hexOf(at + 4, at + 10)}`;
 }

@@ -85,12 +85,29 @@ describe('unique asked amounts', () => {
     ).text();
     expect(page).toContain('Send exactly <strong>1.999999 USDC</strong>');
     expect(page).toContain('QR code of the transfer');
-    // The QR code is an EIP-681 transfer of exactly that many base units of the token: the same
-    // library drawing the expected link must draw the same code.
+    // The QR code is an EIP-681 transfer of exactly that many base units of the token: the
+    // modules the page draws are the ones the qrcode library computes for the expected link.
     const uri = `ethereum:${w.token.address}@${w.local.network.chainId}/transfer?address=${s.address}&uint256=1999999`;
-    expect(page).toContain(await QRCode.toString(uri, { type: 'svg', margin: 1 }));
+    expect(page).toContain(`data-encodes="${uri.replace(/&/g, '&amp;')}"`);
+    const expected = QRCode.create(uri, { errorCorrectionLevel: 'M' }).modules;
+    expect(drawnModules(page)).toEqual({ size: expected.size, dark: Array.from(expected.data) });
   });
 });
+
+/** The modules a pay page's QR code draws (1 dark, 0 light), read back from its SVG path. */
+function drawnModules(page: string): { size: number; dark: number[] } {
+  const svg = /<div class="qr" id="pay-qr"[^>]*><svg[^>]* viewBox="0 0 (\d+) \d+"[^>]*>(.*?)<\/svg>/.exec(
+    page,
+  );
+  if (!svg?.[1] || svg[2] === undefined) throw new Error('The page has no QR code.');
+  const size = Number(svg[1]) - 2;
+  const dark = new Array<number>(size * size).fill(0);
+  for (const run of svg[2].matchAll(/M(\d+) (\d+)h(\d+)v1h-\d+z/g)) {
+    const [x, y, length] = [Number(run[1]) - 1, Number(run[2]) - 1, Number(run[3])];
+    for (let col = x; col < x + length; col++) dark[y * size + col] = 1;
+  }
+  return { size, dark };
+}
 
 describe('matching direct transfers', () => {
   it('lands each of 20 exact transfers, sent in random order, on its own request among 20 open ones', async () => {

@@ -45,7 +45,7 @@ type NodeCalls = {
 function sender(calls: NodeCalls = { nonceReads: 0, broadcasts: 0 }) {
   const wallet = local.walletClient;
   const account = wallet.account as typeof wallet.account & { signTransaction: never };
-  const planner = createSendPlanner(local.publicClient as never, local.network.chainId);
+  const planner = createSendPlanner(local.publicClient, local.network.chainId);
   const client = {
     getTransactionCount: async (args: never) => {
       calls.nonceReads++;

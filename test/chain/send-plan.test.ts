@@ -1,4 +1,4 @@
-import { type Address, createPublicClient, custom, http, type PublicClient } from 'viem';
+import { type Address, createPublicClient, custom, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chain, LocalChain } from '../../src/platform/chain/chain.ts';
 import { createSendPlanner } from '../../src/platform/chain/send-plan.ts';
@@ -9,7 +9,7 @@ let chain: Chain;
 let local: LocalChain;
 /** RPC methods the planner's client asked for, in order. */
 const asked: string[] = [];
-let client: PublicClient;
+let client: Parameters<typeof createSendPlanner>[0];
 
 beforeAll(async () => {
   chain = await startTestChain();

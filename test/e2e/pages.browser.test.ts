@@ -20,6 +20,7 @@ const DECLINED = '4000 0000 0000 0002';
 const EXPIRY = `12/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`;
 const RESULTS_DIR = fileURLToPath(new URL('../../test-results/', import.meta.url));
 const SCREENSHOT = `${RESULTS_DIR}pay-page.png`;
+const SCREENSHOT_PHONE = `${RESULTS_DIR}pay-page-phone.png`;
 
 let h: Harness;
 let browser: Browser | undefined;
@@ -183,6 +184,10 @@ describe('public pages in a browser', () => {
 
       mkdirSync(RESULTS_DIR, { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      // And on a phone: the rails stack, nothing is wider than the screen.
+      await page.setViewportSize({ width: 390, height: 800 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: SCREENSHOT_PHONE, fullPage: true });
       expect((await requestRecord(token)).status).toBe('active');
     } finally {
       await page.close();

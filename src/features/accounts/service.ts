@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { utcDateOf } from '../../core/day.ts';
@@ -253,10 +254,10 @@ async function knownPushAccounts(
 ): Promise<Map<string, PushAccount>> {
   const found = await store.findPushAccounts(tx, spaceId, pushSourceId, keys);
   return new Map(
-    found.map((row) => [
-      row.push_account_key!,
-      { id: row.id, currency: row.currency, key: row.push_account_key!, created: false },
-    ]),
+    found.map((row) => {
+      const key = defined(row.push_account_key, "a push account's key");
+      return [key, { id: row.id, currency: row.currency, key, created: false }];
+    }),
   );
 }
 

@@ -52,7 +52,9 @@ function PermPicker({ form }: { form: FormState }) {
 }
 
 function ListSlots(props: { name: string; label: string; count: number; form: FormState; hint: string }) {
-  const given = (props.form.values as { fence?: Record<string, unknown> }).fence?.[props.name.split('.')[1]!];
+  const given = (props.form.values as { fence?: Record<string, unknown> }).fence?.[
+    props.name.split('.')[1] ?? ''
+  ];
   const values = Array.isArray(given) ? (given as string[]) : [];
   const error = props.form.errors[props.name];
   return (

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { type Address, getAddress, type Hash, type Hex } from 'viem';
+import { type Address, getAbiItem, getAddress, type Hash, type Hex } from 'viem';
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { formatAmount } from '../../core/money.ts';
 import type { Chain } from '../../platform/chain/chain.ts';
@@ -130,10 +131,8 @@ async function askChain(deps: RepairDeps, round: ChainRound, write: store.WriteR
     const logs = await round.read(network.name, 'eth_getLogs', () =>
       client.getLogs({
         address: network.token.address,
-        event: EIP3009_TOKEN_ABI.find(
-          (item) => item.type === 'event' && item.name === 'AuthorizationUsed',
-        ) as never,
-        args: { authorizer: wallet, nonce } as never,
+        event: getAbiItem({ abi: EIP3009_TOKEN_ABI, name: 'AuthorizationUsed' }),
+        args: { authorizer: wallet, nonce },
         fromBlock: from,
         toBlock: block.number,
       }),
@@ -160,7 +159,9 @@ async function book(
   verdict: Extract<Verdict, { kind: 'used' }>,
 ) {
   const { network, txHash } = verdict;
-  const converted = fromBaseUnits(BigInt(write.signed_value!), network.token.decimals);
+  // A write the chain says was used was signed, so it has its signed value.
+  const signedValue = BigInt(defined(write.signed_value, "a used write's signed value"));
+  const converted = fromBaseUnits(signedValue, network.token.decimals);
   if (!converted.ok) throw new Error(`The signed amount ${write.signed_value} cannot be booked exactly.`);
   const paid = {
     amount: formatAmount(converted.value),
@@ -171,16 +172,15 @@ async function book(
   let result: Record<string, unknown>;
   if (write.kind === 'wallet_transfer') {
     const input = write.input as WalletTransferInput;
-    const agent = await store.findAgent(tx, write.space_id, write.agent_id);
+    const agent = defined(await store.findAgent(tx, write.space_id, write.agent_id), "a write's agent");
     const to = getAddress(input.destination);
-    const baseUnits = BigInt(write.signed_value!);
-    const resolved = { network, caip2: network.caip2, baseUnits, amount: converted.value, to };
+    const resolved = { network, caip2: network.caip2, baseUnits: signedValue, amount: converted.value, to };
     const proof = {
       writeId: write.id,
       txHash: txHash ?? `nonce ${write.signed_nonce}`,
       payee: input.payee ?? '',
     };
-    const booked = await bookTransfer(tx, deps, agent!, resolved, proof);
+    const booked = await bookTransfer(tx, deps, agent, resolved, proof);
     const { tx_hash: _hash, ...transfer } = paid;
     result = {
       ...transfer,
@@ -193,13 +193,13 @@ async function book(
   } else {
     // The x402 payment is booked as a transfer is (money.out on the wallet's account), under
     // the write's lock and in the transaction that applies it.
-    const agent = await store.findAgent(tx, write.space_id, write.agent_id);
+    const agent = defined(await store.findAgent(tx, write.space_id, write.agent_id), "a write's agent");
     const proof = {
       writeId: write.id,
       txHash: txHash ?? `nonce ${write.signed_nonce}`,
       payee: hostOf((write.input as { url?: string }).url),
     };
-    const booked = await bookTransfer(tx, deps, agent!, { network, amount: converted.value }, proof);
+    const booked = await bookTransfer(tx, deps, agent, { network, amount: converted.value }, proof);
     result = {
       ...(write.result ?? {}),
       paid,

@@ -1,5 +1,5 @@
 import { type ClientEvmSigner, toClientEvmSigner } from '@x402/evm';
-import type { Hex } from 'viem';
+import type { Hex, TypedDataDefinition } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { SecretBox } from '../../platform/crypto.ts';
 
@@ -45,13 +45,14 @@ type TypedData = Parameters<ClientEvmSigner['signTypedData']>[0];
  */
 export function agentSigner(
   account: PrivateKeyAccount,
-  publicClient: unknown,
+  publicClient: Parameters<typeof toClientEvmSigner>[1],
   countersign?: Countersign,
 ): ClientEvmSigner {
-  const signer = toClientEvmSigner(account, publicClient as never);
+  const signer = toClientEvmSigner(account, publicClient);
   const signTypedData = async (typed: TypedData) => {
     if (countersign) await countersign(typed);
-    return account.signTypedData(typed as never);
+    // The scheme's typed data is a plain record; viem types the same object as its definition.
+    return account.signTypedData(typed as TypedDataDefinition);
   };
   return { ...signer, signTypedData };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { type Address, formatUnits, getAddress, isAddress } from 'viem';
-import { assert } from '../../core/assert.ts';
+import { assert, defined } from '../../core/assert.ts';
 import { canonicalJson } from '../../core/canonical-json.ts';
 import type { Clock } from '../../core/clock.ts';
 import { utcDateOf } from '../../core/day.ts';
@@ -73,8 +73,9 @@ const TRANSFER_TIMEOUT_SECONDS = 120;
 export async function walletBalances(deps: WalletDeps, caller: AgentCaller) {
   const { wallet_address: address } = await store.walletOf(deps.db, caller.agentId);
   const balances = [];
-  for (const network of deps.chain?.networks.list() ?? []) {
-    const client = deps.chain!.clients(network.name)?.publicClient;
+  const chain = deps.chain;
+  for (const network of chain?.networks.list() ?? []) {
+    const client = chain?.clients(network.name)?.publicClient;
     if (!client) continue;
     const [units, wei] = await Promise.all([
       readChain(network.name, 'balanceOf', () =>
@@ -255,7 +256,11 @@ export function authorizationOf(
 /** Signs the authorization with the agent's key; nothing leaves the process yet. */
 async function sign(deps: WalletDeps, sealedKey: string, resolved: Resolved) {
   const account = agentAccount(deps.secrets, sealedKey);
-  const client = deps.chain!.clients(resolved.network.name)!.publicClient;
+  // A resolved network is one this process runs, so its clients are there.
+  const client = defined(
+    deps.chain?.clients(resolved.network.name),
+    `the clients of ${resolved.network.name}`,
+  ).publicClient;
   const scheme = new ExactEvmScheme(agentSigner(account, client));
   const requirements = {
     scheme: 'exact',
@@ -530,7 +535,7 @@ export async function transferFromWallet(
   idempotencyKey: string | undefined,
 ): Promise<AgentWriteOut> {
   const idempotency = idempotencyKey
-    ? { key: idempotencyKey, hash: sha256Hex(canonicalJson(input as never)) }
+    ? { key: idempotencyKey, hash: sha256Hex(canonicalJson(input)) }
     : undefined;
   if (idempotency) {
     const earlier = await replay(deps, caller.agentId, idempotency.key, idempotency.hash);

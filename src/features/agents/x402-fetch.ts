@@ -4,6 +4,7 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { EVM_NETWORK_CHAIN_ID_MAP, ExactEvmSchemeV1 } from '@x402/evm/v1';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { defined } from '../../core/assert.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
@@ -222,8 +223,9 @@ export function payingFetch(
     recorded = signed;
   };
   const client = new x402Client();
-  for (const network of deps.chain?.networks.list() ?? []) {
-    const publicClient = deps.chain!.clients(network.name)?.publicClient;
+  const chain = deps.chain;
+  for (const network of chain?.networks.list() ?? []) {
+    const publicClient = chain?.clients(network.name)?.publicClient;
     if (!publicClient) continue;
     // What registerExactEvmScheme registers for one network, with its v1 names listed once.
     const signer = agentSigner(account, publicClient, countersign);
@@ -419,7 +421,8 @@ export async function fetchWithX402(
     reserved: outcome.reserved,
     wallet: gated.agent,
     host: new URL(gated.url).host,
-    account: outcome.account!,
+    // Readied together with the reservation (beforeSending).
+    account: defined(outcome.account, 'the wallet account of a reservation'),
   };
   const result = await endReserved(deps, paying, answer, settlementOf(response));
   return { applied: true, message: '', proposal_id: null, result };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
@@ -220,7 +221,7 @@ async function applyRefund(tx: Queryable, refund: RefundFacts, at: Date): Promis
   await refundSettlement(tx, {
     spaceId: checkout.space_id,
     rail: 'card',
-    reference: checkout.payment_intent_id!,
+    reference: defined(checkout.payment_intent_id, "a refunded checkout's payment intent"),
     amount: delta,
     at,
     memo: 'Card payment refunded through Stripe',

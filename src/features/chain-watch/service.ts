@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { type Address, getAddress, type Hash, parseEventLogs, type TransactionReceipt } from 'viem';
+import {
+  type Address,
+  getAbiItem,
+  getAddress,
+  type Hash,
+  parseEventLogs,
+  type TransactionReceipt,
+} from 'viem';
 import { assert } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { utcDateOf } from '../../core/day.ts';
@@ -198,23 +205,29 @@ async function readTransfers(
 ): Promise<TransferLog[]> {
   const raw = await client.getLogs({
     address: network.token.address,
-    event: EIP3009_TOKEN_ABI.find((item) => item.type === 'event' && item.name === 'Transfer') as never,
-    args: { to: addresses.map((address) => getAddress(address)) } as never,
+    event: getAbiItem({ abi: EIP3009_TOKEN_ABI, name: 'Transfer' }),
+    args: { to: addresses.map((address) => getAddress(address)) },
     fromBlock: range.from,
     toBlock: range.to,
   });
   const parsed = parseEventLogs({ abi: EIP3009_TOKEN_ABI, eventName: 'Transfer', logs: raw });
   return parsed
-    .filter((log) => log.blockHash !== null && log.transactionHash !== null && log.logIndex !== null)
-    .map((log) => ({
-      txHash: log.transactionHash!,
-      logIndex: log.logIndex!,
-      blockNumber: log.blockNumber!,
-      blockHash: log.blockHash!,
-      from: log.args.from,
-      to: log.args.to,
-      value: log.args.value,
-    }))
+    .flatMap((log) => {
+      const { transactionHash: txHash, logIndex, blockNumber, blockHash } = log;
+      // A pending log has no block yet: it is read again once mined.
+      if (txHash === null || logIndex === null || blockNumber === null || blockHash === null) return [];
+      return [
+        {
+          txHash,
+          logIndex,
+          blockNumber,
+          blockHash,
+          from: log.args.from,
+          to: log.args.to,
+          value: log.args.value,
+        },
+      ];
+    })
     .sort((a, b) =>
       a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : Number(a.blockNumber - b.blockNumber),
     );

@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely';
+import { defined } from '../../core/assert.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { ChainTransfersTable } from '../../platform/db/schema.ts';
 
@@ -8,7 +9,7 @@ export async function cursorAt(db: Queryable, network: string, start: bigint, at
     ON CONFLICT (network) DO NOTHING`.execute(db);
   const result = await sql<{ next_block: string }>`
     SELECT next_block::text FROM chain_cursors WHERE network = ${network}`.execute(db);
-  return BigInt(result.rows[0]!.next_block);
+  return BigInt(defined(result.rows[0], "the network's cursor row").next_block);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
@@ -196,7 +197,9 @@ export async function charge(
     return {
       paid: true,
       client_ref: input.client_ref,
-      balance_usd: formatAmount(posted.balances.get(credit.ledgerAccount.id)!),
+      balance_usd: formatAmount(
+        defined(posted.balances.get(credit.ledgerAccount.id), "the credit's new balance"),
+      ),
       charged_usd: spelledAsSent(input.amount),
       entry_id: posted.entryId,
       top_up: null,

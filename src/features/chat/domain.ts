@@ -62,13 +62,13 @@ export function buttonData(press: ButtonPress): string {
 }
 
 export function parseButtonData(data: string): ButtonPress | null {
-  const paid = new RegExp(`^paid:(${UUID})$`).exec(data);
-  if (paid) return { kind: 'paid', invoiceId: paid[1]! };
-  const defer = new RegExp(`^defer:(${UUID}):(\\d{1,2})$`).exec(data);
-  if (!defer) return null;
-  const days = Number(defer[2]);
+  const paidId = new RegExp(`^paid:(${UUID})$`).exec(data)?.[1];
+  if (paidId !== undefined) return { kind: 'paid', invoiceId: paidId };
+  const [, invoiceId, daysText] = new RegExp(`^defer:(${UUID}):(\\d{1,2})$`).exec(data) ?? [];
+  if (invoiceId === undefined) return null;
+  const days = Number(daysText);
   const allowed = DEFERRAL_DAYS.find((d) => d === days);
-  return allowed === undefined ? null : { kind: 'defer', invoiceId: defer[1]!, days: allowed };
+  return allowed === undefined ? null : { kind: 'defer', invoiceId, days: allowed };
 }
 
 function addDays(date: string, days: number): string {

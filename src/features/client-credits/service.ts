@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
@@ -150,5 +151,6 @@ export async function nameContact(
   if (!(await contactExists(deps.db, spaceId, contactId)))
     throw new AppError('invalid_request', 'No contact with this id in this space.', { field: 'contact_id' });
   await store.setContact(deps.db, spaceId, credit.id, contactId);
-  return (await listClientCredits(deps, userId, spaceId, { id: credit.id })).items[0]!;
+  const listed = await listClientCredits(deps, userId, spaceId, { id: credit.id });
+  return defined(listed.items[0], 'the client credit just linked');
 }

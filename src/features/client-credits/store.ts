@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { defined } from '../../core/assert.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { readBeforeAnyWrite } from '../../platform/db/lasting.ts';
 import type { ClientCreditsTable } from '../../platform/db/schema.ts';
@@ -41,7 +42,10 @@ export async function insertOrGet(db: Queryable, row: ClientCreditRow): Promise<
     .values(row)
     .onConflict((conflict) => conflict.columns(['space_id', 'client_ref', 'currency']).doNothing())
     .execute();
-  return (await findByRef(db, row.space_id, row.client_ref, row.currency))!;
+  return defined(
+    await findByRef(db, row.space_id, row.client_ref, row.currency),
+    'the client credit just written',
+  );
 }
 
 /** Takes the credit's row lock until the transaction ends (top-up requests are minted under it). */

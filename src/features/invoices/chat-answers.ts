@@ -1,3 +1,4 @@
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
@@ -160,7 +161,7 @@ export async function settleChatAnswer(
       note: 'The client said "I paid" in chat; confirmed in the app.',
     });
   }
-  const updated = (await store.findInvoice(tx, spaceId, invoiceId))!;
+  const updated = defined(await store.findInvoice(tx, spaceId, invoiceId), 'the invoice just updated');
   const todayText = utcDateOf(deps.clock.now());
   return present(updated, await store.listPayments(tx, invoiceId), deps.publicUrl, todayText);
 }

@@ -10,7 +10,7 @@ export {
 } from './chat-answers.ts';
 export type { ChatInvoicePost, InvoiceChatPort } from './chat-port.ts';
 export { CHAT_POST_RETRY_DELAYS_MS, sendInvoiceChatPosts } from './chat-posts.ts';
-export { invoiceHtml } from './document.ts';
+export { InvoiceDocument } from './document-view.tsx';
 export {
   CLIENT_CONTACT_FIELDS,
   type ClientField,
@@ -43,3 +43,4 @@ export {
   voidInvoice,
   writeOffInvoice,
 } from './service.ts';
+export type { InvoiceRow } from './store.ts';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
@@ -14,7 +15,7 @@ import { readAmount } from '../ledger/index.ts';
 import { requireRole, takeDocumentNumber } from '../spaces/index.ts';
 import type { InvoiceChatPort } from './chat-port.ts';
 import { queueChatPost } from './chat-posts.ts';
-import { invoiceMail } from './document.ts';
+import { invoiceMail } from './document-view.tsx';
 import {
   afterSend,
   allows,
@@ -52,7 +53,7 @@ export const today = (clock: Clock) => utcDateOf(clock.now());
 function totalsOrRefuse(body: InvoiceCreateBody, currency: string): Totals {
   const outcome = computeTotals(body.line_items, currency, body.prices_include_tax ?? false);
   if (!outcome.ok) {
-    const first = outcome.problems[0]!;
+    const first = defined(outcome.problems[0], 'the first problem of a refused invoice');
     throw new AppError('invalid_request', `Line ${first.index + 1}: ${first.detail}.`, {
       problems: outcome.problems.map((p) => ({
         loc: ['body', 'line_items', p.index, p.field],

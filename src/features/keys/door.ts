@@ -58,7 +58,8 @@ function liveOnly(principal: Principal | undefined, clock: Clock) {
 
 function remember<V>(map: Map<string, V>, key: string, value: V) {
   map.delete(key);
-  if (map.size >= CACHE_ENTRIES_MAX) map.delete(map.keys().next().value!);
+  const oldest = map.keys().next();
+  if (map.size >= CACHE_ENTRIES_MAX && !oldest.done) map.delete(oldest.value);
   map.set(key, value);
 }
 
@@ -105,12 +106,13 @@ function cachedCounter(deps: DoorDeps): Counter {
     // A cached record may be older than a change that revived the key (an issuer promoted back),
     // so a refusal is only ever decided on what the database says now.
     if (cached && !live(cached)) principal = await load(hash);
-    if (!live(principal)) return { principal: undefined, decision: undefined };
+    const current = live(principal);
+    if (!current) return { principal: undefined, decision: undefined };
     const { decision, stamp } = await deps.limiter.hit({
-      keyId: principal!.keyId,
-      stampKey: deps.authStamps.key(principal!.spaceId),
+      keyId: current.keyId,
+      stampKey: deps.authStamps.key(current.spaceId),
     });
-    if (stamp !== String(principal!.authVersion)) principal = await load(hash);
+    if (stamp !== String(current.authVersion)) principal = await load(hash);
     return { principal, decision };
   };
 }

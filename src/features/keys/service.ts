@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
@@ -129,7 +130,7 @@ export async function issueKey(deps: KeysDeps, actorId: string, spaceId: string,
     });
   });
   const row = await store.findKey(deps.db, spaceId, id);
-  return { ...present(row!, now), key, webhook_secret: webhookSecret };
+  return { ...present(defined(row, 'the key just made'), now), key, webhook_secret: webhookSecret };
 }
 
 /** The space's keys, newest first, 50 a page (app API and page). */
@@ -158,7 +159,7 @@ export async function revokeKey(deps: KeysDeps, actorId: string, spaceId: string
     return invalidateKeys(deps, tx, spaceId);
   });
   await publish();
-  return present((await store.findKey(deps.db, spaceId, keyId))!, now);
+  return present(defined(await store.findKey(deps.db, spaceId, keyId), 'the key just revoked'), now);
 }
 
 /** Job: tells each issuer, a week ahead, that a key of theirs is about to end. */
@@ -179,7 +180,7 @@ export async function remindExpiringKeys(
           key_id: key.id,
           name: key.name,
           prefix: key.prefix,
-          expires_at: key.expires_at!.toISOString(),
+          expires_at: defined(key.expires_at, 'the end of a key due a reminder').toISOString(),
         },
         at: now,
       });

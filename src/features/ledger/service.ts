@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { assert } from '../../core/assert.ts';
+import { assert, defined } from '../../core/assert.ts';
 import { PAGE_SIZE } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import { decodeKeyCursor, pageByKey } from '../../core/key-cursor.ts';
@@ -261,7 +261,7 @@ export async function reverseEntries(
     };
   });
   const ids = await postEntries(tx, drafts, at);
-  return drafts.map((draft, index) => ({ draft, entryId: ids[index]! }));
+  return drafts.map((draft, index) => ({ draft, entryId: defined(ids[index], 'a posted entry id') }));
 }
 
 type Where = { spaceId: string; currency: string; at: Date };
@@ -342,10 +342,10 @@ export const ledgerAccounts = Object.fromEntries(
 ) as { [K in keyof Specs]: (db: Queryable, where: Parameters<Specs[K]>[0]) => Promise<LedgerAccountRef> };
 
 /** Many ledger accounts at once (a pushed batch names a handful): answers them in the order asked. */
-export function ensureLedgerAccounts(
+export function ensureLedgerAccounts<const S extends readonly store.LedgerAccountSpec[]>(
   db: Queryable,
-  specs: store.LedgerAccountSpec[],
-): Promise<LedgerAccountRef[]> {
+  specs: S,
+): Promise<store.RefsFor<S>> {
   return store.ensureLedgerAccounts(db, specs);
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { defined } from '../../core/assert.ts';
 import { jsonRecords, recordsJson } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { CommittedRows, readBeforeAnyWrite } from '../../platform/db/lasting.ts';
@@ -89,13 +90,24 @@ export async function ensureLedgerAccount(db: Queryable, spec: LedgerAccountSpec
     })
     .onConflict((conflict) => conflict.columns(['space_id', 'kind', 'ref', 'currency']).doNothing())
     .execute();
-  return (await find())!;
+  return defined(await find(), 'the ledger account just ensured');
 }
 
+/** One ledger account per spec, in the specs' order: a tuple of specs answers a tuple of accounts. */
+export type RefsFor<S extends readonly LedgerAccountSpec[]> = { -readonly [K in keyof S]: LedgerAccountRef };
+
 /** Many ledger accounts, created on first use: one lookup, and one insert when some are new. */
-export async function ensureLedgerAccounts(
+export async function ensureLedgerAccounts<const S extends readonly LedgerAccountSpec[]>(
   db: Queryable,
-  specs: LedgerAccountSpec[],
+  specs: S,
+): Promise<RefsFor<S>> {
+  // The answer has one account per spec, in order (accountsInOrder), which is what RefsFor says.
+  return (await accountsInOrder(db, specs)) as RefsFor<S>;
+}
+
+async function accountsInOrder(
+  db: Queryable,
+  specs: readonly LedgerAccountSpec[],
 ): Promise<LedgerAccountRef[]> {
   const cached = specs.map((spec) => lastingAccounts.get(specKey(spec)));
   if (cached.every((ref) => ref !== undefined)) return cached;
@@ -148,7 +160,7 @@ export async function ensureLedgerAccounts(
       .execute();
     found = await lookup();
   }
-  return specs.map((spec) => found.get(specKey(spec))!);
+  return specs.map((spec) => defined(found.get(specKey(spec)), 'a ledger account just ensured'));
 }
 
 export async function findLedgerAccount(

@@ -7,7 +7,7 @@ import { type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { frameAncestors } from '../sites/index.ts';
 import { machineQuote, payOnPage } from '../x402/index.ts';
 import * as service from './service.ts';
-import { cardProblemPage, creditPage, invoicePage, notFoundPage, PAY_SCRIPT, payPage } from './views.ts';
+import { cardProblemPage, creditPage, invoicePage, notFoundPage, payPage } from './views.tsx';
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
 /**
@@ -53,7 +53,7 @@ const PAYER_CORS = {
 
 /** The pay page's own scripts, served as files so the CSP can forbid inline scripts. */
 const ASSETS: Record<string, string> = Object.fromEntries(
-  ['pay-status.js', 'pay-wallet.js', 'pay-copy.js'].map((name) => [
+  ['pay.js', 'pay-status.js', 'pay-wallet.js', 'pay-copy.js'].map((name) => [
     name,
     readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8'),
   ]),
@@ -189,9 +189,6 @@ function registerPayPageExtras(scope: TypedApp, deps: service.PagesDeps) {
     const { token } = request.params;
     return service.payStatus(deps, token);
   });
-  scope.get('/assets/pay.js', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').send(PAY_SCRIPT),
-  );
   for (const [name, script] of Object.entries(ASSETS)) {
     scope.get(`/assets/${name}`, { schema: { hide: true } }, async (_request, reply) =>
       reply.type('text/javascript; charset=utf-8').send(script),

@@ -12,7 +12,7 @@ import { listSpaceAccounts } from '../accounts/index.ts';
 import { type CardPaymentsDeps, cardTakes, openCheckout } from '../card-payments/index.ts';
 import { creditPage } from '../client-credits/index.ts';
 import type { Requisites } from '../contacts/index.ts';
-import { invoiceByToken, invoiceHtml } from '../invoices/index.ts';
+import { invoiceByToken } from '../invoices/index.ts';
 import { readAmount } from '../ledger/index.ts';
 import {
   activeRequestForInvoice,
@@ -35,7 +35,7 @@ import type {
   CreditPageModel,
   InvoicePageModel,
   PayPageModel,
-} from './views.ts';
+} from './views.tsx';
 
 export type PagesDeps = {
   db: Db;
@@ -100,7 +100,6 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
     bank: await bankTransfer(rails.bank, seller, request.currency, open),
     cardCheckout,
     qrText: qrText ?? null,
-    qrSvg: qrText ? await QRCode.toString(qrText, { type: 'svg', margin: 1 }) : null,
     wallet: wallet
       ? {
           uri: wallet.uri,
@@ -274,7 +273,7 @@ export async function invoicePageModel(
   return {
     token,
     number: found.row.number,
-    documentHtml: invoiceHtml(found.row),
+    invoice: found.row,
     status,
     open: formatMoneyForPeople(found.open, found.row.currency),
     currency: found.row.currency,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { assert } from '../../core/assert.ts';
+import { assert, defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { utcDateOf } from '../../core/day.ts';
@@ -237,7 +237,9 @@ async function postingsFor(
   const where = { spaceId: request.space_id, at };
   let counter: LedgerAccountSpec;
   if (request.purpose === 'top_up') {
-    const credit = await findClientCredit(tx, request.space_id, request.client_credit_id!);
+    const creditId = request.client_credit_id;
+    assert(creditId !== null, 'A top-up request always names its client credit.');
+    const credit = await findClientCredit(tx, request.space_id, creditId);
     assert(credit, 'A top-up request always names its client credit.');
     counter = ledgerAccountSpecs.clientCredit({
       ...where,
@@ -267,9 +269,15 @@ async function postingsFor(
     );
   }
   const [asset, income, pegHeld, pegOwed] = await ensureLedgerAccounts(tx, specs);
-  const postings = [increase(asset!, amount), increase(income!, amount)];
-  if (!pegged) return postings;
-  return [postings[0]!, decrease(pegHeld!, amount), increase(pegOwed!, amount), postings[1]!];
+  const intoAsset = increase(defined(asset, 'the asset ledger account'), amount);
+  const intoIncome = increase(defined(income, 'the counter ledger account'), amount);
+  if (!pegged) return [intoAsset, intoIncome];
+  return [
+    intoAsset,
+    decrease(defined(pegHeld, 'the held peg account'), amount),
+    increase(defined(pegOwed, 'the owed peg account'), amount),
+    intoIncome,
+  ];
 }
 
 function eventsOf(
@@ -545,7 +553,7 @@ async function bookTagDiscount(
       causeId: settlementId,
       counterparty: input.payer,
       memo: `Settlement discount on ${request.memo}`.slice(0, 500),
-      postings: [increase(expense!, amount), increase(income!, amount)],
+      postings: [increase(expense, amount), increase(income, amount)],
     },
     input.at,
   );
@@ -656,7 +664,7 @@ export async function refundSettlement(
       ledgerAccountSpecs.asset({ ...where, currency: account.currency, accountId: account.id }),
       ledgerAccountSpecs.expense({ ...where, currency: account.currency, ref: `refund:${input.rail}` }),
     ]);
-    const postings = [decrease(asset!, input.amount), increase(expense!, input.amount)];
+    const postings = [decrease(asset, input.amount), increase(expense, input.amount)];
     posted = { ...(await postEntry(tx, { ...draft, kind: 'expense', postings }, input.at)), kind: 'expense' };
   }
   assert(posted.ok, 'A refund lowers only balances that have no floor.');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
@@ -69,14 +70,16 @@ async function ledgerRefsFor(
       );
   }
   const refs = await ensureLedgerAccounts(tx, [...specs.values()]);
-  return new Map([...specs.keys()].map((key, index) => [key, refs[index]!]));
+  return new Map(
+    [...specs.keys()].map((key, index) => [key, defined(refs[index], 'a ledger account asked for')]),
+  );
 }
 
 /** Ledger entries for pushed rows: money in against import income, money out against import expense. */
 function draftsWith(refs: LedgerRefs, spaceId: string, rows: Booked[]): EntryDraft[] {
   return rows.map(({ row, account, entryId }) => {
-    const asset = refs.get(account.id)!;
-    const counter = refs.get(counterKey(row, account))!;
+    const asset = defined(refs.get(account.id), "a pushed row's asset ledger account");
+    const counter = defined(refs.get(counterKey(row, account)), "a pushed row's counter ledger account");
     const moneyIn = row.amount > 0n;
     const magnitude = asAmount(moneyIn ? row.amount : -row.amount);
     return {
@@ -119,12 +122,13 @@ function moneyEvent(
   at: Date,
   reversed = false,
 ): OutboxEvent {
-  const signed = draft.postings[0]!.amount;
+  const first = defined(draft.postings[0], "an entry's first posting");
+  const signed = first.amount;
   const move: MoneyMove = {
     transaction_id: entryId,
     account_id: accountId,
     amount: asAmount(signed < 0n ? -signed : signed),
-    currency: draft.postings[0]!.account.currency,
+    currency: first.account.currency,
     kind: draft.kind,
     origin: 'import',
     occurred_on: draft.occurredOn,
@@ -184,7 +188,7 @@ async function admitRows(
   const accounts = await resolvePushAccounts(tx, deps.clock, batch.spaceId, batch.sourceId, wanted);
   const booked: Booked[] = [];
   for (const row of admitted) {
-    const account = accounts.get(row.accountKey)!;
+    const account = defined(accounts.get(row.accountKey), "a pushed row's account");
     if (account.currency === row.currency) {
       booked.push({ row, account, entryId: uuidv7() });
       continue;
@@ -271,7 +275,9 @@ async function finishBatch(
     booked.map(({ row, entryId }) => ({ externalId: row.externalId, entryId })),
   );
   const events = eventGroup(
-    drafts.map((draft, index) => moneyEvent(caller.spaceId, booked[index]!.account.id, draft.id!, draft, at)),
+    booked.map(({ account, entryId }, index) =>
+      moneyEvent(caller.spaceId, account.id, entryId, defined(drafts[index], "a booked row's entry"), at),
+    ),
   );
   const usedKeys = new Set(booked.map((item) => item.account.key));
   const created = [...batch.accounts.values()]
@@ -338,7 +344,15 @@ export async function undoBatch(deps: PushDeps, userId: string, spaceId: string,
     await insertEventGroup(
       tx,
       eventGroup(
-        reversed.map((item, index) => moneyEvent(spaceId, accountIds[index]!, item.entryId, item.draft, at)),
+        reversed.map((item, index) =>
+          moneyEvent(
+            spaceId,
+            defined(accountIds[index], "a reversal's account"),
+            item.entryId,
+            item.draft,
+            at,
+          ),
+        ),
       ),
     );
     await store.releaseExternalIds(
@@ -357,9 +371,12 @@ async function accountIdsOfEntries(tx: Queryable, drafts: EntryDraft[]): Promise
     ...new Set(
       drafts.map(
         (draft) =>
-          draft.postings.find(
-            (posting) => posting.account.normalSide === 'debit' && posting.account.tracksBalance,
-          )!.account.id,
+          defined(
+            draft.postings.find(
+              (posting) => posting.account.normalSide === 'debit' && posting.account.tracksBalance,
+            ),
+            "a reversal's asset posting",
+          ).account.id,
       ),
     ),
   ];
@@ -372,9 +389,13 @@ async function accountIdsOfEntries(tx: Queryable, drafts: EntryDraft[]): Promise
           .where('ledger_account_id', 'in', ids)
           .execute();
   const byLedger = new Map(rows.map((row) => [row.ledger_account_id, row.id]));
-  return drafts.map(
-    (draft) => byLedger.get(draft.postings.find((posting) => posting.account.tracksBalance)!.account.id)!,
-  );
+  return drafts.map((draft) => {
+    const asset = defined(
+      draft.postings.find((posting) => posting.account.tracksBalance),
+      "a reversal's asset posting",
+    );
+    return defined(byLedger.get(asset.account.id), "the account of a reversal's asset posting");
+  });
 }
 
 type BatchRow = Awaited<ReturnType<typeof store.listBatches>>[number];

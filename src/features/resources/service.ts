@@ -1,3 +1,4 @@
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
@@ -93,7 +94,7 @@ export async function updateEndpoint(
   if (!(await store.updateCard(deps.db, spaceId, resourceId, change, deps.clock.now())))
     throw new AppError('not_found', 'No such endpoint in this space.');
   const [card] = await cards(deps, spaceId, { resourceId });
-  return card!;
+  return defined(card, 'the endpoint just updated');
 }
 
 /** The public discovery list's page: Findable cards' address, name and last change, nothing else. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { defined } from '../../core/assert.ts';
 import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { readBeforeAnyWrite } from '../../platform/db/lasting.ts';
@@ -29,7 +30,7 @@ export async function upsertResource(
     .values({ id: randomUUID(), space_id: spaceId, address, created_at: at, updated_at: at })
     .onConflict((conflict) => conflict.columns(['space_id', 'address']).doNothing())
     .execute();
-  return (await find())!;
+  return defined(await find(), 'the resource just ensured');
 }
 
 export function findResource(db: Queryable, spaceId: string, resourceId: string) {

@@ -107,7 +107,7 @@ function dropLegalForms(words: string[]): string[] {
     }
   }
   let start = 0;
-  while (end - start > 1 && LEADING_FORMS.has(words[start]!)) start += 1;
+  while (end - start > 1 && LEADING_FORMS.has(words[start] ?? '')) start += 1;
   return words.slice(start, end);
 }
 

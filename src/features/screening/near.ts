@@ -211,38 +211,38 @@ export function blockingKeys(name: PreparedName): string[] {
 
 export type NearHit<T> = { entry: T; score: number };
 
+type Indexed<T> = { name: PreparedName; entry: T };
+
 /**
  * The names of a list, indexed by blocking key: a payee's name is scored only against entries
  * that share a key with it. A near match that shares no key (every word misspelt within its first
  * three letters) is not found; docs/design/screening.md states this bound.
  */
 export class NameIndex<T> {
-  private readonly names: PreparedName[] = [];
-  private readonly entries: T[] = [];
-  private readonly byKey = new Map<string, number[]>();
-  private readonly exact = new Map<string, number>();
+  /** The entries by blocking key and by exact spelling; an entry keeps its prepared name beside it. */
+  private readonly byKey = new Map<string, Indexed<T>[]>();
+  private readonly exact = new Map<string, Indexed<T>>();
+  private count = 0;
 
   add(words: readonly string[], entry: T) {
     if (words.length === 0) return;
-    const prepared = prepareName(words);
-    const at = this.names.length;
-    this.names.push(prepared);
-    this.entries.push(entry);
-    for (const key of [prepared.spaced, `#${prepared.inOrder}`, `#${prepared.joined}`]) {
-      if (!this.exact.has(key)) this.exact.set(key, at);
+    const indexed = { name: prepareName(words), entry };
+    this.count += 1;
+    for (const key of [indexed.name.spaced, `#${indexed.name.inOrder}`, `#${indexed.name.joined}`]) {
+      if (!this.exact.has(key)) this.exact.set(key, indexed);
     }
-    for (const key of blockingKeys(prepared)) {
+    for (const key of blockingKeys(indexed.name)) {
       let bucket = this.byKey.get(key);
       if (!bucket) {
         bucket = [];
         this.byKey.set(key, bucket);
       }
-      bucket.push(at);
+      bucket.push(indexed);
     }
   }
 
   get size() {
-    return this.names.length;
+    return this.count;
   }
 
   /** The best entry scoring at least `minScore` against the name, or undefined. */
@@ -250,22 +250,21 @@ export class NameIndex<T> {
     if (words.length === 0) return undefined;
     const subject = prepareName(words);
     for (const key of [subject.spaced, `#${subject.inOrder}`, `#${subject.joined}`]) {
-      const at = this.exact.get(key);
-      if (at !== undefined) return { entry: this.entries[at]!, score: 1 };
+      const found = this.exact.get(key);
+      if (found !== undefined) return { entry: found.entry, score: 1 };
     }
     let best: NearHit<T> | undefined;
-    const scored = new Set<number>();
+    const scored = new Set<Indexed<T>>();
     for (const key of blockingKeys(subject)) {
-      for (const at of this.byKey.get(key) ?? []) {
-        if (scored.has(at)) continue;
-        scored.add(at);
-        const listed = this.names[at]!;
+      for (const candidate of this.byKey.get(key) ?? []) {
+        if (scored.has(candidate)) continue;
+        scored.add(candidate);
         // A candidate that cannot beat the threshold or the best so far is not scored.
-        const ceiling = scoreCeiling(subject, listed);
+        const ceiling = scoreCeiling(subject, candidate.name);
         if (ceiling < minScore || (best !== undefined && ceiling <= best.score)) continue;
-        const score = nameScore(subject, listed);
+        const score = nameScore(subject, candidate.name);
         if (score >= minScore && (best === undefined || score > best.score)) {
-          best = { entry: this.entries[at]!, score };
+          best = { entry: candidate.entry, score };
         }
       }
     }

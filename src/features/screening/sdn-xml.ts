@@ -47,8 +47,9 @@ function entriesOf(entry: XmlNode): ScreeningEntry[] {
 /** OFAC writes its date as MM/DD/YYYY; it is kept as YYYY-MM-DD (or as written, if otherwise). */
 function isoDate(published: string): string {
   const parts = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(published);
-  if (!parts) return published;
-  return `${parts[3]}-${parts[1]!.padStart(2, '0')}-${parts[2]!.padStart(2, '0')}`;
+  const [, month, day, year] = parts ?? [];
+  if (month === undefined || day === undefined || year === undefined) return published;
+  return `${year}-${month.padStart(2, '0')}-${day.padStart(2, '0')}`;
 }
 
 export type ParseResult = { ok: true; list: SdnList } | { ok: false; problem: string };

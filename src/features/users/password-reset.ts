@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '../../core/errors.ts';
-import { escapeHtml } from '../../core/html.ts';
 import { hasSecretShape } from '../../core/ids.ts';
 import { randomSecret, sha256Hex } from '../../platform/crypto.ts';
 import {
@@ -12,6 +11,7 @@ import {
 } from '../../platform/http/attempt-throttle.ts';
 import type { Mailer } from '../../platform/mail/mailer.ts';
 import { enqueueMail } from '../../platform/mail/outbox.ts';
+import { resetMail } from './reset-mail.tsx';
 import { hashPassword, type Origin, type UsersDeps } from './service.ts';
 import * as store from './store.ts';
 
@@ -27,18 +27,6 @@ export type ResetDeps = UsersDeps & { mailer: Mailer; publicUrl: string; logger?
 
 export function resetLink(publicUrl: string, token: string): string {
   return `${publicUrl}/app/reset-password?token=${encodeURIComponent(token)}`;
-}
-
-function resetMail(to: string, link: string) {
-  const text =
-    `Someone (we hope you) asked to set a new password for your Tollbook account.\n\n` +
-    `Open this link within 30 minutes to choose one; it works once:\n${link}\n\n` +
-    `If you did not ask, ignore this mail: your password stays as it is.\n`;
-  const html =
-    `<p>Someone (we hope you) asked to set a new password for your Tollbook account.</p>` +
-    `<p><a href="${escapeHtml(link)}">Choose a new password</a> within 30 minutes; the link works once.</p>` +
-    `<p>If you did not ask, ignore this mail: your password stays as it is.</p>`;
-  return { to, subject: 'Set a new Tollbook password', text, html };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { SecretBox } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
@@ -110,7 +111,9 @@ export async function fanOut(
     ]);
     const sendables = planned
       .filter((delivery) => inserted.has(delivery.id))
-      .map((delivery) => sendableOf(delivery, byId.get(delivery.eventId)!, addresses, token));
+      .map((delivery) =>
+        sendableOf(delivery, defined(byId.get(delivery.eventId), "a delivery's event"), addresses, token),
+      );
     return { events: events.length, sendables };
   });
 }
@@ -121,7 +124,7 @@ function sendableOf(
   addresses: Map<string, store.TargetAddress>,
   token: string,
 ): Sendable {
-  const address = addresses.get((delivery.keyId ?? delivery.subscriptionId)!);
+  const address = addresses.get(defined(delivery.keyId ?? delivery.subscriptionId, "a delivery's target"));
   return {
     id: delivery.id,
     lease_token: token,
@@ -254,8 +257,8 @@ export function openSigningSecrets(
     deps.clock.now(),
   );
   try {
-    const [first, ...rest] = sealed.map((each) => deps.secrets.open(each));
-    return [first!, ...rest];
+    const [current, ...previous] = sealed;
+    return [deps.secrets.open(current), ...previous.map((each) => deps.secrets.open(each))];
   } catch {
     return null;
   }
@@ -295,12 +298,15 @@ export async function recordAttempts(deps: DeliveryDeps, attempts: Attempted[]):
   if (latestSuccess.size === 0 && earliestFailure.size === 0) return;
   await deps.db.transaction().execute(async (tx) => {
     for (const [id, at] of latestSuccess) await store.markSubscriptionsSucceeded(tx, [id], at);
-    const failing = [...earliestFailure.keys()].filter((id) => !latestSuccess.has(id));
-    for (const id of failing) {
-      const at = earliestFailure.get(id)!;
+    const failing = [...earliestFailure].filter(([id]) => !latestSuccess.has(id));
+    for (const [id, at] of failing) {
       await store.markSubscriptionsFailing(tx, [id], { at, quietMs: PAUSE_AFTER_FAILING_MS });
     }
-    await pauseFailing(deps, tx, failing);
+    await pauseFailing(
+      deps,
+      tx,
+      failing.map(([id]) => id),
+    );
   });
 }
 

@@ -165,10 +165,10 @@ export type SecretsOf<T> = { current: T; previous: T | null; previousUntil: Date
  * The secrets that sign a send at `now`: the current one, then the replaced one while the
  * rotation's overlap lasts (it ends at `previousUntil`, exclusive).
  */
-export function signingSecrets<T>(secrets: SecretsOf<T>, now: Date): T[] {
-  const overlapping =
-    secrets.previous !== null && secrets.previousUntil !== null && now < secrets.previousUntil;
-  return overlapping ? [secrets.current, secrets.previous as T] : [secrets.current];
+export function signingSecrets<T>(secrets: SecretsOf<T>, now: Date): [T, ...T[]] {
+  const { current, previous, previousUntil } = secrets;
+  const overlapping = previous !== null && previousUntil !== null && now < previousUntil;
+  return overlapping ? [current, previous] : [current];
 }
 
 /** When a secret replaced at `now` stops signing. */

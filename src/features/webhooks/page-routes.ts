@@ -212,7 +212,8 @@ function registerJournalPages(server: FastifyInstance, deps: service.WebhooksDep
       // A refusal (a paused subscription) is shown on the journal itself.
       const subscription = (await service.listSubscriptions(deps, shell.user.id, shell.book.id)).find(
         (row) => row.id === sid,
-      )!;
+      );
+      if (!subscription) throw new AppError('not_found', 'No such subscription in this book.');
       const page = await service.listJournal(
         deps,
         shell.user.id,

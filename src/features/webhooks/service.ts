@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { randomSecret, type SecretBox } from '../../platform/crypto.ts';
@@ -285,7 +286,9 @@ export async function retryKeyDelivery(
       at: now,
     });
   });
-  return presentDelivery((await store.findDelivery(deps.db, ids.spaceId, ids.deliveryId))!);
+  return presentDelivery(
+    defined(await store.findDelivery(deps.db, ids.spaceId, ids.deliveryId), 'the delivery just changed'),
+  );
 }
 
 /** At most this many deliveries are replayed by one command. */
@@ -349,7 +352,9 @@ export async function retryDelivery(
       at: now,
     });
   });
-  return presentDelivery((await store.findDelivery(deps.db, ids.spaceId, ids.deliveryId))!);
+  return presentDelivery(
+    defined(await store.findDelivery(deps.db, ids.spaceId, ids.deliveryId), 'the delivery just changed'),
+  );
 }
 
 export type WebhookTestInput = { url?: string; secret?: string; subscription_id?: string };

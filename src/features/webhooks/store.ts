@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import { type NotNull, type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../../platform/db/schema.ts';
 import type {
@@ -78,13 +78,14 @@ export async function liveWebhookKeys(db: Queryable, keyIds: string[]): Promise<
     .where('webhook_url', 'is not', null)
     .where('webhook_url', '<>', '')
     .where('revoked_at', 'is', null)
+    .$narrowType<{ webhook_url: NotNull }>()
     .execute();
   return new Map(
     rows.map((row) => [
       row.id,
       {
         id: row.id,
-        url: row.webhook_url!,
+        url: row.webhook_url,
         secretSealed: row.webhook_secret_sealed,
         previousSecretSealed: row.previous_webhook_secret_sealed,
         previousSecretUntil: row.previous_webhook_secret_until,

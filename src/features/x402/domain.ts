@@ -129,6 +129,6 @@ const REASON_TEXT: Record<string, string> = {
 
 export function describeReason(reason: string | undefined, message?: string): string {
   if (reason && REASON_TEXT[reason]) return REASON_TEXT[reason];
-  if (reason && message) return `${reason}: ${message.split('\n')[0]!.slice(0, 300)}`;
+  if (reason && message) return `${reason}: ${(message.split('\n')[0] ?? '').slice(0, 300)}`;
   return reason ?? 'The payment was refused.';
 }

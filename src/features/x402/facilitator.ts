@@ -2,14 +2,10 @@ import { type PendingSettlementStore, x402Facilitator } from '@x402/core/facilit
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import type { Logger } from 'pino';
+import type { Abi, VerifyTypedDataParameters } from 'viem';
 import type { Chain } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
-import {
-  type ContractCall,
-  createPlannedSender,
-  createSendPlanner,
-  type PlannedCall,
-} from '../../platform/chain/send-plan.ts';
+import { createPlannedSender, createSendPlanner } from '../../platform/chain/send-plan.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { withSessionLock } from '../../platform/db/session-lock.ts';
@@ -126,7 +122,7 @@ export function createFacilitator(
   const firstAttempts = new Set<string>();
   const networks = new Map<string, ConfiguredNetwork>();
   for (const network of chain?.networks.list() ?? []) {
-    const clients = chain!.clients(network.name);
+    const clients = chain?.clients(network.name);
     const wallet = clients?.walletClient;
     if (!clients || !wallet) continue;
     const { publicClient } = clients;
@@ -135,35 +131,43 @@ export function createFacilitator(
       ? sharedLane(db, network.chainId, wallet.account.address, options.logger)
       : localLane();
     const codeOf = codeReader(publicClient, network.token.address);
-    const planner = createSendPlanner(publicClient as never, network.chainId);
+    const planner = createSendPlanner(publicClient, network.chainId);
     // A key held here signs in this process, at the nonce the node gives in the lane, and a send
     // that ends unknown is followed by its hash (see createPlannedSender).
     const account = wallet.account;
     const planned =
       account.type === 'local' && account.signTransaction
         ? createPlannedSender(
-            publicClient as never,
+            publicClient,
             { account: { address: account.address, signTransaction: account.signTransaction } },
             network.name,
             options.logger,
           )
         : undefined;
-    // viem's clients have every method the scheme needs; their argument types are stricter than
-    // the scheme's structural ones, hence the casts at this one seam.
+    // viem's clients have every method the scheme needs. The scheme hands over ABIs and typed
+    // data as plain records (`readonly unknown[]`, `Record<string, unknown>`); viem types them as
+    // its Abi and typed-data definitions, which is what they are.
     const signer = toFacilitatorEvmSigner(
       {
         address: wallet.account.address,
-        readContract: (args) => publicClient.readContract(args as never),
-        verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
+        readContract: (args) => publicClient.readContract({ ...args, abi: args.abi as Abi }),
+        verifyTypedData: (args) => publicClient.verifyTypedData(args as VerifyTypedDataParameters),
         writeContract: async (args) => {
           // Gas and fee caps known beforehand spare the node a fill request per payment. A plan
           // that could not be made fails the send before anything leaves.
-          const plan = await planner.plan(args as ContractCall, wallet.account.address);
-          if (plan && planned) return lane(() => planned.send(args as PlannedCall, plan));
+          const plan = await planner.plan(args, wallet.account.address);
+          if (plan && planned) return lane(() => planned.send(args, plan));
           // A chain without EIP-1559 fees, or a key held by the node: viem fills and sends.
-          return lane(() => wallet.writeContract({ ...(args as object), ...plan } as never));
+          const caps = plan
+            ? {
+                gas: plan.gas,
+                maxFeePerGas: plan.maxFeePerGas,
+                maxPriorityFeePerGas: plan.maxPriorityFeePerGas,
+              }
+            : {};
+          return lane(() => wallet.writeContract({ ...args, abi: args.abi as Abi, ...caps }));
         },
-        sendTransaction: (args) => lane(() => wallet.sendTransaction(args as never)),
+        sendTransaction: (args) => lane(() => wallet.sendTransaction(args)),
         waitForTransactionReceipt: async (args) => {
           const receipt = await publicClient.waitForTransactionReceipt(args);
           if (receipt.status !== 'success') planner.forget();

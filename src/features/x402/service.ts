@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { Logger } from 'pino';
 import { getAddress } from 'viem';
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
@@ -95,7 +96,7 @@ async function quoteFor(
       requirementsFor({
         caip2: network.caip2,
         token: network.token,
-        payTo: account.address!,
+        payTo: defined(account.address, 'a proven account address'),
         baseUnits,
         remainingSeconds: (request.expires_at.getTime() - now.getTime()) / 1000,
       }),
@@ -152,7 +153,7 @@ function decodePayment(header: string): unknown {
 export function settledResponse(claim: store.SettlementClaim): SettleResponse {
   return {
     success: true,
-    transaction: claim.tx_hash!,
+    transaction: defined(claim.tx_hash, "a settled claim's transaction"),
     network: claim.network as Network,
     payer: getAddress(claim.payer),
   };
@@ -388,7 +389,7 @@ export async function bookSettlement(
   response: SettleResponse,
   target: { seen: RequestRow } | { requestIn: (tx: Queryable) => Promise<string> },
 ): Promise<RequestRow> {
-  const network = deps.facilitator.networks.get(claim.network)!;
+  const network = defined(deps.facilitator.networks.get(claim.network), "a claim's network");
   const converted = fromBaseUnits(BigInt(claim.amount_base), network.token.decimals);
   if (!converted.ok) throw new Error(`A claimed amount ${claim.amount_base} cannot be booked exactly.`);
   const amount = converted.value;

@@ -108,10 +108,10 @@ function waitForListening(child: ChildProcess, stderrTail: () => string, timeout
     const timer = setTimeout(() => fail(`anvil did not start listening within ${timeoutMs} ms.`), timeoutMs);
     const onData = (chunk: Buffer) => {
       buffered = (buffered + chunk.toString('utf8')).slice(-STDERR_KEPT_CHARS);
-      const match = LISTENING_LINE.exec(buffered);
-      if (!match) return;
+      const [, host, port] = LISTENING_LINE.exec(buffered) ?? [];
+      if (host === undefined || port === undefined) return;
       cleanup();
-      resolve({ host: match[1]!, port: Number(match[2]) });
+      resolve({ host, port: Number(port) });
     };
     const onExit = (code: number | null, signal: string | null) =>
       fail(`anvil exited before it listened (code ${code}, signal ${signal}). ${stderrTail()}`.trim());

@@ -18,6 +18,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createNonceManager, jsonRpc } from 'viem/nonce';
+import { assert, defined } from '../../core/assert.ts';
 import { refuseInsideTransaction } from '../db/transaction-guard.ts';
 import { type AnvilNode, startAnvil, waitForRpc } from './anvil.ts';
 import {
@@ -139,11 +140,11 @@ export function connectClients(
   const [first] = rpcUrls;
   if (first === undefined) throw new RangeError(`No RPC URL for ${definition.name}.`);
   const chain = viemChain(definition, first);
-  const transports = rpcUrls.map((url) => http(url, { timeout: requestTimeoutMs, retryCount: 1 }));
+  const transportTo = (url: string) => http(url, { timeout: requestTimeoutMs, retryCount: 1 });
   const transport = outsideTransactions(
-    transports.length === 1
-      ? transports[0]!
-      : fallback(transports, {
+    rpcUrls.length === 1
+      ? transportTo(first)
+      : fallback(rpcUrls.map(transportTo), {
           rank: {
             interval: RANK_INTERVAL_MS,
             ping: ({ transport: node }) => node.request({ method: 'eth_blockNumber' }),
@@ -181,12 +182,15 @@ async function checkChainId(definition: NetworkDefinition, rpcUrl: string, timeo
 }
 
 async function startLocal(options: ChainOptions, timeoutMs: number) {
-  const definition = NETWORKS.find((candidate) => candidate.chainId === LOCAL_CHAIN_ID)!;
+  const definition = defined(
+    NETWORKS.find((candidate) => candidate.chainId === LOCAL_CHAIN_ID),
+    'the local network',
+  );
   const anvil = options.localRpcUrl
     ? undefined
     : await startAnvil({ chainId: LOCAL_CHAIN_ID, startTimeoutMs: timeoutMs });
   try {
-    const rpcUrl = options.localRpcUrl ?? anvil!.rpcUrl;
+    const rpcUrl = options.localRpcUrl ?? defined(anvil, 'the started anvil').rpcUrl;
     if (options.localRpcUrl) await checkChainId(definition, rpcUrl, timeoutMs);
     const { publicClient, walletClient, nodes } = connectClients(
       definition,
@@ -194,7 +198,9 @@ async function startLocal(options: ChainOptions, timeoutMs: number) {
       options.gasWalletKey ?? ANVIL_DEV_KEY,
       options.requestTimeoutMs,
     );
-    const address = await deployTestUsdc({ publicClient, walletClient: walletClient! });
+    // The local chain always has a gas wallet key (the development key when none is given).
+    const wallet = defined(walletClient, 'the local gas wallet');
+    const address = await deployTestUsdc({ publicClient, walletClient: wallet });
     if (!(await installLocalMulticall(publicClient))) {
       options.logger.warn(
         { rpcUrl },
@@ -203,7 +209,7 @@ async function startLocal(options: ChainOptions, timeoutMs: number) {
     }
     const token = await readTokenInfo(publicClient, address);
     const network: ConfiguredNetwork = { ...definition, rpcUrl, token };
-    return { network, rpcUrl, anvil, publicClient, walletClient: walletClient!, nodes };
+    return { network, rpcUrl, anvil, publicClient, walletClient: wallet, nodes };
   } catch (error) {
     await anvil?.stop();
     throw error;
@@ -239,8 +245,11 @@ async function configurePublic(
   // Every node must serve this network: a URL pointing at another chain is a configuration error.
   for (const rpcUrl of rpcUrls) await checkChainId(definition, rpcUrl, options.startTimeoutMs);
   const clients = connectClients(definition, rpcUrls, key, options.requestTimeoutMs);
-  const token = await readTokenInfo(clients.publicClient, definition.usdc!);
-  return { network: { ...definition, rpcUrl: rpcUrls[0]!, token }, clients };
+  const [rpcUrl] = rpcUrls;
+  const usdc = definition.usdc;
+  assert(usdc !== undefined && rpcUrl !== undefined, 'A public network has a USDC address and an RPC URL.');
+  const token = await readTokenInfo(clients.publicClient, usdc);
+  return { network: { ...definition, rpcUrl, token }, clients };
 }
 
 /** Connects every configured network (and starts the local chain when asked). */

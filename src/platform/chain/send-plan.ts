@@ -3,6 +3,7 @@ import {
   type Abi,
   type Address,
   BaseError,
+  type Chain,
   concatHex,
   encodeFunctionData,
   type Hash,
@@ -11,6 +12,7 @@ import {
   type PublicClient,
   RpcRequestError,
   type TransactionSerializableEIP1559,
+  type Transport,
 } from 'viem';
 import { chainUnknownTotal, describeChainError, readChain } from './outcome.ts';
 
@@ -46,7 +48,10 @@ export type SendPlanner = {
   forget(): void;
 };
 
-export function createSendPlanner(client: PublicClient, chainId: number): SendPlanner {
+/** A public client of a configured chain (chain/chain.ts connects them all with their chain). */
+type ChainClient = PublicClient<Transport, Chain>;
+
+export function createSendPlanner(client: ChainClient, chainId: number): SendPlanner {
   const gasByCall = new Map<string, Promise<bigint>>();
   let fees:
     | { at: number; value: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined> }
@@ -76,7 +81,13 @@ export function createSendPlanner(client: PublicClient, chainId: number): SendPl
     let gas = gasByCall.get(key);
     if (!gas) {
       gas = client
-        .estimateContractGas({ ...call, account: from } as never)
+        .estimateContractGas({
+          address: call.address,
+          abi: call.abi as Abi,
+          functionName: call.functionName,
+          args: call.args,
+          account: from,
+        })
         .then((estimate) => estimate * GAS_HEADROOM);
       gasByCall.set(key, gas);
       gas.catch(() => gasByCall.delete(key));
@@ -142,7 +153,7 @@ function refusedByNode(error: unknown): boolean {
  * sent again, and never again at another nonce.
  */
 export function createPlannedSender(
-  publicClient: PublicClient,
+  publicClient: ChainClient,
   wallet: LocalWallet,
   network: string,
   logger?: Logger | undefined,

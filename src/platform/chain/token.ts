@@ -12,6 +12,7 @@ import {
   parseAbi,
   stringToHex,
   type Transport,
+  testActions,
   type Chain as ViemChain,
   type WalletClient,
 } from 'viem';
@@ -81,18 +82,17 @@ const MULTICALL_ARTIFACT_URL = new URL('../../../contracts/build/LocalMulticall.
  * that has none there (anvil starts empty). Uses anvil_setCode, so it works on anvil (and
  * Hardhat) only; answers false when the node refused.
  */
-export async function installLocalMulticall(publicClient: PublicClient): Promise<boolean> {
-  if (await hasCode(publicClient as Clients['publicClient'], MULTICALL_ADDRESS)) return true;
+export async function installLocalMulticall(publicClient: Clients['publicClient']): Promise<boolean> {
+  if (await hasCode(publicClient, MULTICALL_ADDRESS)) return true;
   const artifact = JSON.parse(readFileSync(MULTICALL_ARTIFACT_URL, 'utf8')) as { deployedBytecode: Hex };
   try {
-    await publicClient.request({
-      method: 'anvil_setCode' as never,
-      params: [MULTICALL_ADDRESS, artifact.deployedBytecode] as never,
-    });
+    await publicClient
+      .extend(testActions({ mode: 'anvil' }))
+      .setCode({ address: MULTICALL_ADDRESS, bytecode: artifact.deployedBytecode });
   } catch {
     return false;
   }
-  return hasCode(publicClient as Clients['publicClient'], MULTICALL_ADDRESS);
+  return hasCode(publicClient, MULTICALL_ADDRESS);
 }
 
 /**

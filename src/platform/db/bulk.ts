@@ -10,8 +10,8 @@ type Column = { name: string; type: string };
 /** "id uuid, amount numeric" → its names and types (fixed text of ours, never user input). */
 function columnsOf(list: string): Column[] {
   return list.split(',').map((part) => {
-    const [name, type] = part.trim().split(/\s+/, 2);
-    return { name: name!, type: type! };
+    const [name = '', type = ''] = part.trim().split(/\s+/, 2);
+    return { name, type };
   });
 }
 

@@ -69,10 +69,7 @@ export function renderError(error: unknown): RenderedError | null {
   }
   const fastifyError = error as FastifyError;
   if (fastifyError?.validation) {
-    const items = toValidationItems(
-      fastifyError.validation as never,
-      fastifyError.validationContext ?? 'body',
-    );
+    const items = toValidationItems(fastifyError.validation, fastifyError.validationContext ?? 'body');
     return { status: 422, body: { detail: items } };
   }
   const known = fastifyError?.code ? FASTIFY_CODES[fastifyError.code] : undefined;

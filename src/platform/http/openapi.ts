@@ -284,11 +284,10 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 export function listOperations(document: Json): { method: string; path: string; operation: Json }[] {
   const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
   return Object.entries(paths).flatMap(([path, item]) =>
-    HTTP_METHODS.filter((method) => item[method] !== undefined).map((method) => ({
-      method,
-      path,
-      operation: item[method]!,
-    })),
+    HTTP_METHODS.flatMap((method) => {
+      const operation = item[method];
+      return operation === undefined ? [] : [{ method, path, operation }];
+    }),
   );
 }
 
@@ -418,7 +417,10 @@ function describeSuccesses(document: Json): void {
   }
 }
 
-export function finishDocument(document: Json, extras: DocumentExtras): Json {
+/** Finishes the generated document in place (paths, responses, webhooks, examples, tags) and answers it. */
+export function finishDocument<D extends object>(generated: D, extras: DocumentExtras): D {
+  // The generated document is plain JSON, edited as such.
+  const document = generated as Json;
   document.paths = { ...(document.paths as Json), ...structuredClone(extras.paths) };
   describeSuccesses(document);
   attachErrorResponses(document);
@@ -426,5 +428,5 @@ export function finishDocument(document: Json, extras: DocumentExtras): Json {
   nameTitledSchemas(document);
   attachExamples(document, extras.examples);
   document.tags = extras.tags;
-  return document;
+  return generated;
 }

@@ -49,14 +49,17 @@ export function decide(
   return { allowed, limit, remaining: Math.max(0, limit - seen), resetSeconds };
 }
 
-function groupByKey(items: RateHit[]): Map<string, number[]> {
-  const groups = new Map<string, number[]>();
+/** A batch's hits on one key: their places in the batch, and the stamp key of the first. */
+type KeyGroup = { keyId: string; stampKey: string | undefined; indexes: number[] };
+
+function groupByKey(items: RateHit[]): KeyGroup[] {
+  const groups = new Map<string, KeyGroup>();
   items.forEach((item, index) => {
-    const list = groups.get(item.keyId) ?? [];
-    list.push(index);
-    groups.set(item.keyId, list);
+    const group = groups.get(item.keyId);
+    if (group) group.indexes.push(index);
+    else groups.set(item.keyId, { keyId: item.keyId, stampKey: item.stampKey, indexes: [index] });
   });
-  return groups;
+  return [...groups.values()];
 }
 
 export function createPostgresRateLimiter(db: Db, clock: Clock, limit = RATE_LIMIT_PER_MINUTE): RateLimiter {
@@ -65,8 +68,8 @@ export function createPostgresRateLimiter(db: Db, clock: Clock, limit = RATE_LIM
     const bucket = Math.floor(nowMs / 1000 / BUCKET_SECONDS);
     const since = bucket - BUCKETS_BACK;
     const groups = groupByKey(items);
-    const keyIds = [...groups.keys()];
-    const counts = keyIds.map((keyId) => groups.get(keyId)!.length);
+    const keyIds = groups.map((group) => group.keyId);
+    const counts = groups.map((group) => group.indexes.length);
     // One statement per batch: `bumped` adds this batch's calls to each key's current bucket;
     // `counted` reads back the window's total and its oldest non-empty bucket. The window's sum
     // reads the statement's snapshot, so it sees the earlier buckets only; the current one's
@@ -89,7 +92,7 @@ export function createPostgresRateLimiter(db: Db, clock: Clock, limit = RATE_LIM
       SELECT key_id, total, oldest FROM counted`.execute(db);
     const byKey = new Map(rows.rows.map((row) => [row.key_id, row]));
     const results: RateResult[] = new Array(items.length);
-    for (const [keyId, indexes] of groups) {
+    for (const { keyId, indexes } of groups) {
       const row = byKey.get(keyId);
       const totals = { total: row?.total ?? indexes.length, oldestBucket: row?.oldest ?? bucket };
       indexes.forEach((itemIndex, position) => {
@@ -114,10 +117,7 @@ export function createRedisRateLimiter(
     const bucket = Math.floor(nowMs / 1000 / BUCKET_SECONDS);
     const groups = groupByKey(items);
     const pipeline = redis.pipeline();
-    const order: { keyId: string; stampKey: string | undefined }[] = [];
-    for (const [keyId, indexes] of groups) {
-      const stampKey = items[indexes[0]!]!.stampKey;
-      order.push({ keyId, stampKey });
+    for (const { keyId, stampKey, indexes } of groups) {
       const current = `tb:rl:${keyId}:${bucket}`;
       pipeline.incrby(current, indexes.length);
       pipeline.expire(current, WINDOW_SECONDS + BUCKET_SECONDS);
@@ -128,7 +128,7 @@ export function createRedisRateLimiter(
     }
     const replies = (await pipeline.exec()) ?? [];
     const results: RateResult[] = new Array(items.length);
-    order.forEach(({ keyId }, groupIndex) => {
+    groups.forEach(({ indexes }, groupIndex) => {
       const base = groupIndex * 4;
       for (const reply of replies.slice(base, base + 4)) if (reply[0]) throw reply[0];
       const current = Number(replies[base]?.[1] ?? 0);
@@ -141,7 +141,6 @@ export function createRedisRateLimiter(
         total += hits;
         if (hits > 0 && oldest === null) oldest = bucket - BUCKETS_BACK + back;
       });
-      const indexes = groups.get(keyId)!;
       const totals = { total, oldestBucket: oldest ?? bucket };
       indexes.forEach((itemIndex, position) => {
         results[itemIndex] = { decision: decide(totals, indexes.length, position, nowMs, limit), stamp };

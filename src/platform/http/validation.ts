@@ -46,8 +46,8 @@ export function isCalendarDate(text: string): boolean {
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   if (year < 1 || month < 1 || month > 12 || day < 1) return false;
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
-  return day <= days;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return days !== undefined && day <= days;
 }
 
 /** An AJV plugin, passed to Fastify's `ajv.plugins`: the amount keyword and the strict date format. */
@@ -101,7 +101,18 @@ function describeType(expected: string | string[]): [string, string] {
   return TYPE_NAMES[first] ?? ['type_error', `Input should be of type ${first}`];
 }
 
-function describe(error: ErrorObject): [string, string] {
+/**
+ * One failed schema check, as AJV reports it and Fastify passes it on (its `validation` items):
+ * only what the 422 body is made of.
+ */
+export type SchemaFailure = {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string | undefined;
+};
+
+function describe(error: SchemaFailure): [string, string] {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -168,7 +179,7 @@ const CONTEXT_NAMES: Record<string, string> = {
 };
 
 /** AJV errors in the 2.8 shape: `loc` starts with where the value was (body, query, path). */
-export function toValidationItems(errors: ErrorObject[], context: string): ValidationItem[] {
+export function toValidationItems(errors: readonly SchemaFailure[], context: string): ValidationItem[] {
   const root = CONTEXT_NAMES[context] ?? context;
   const items: ValidationItem[] = [];
   const seen = new Set<string>();

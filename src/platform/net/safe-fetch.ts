@@ -41,7 +41,7 @@ function dispatcherFor(url: URL, addresses: readonly string[]): Agent {
   if (found) return found;
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const agent = new Agent({
-    connect: { lookup: pinnedLookup(hostname, addresses) as never },
+    connect: { lookup: pinnedLookup(hostname, addresses) },
     keepAliveTimeout: 4_000,
   });
   dispatchers.set(key, agent);

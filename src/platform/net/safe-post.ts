@@ -1,5 +1,4 @@
-import type { LookupAddress } from 'node:dns';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { Pool } from 'undici';
 import { type AddressPolicy, checkPublicUrl, type Resolver } from './public-address.ts';
 
@@ -33,16 +32,10 @@ export type PostResult =
   /** Nothing usable came back: timeout, refused connection, reset, TLS failure. */
   | { kind: 'failed'; error: string; durationMs: number };
 
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
 /** A socket lookup that answers only `hostname`, and only with the addresses already checked. */
-export function pinnedLookup(hostname: string, addresses: readonly string[]) {
+export function pinnedLookup(hostname: string, addresses: readonly string[]): LookupFunction {
   const answers = addresses.map((address) => ({ address, family: isIP(address) }));
-  return (name: string, options: { all?: boolean } | undefined, callback: LookupCallback) => {
+  return (name, options, callback) => {
     const first = answers[0];
     if (name !== hostname || first === undefined) {
       callback(Object.assign(new Error(`refusing to resolve ${name}`), { code: 'ENOTFOUND' }), '', 0);
@@ -152,7 +145,7 @@ export class SafeSender {
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const client = new Pool(url.origin, {
       connections: CONNECTIONS_PER_TARGET,
-      connect: { lookup: pinnedLookup(hostname, addresses) as never, ...this.options.tls },
+      connect: { lookup: pinnedLookup(hostname, addresses), ...this.options.tls },
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
       connectTimeout: this.timeoutMs,

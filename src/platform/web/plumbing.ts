@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
-import { renderToString } from 'preact-render-to-string';
 import { AppError } from '../../core/errors.ts';
 import { canWrite } from '../../core/roles.ts';
 import { RenderedRefusal, sendRendered } from '../http/errors.ts';
@@ -8,6 +7,7 @@ import type { Member } from '../http/member.ts';
 import { assetAt } from './assets.ts';
 import { checkOutsideForm } from './forms.ts';
 import { errorPage } from './layout.tsx';
+import { renderDocument } from './render.ts';
 import type { Shell, ShellBook, Viewer } from './shell.ts';
 
 // The plumbing under every page of the owner's web app (/app): form bodies, the session
@@ -93,7 +93,7 @@ function nest(flat: Record<string, unknown>): Record<string, unknown> {
         node[part] = value;
         return;
       }
-      const nextIsIndex = /^\d{1,2}$/.test(path[index + 1]!);
+      const nextIsIndex = /^\d{1,2}$/.test(path[index + 1] ?? '');
       node[part] ??= nextIsIndex ? [] : {};
       node = node[part] as Record<string, unknown>;
     });
@@ -140,10 +140,7 @@ function sentCsrf(request: FastifyRequest): string | undefined {
 
 /** Renders a page: a doctype and the escaped markup. */
 export function sendPage(reply: FastifyReply, page: VNode, status = 200) {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .send(`<!doctype html>${renderToString(page)}`);
+  return reply.code(status).type('text/html; charset=utf-8').send(renderDocument(page));
 }
 
 /** After a write: back to a page with GET (a reload never repeats the write). */

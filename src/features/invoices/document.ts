@@ -55,8 +55,11 @@ export function invoiceMail(row: InvoiceRow, pageUrl: string, message: string, p
   return { subject, html, text };
 }
 
-/** The invoice as a PDF (pdfkit, its standard Helvetica: no font files needed). */
-export function invoicePdf(row: InvoiceRow): Promise<Buffer> {
+/**
+ * The invoice as a PDF (pdfkit, its standard Helvetica: no font files needed). `corrects` is the
+ * number of the invoice a credit note corrects.
+ */
+export function invoicePdf(row: InvoiceRow, corrects?: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Invoice ${row.number}` } });
     const chunks: Buffer[] = [];
@@ -68,6 +71,7 @@ export function invoicePdf(row: InvoiceRow): Promise<Buffer> {
     doc.text(`From: ${row.seller_name}${row.seller_address ? `, ${row.seller_address}` : ''}`);
     doc.text(`To: ${row.client_name}${row.client_address ? `, ${row.client_address}` : ''}`);
     doc.text(`Issued ${row.issued_on}, due ${row.due_on}`);
+    if (corrects) doc.text(`Corrects ${corrects}`);
     doc.moveDown();
     for (const line of row.line_items) {
       doc.text(

@@ -19,9 +19,11 @@ export {
   minorUnitsOf,
 } from './domain.ts';
 export { registerInvoicePages } from './page-routes.ts';
+export { documentLinks } from './reads.ts';
 export { registerInvoiceRoutes } from './routes.ts';
 export { InvoiceOut } from './schemas.ts';
 export {
+  answerQuote,
   applyInvoiceDiscount,
   applyInvoiceSettlement,
   createInvoice,
@@ -33,6 +35,7 @@ export {
   invoiceMailAttachments,
   listDeliveries,
   present,
+  quoteByToken,
   recordInvoiceShortfall,
   recordPayment,
   remindInvoice,

@@ -67,7 +67,11 @@ export async function invoicePdfFile(deps: InvoicesDeps, userId: string, spaceId
   if (!found) throw new AppError('not_found', 'No invoice with this id in this space.');
   const row = await withSellerShown(deps.db, found);
   const safeNumber = row.number.replace(/[^\w.-]+/g, '_').slice(0, 60);
-  return { filename: `${row.kind.replace('_', '-')}-${safeNumber}.pdf`, body: await invoicePdf(row) };
+  const corrects = (await documentLinks(deps.db, spaceId, row)).corrects?.number;
+  return {
+    filename: `${row.kind.replace('_', '-')}-${safeNumber}.pdf`,
+    body: await invoicePdf(row, corrects),
+  };
 }
 
 /** How many saved contacts the New form's picker offers: the newest, four pages of the list. */
@@ -100,4 +104,31 @@ export async function invoiceFormChoices(deps: InvoicesDeps, userId: string, spa
     .filter((row) => row.status === 'draft' || row.status === 'sent' || row.status === 'partial')
     .map((row) => ({ id: row.id, number: row.number, client_name: row.client_name, currency: row.currency }));
   return { accounts, contacts, correctable };
+}
+
+export type DocumentLink = { id: string; number: string };
+export type DocumentLinks = {
+  /** A credit note's invoice. */
+  corrects: DocumentLink | null;
+  /** An accepted quote's invoice. */
+  invoice: DocumentLink | null;
+  /** The quote an invoice was made from. */
+  quote: DocumentLink | null;
+};
+
+/** The documents one document names, by number: a credit note's invoice, a quote's invoice and back. */
+export async function documentLinks(
+  db: Parameters<typeof store.numbersOf>[0],
+  spaceId: string,
+  document: { id: string; kind: string; corrects_invoice_id: string | null; invoice_id: string | null },
+): Promise<DocumentLinks> {
+  const named = [document.corrects_invoice_id, document.invoice_id].filter((id): id is string => id !== null);
+  const numbers = await store.numbersOf(db, spaceId, named);
+  const link = (id: string | null) => numbers.find((row) => row.id === id) ?? null;
+  return {
+    corrects: link(document.corrects_invoice_id),
+    invoice: link(document.invoice_id),
+    quote:
+      document.kind === 'invoice' ? ((await store.quoteOfInvoice(db, spaceId, document.id)) ?? null) : null,
+  };
 }

@@ -2,6 +2,7 @@ import { renderToString } from 'preact-render-to-string';
 import { escapeHtml } from '../../core/html.ts';
 import { BankTransfer, type BankTransferView } from './bank-transfer.tsx';
 import type { Rails } from './domain.ts';
+import { fromQuoteHtml, type QuotePageModel, quoteBodyHtml, sellerLogoHtml } from './quote-page.tsx';
 
 // Server-rendered pages: small, fast, no framework. Every value that came from a user or a
 // client is escaped; the only script is the card form's, served as a file so the CSP can forbid
@@ -55,6 +56,8 @@ export type PayPageModel = {
   status: string;
   /** The business as payers know it: its trading name (features/spaces' displayNameOf). */
   seller: string;
+  /** The book's logo, when it has one. */
+  logoUrl: string | null;
   rails: Rails;
   /** The bank transfer, when a bank account of the space takes this request's currency. */
   bank: BankTransferView | null;
@@ -160,7 +163,7 @@ export function payPage(model: PayPageModel): string {
     model.received && model.status === 'active'
       ? `<p class="muted" id="received">Received so far: ${escapeHtml(model.received)}</p>`
       : '<p class="muted" id="received" hidden></p>';
-  const head = `<p class="muted">Payment to <strong id="seller">${escapeHtml(model.seller)}</strong></p>
+  const head = `${sellerLogoHtml(model.logoUrl, model.seller)}<p class="muted">Payment to <strong id="seller">${escapeHtml(model.seller)}</strong></p>
 <h1 class="amount" id="amount">${escapeHtml(model.amount)}</h1>
 ${model.memo ? `<p id="memo">${escapeHtml(model.memo)}</p>` : ''}
 <p><span class="status ${escapeHtml(model.status)}" id="status" data-status="${escapeHtml(model.status)}">${escapeHtml(statusLabel(model.status))}</span></p>
@@ -212,6 +215,11 @@ export function creditPage(model: CreditPageModel): string {
 export type InvoicePageModel = {
   token: string;
   number: string;
+  seller: string;
+  /** The book's logo, when it has one. */
+  logoUrl: string | null;
+  /** The quote an invoice was made from. */
+  quoteNumber: string | null;
   /** The invoice document, already escaped (rendered by the invoices feature). */
   documentHtml: string;
   status: string;
@@ -237,10 +245,15 @@ export function invoicePage(model: InvoicePageModel): string {
     : '';
   return layout(
     `Invoice ${model.number}`,
-    `<div class="card">${model.documentHtml}</div>
+    `<div class="card">${sellerLogoHtml(model.logoUrl, model.seller)}${model.documentHtml}${fromQuoteHtml(model.quoteNumber)}</div>
 <div class="card"><p>Status <span class="status" id="invoice-status">${escapeHtml(model.status)}</span></p>
 <p>Open <strong id="invoice-open">${escapeHtml(model.open)}</strong></p>${pay}${card}${problem}</div>`,
   );
+}
+
+/** The quote's public page: the quote and the client's answer (quote-page.tsx). */
+export function quotePage(model: QuotePageModel): string {
+  return layout(`Quote ${model.number}`, quoteBodyHtml(model));
 }
 
 /** A card payment that could not start: why, and the way back. */

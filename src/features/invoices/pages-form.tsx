@@ -119,7 +119,13 @@ function DocumentFields(props: { kind: Kind; form: FormState; choices: FormChoic
             (account) => [account.id, `${account.name} (${account.currency})`] as const,
           )}
         />
-        <Field name="number" label="Number" form={form} maxLength={40} hint="Blank: the next INV-nnnnnn." />
+        <Field
+          name="number"
+          label="Number"
+          form={form}
+          maxLength={40}
+          hint={`Blank: the next ${KIND_WORDS[kind].one.toLowerCase()} number (Book settings, Numbering).`}
+        />
       </div>
       {kind === 'credit_note' && (
         <Select

@@ -583,10 +583,14 @@ CREATE TABLE public.invoices (
     deferral_state text,
     delivered_in_app boolean DEFAULT false NOT NULL,
     seller_snapshot jsonb,
+    quote_decided_at timestamp with time zone,
+    quote_decided_by text DEFAULT ''::text NOT NULL,
     CONSTRAINT invoices_check CHECK (((paid_amount >= (0)::numeric) AND (paid_amount <= total))),
     CONSTRAINT invoices_deferral_check CHECK (((deferral_state IS NULL) OR (deferral_state = 'declined'::text) OR (promised_on IS NOT NULL))),
     CONSTRAINT invoices_deferral_state_check CHECK ((deferral_state = ANY (ARRAY['requested'::text, 'accepted'::text, 'declined'::text]))),
     CONSTRAINT invoices_kind_check CHECK ((kind = ANY (ARRAY['invoice'::text, 'credit_note'::text, 'quote'::text]))),
+    CONSTRAINT invoices_quote_decided_by_check CHECK ((length(quote_decided_by) <= 200)),
+    CONSTRAINT invoices_quote_decided_check CHECK (((status <> ALL (ARRAY['quote_accepted'::text, 'quote_declined'::text])) OR (quote_decided_at IS NOT NULL))),
     CONSTRAINT invoices_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'sent'::text, 'partial'::text, 'paid'::text, 'issued'::text, 'void'::text, 'quote_draft'::text, 'quote_sent'::text, 'quote_accepted'::text, 'quote_declined'::text, 'quote_expired'::text]))),
     CONSTRAINT invoices_total_check CHECK ((total >= (0)::numeric))
 );
@@ -955,6 +959,21 @@ CREATE TABLE public.screening_lists (
     checked_at timestamp with time zone,
     check_outcome text,
     CONSTRAINT screening_lists_entries_check CHECK ((entries >= 0))
+);
+
+CREATE TABLE public.seller_logos (
+    space_id uuid NOT NULL,
+    content_type text NOT NULL,
+    bytes bytea NOT NULL,
+    width integer NOT NULL,
+    height integer NOT NULL,
+    sha256 text NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT seller_logos_bytes_check CHECK (((octet_length(bytes) >= 1) AND (octet_length(bytes) <= 1048576))),
+    CONSTRAINT seller_logos_content_type_check CHECK ((content_type = ANY (ARRAY['image/png'::text, 'image/jpeg'::text]))),
+    CONSTRAINT seller_logos_height_check CHECK (((height >= 1) AND (height <= 512))),
+    CONSTRAINT seller_logos_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT seller_logos_width_check CHECK (((width >= 1) AND (width <= 512)))
 );
 
 CREATE TABLE public.seller_profiles (
@@ -1423,6 +1442,9 @@ ALTER TABLE ONLY public.schema_migrations
 ALTER TABLE ONLY public.screening_lists
     ADD CONSTRAINT screening_lists_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.seller_logos
+    ADD CONSTRAINT seller_logos_pkey PRIMARY KEY (space_id);
+
 ALTER TABLE ONLY public.seller_profiles
     ADD CONSTRAINT seller_profiles_pkey PRIMARY KEY (space_id);
 
@@ -1608,6 +1630,8 @@ CREATE INDEX resources_space_recent_idx ON public.resources USING btree (space_i
 CREATE INDEX screening_entries_value_idx ON public.screening_entries USING btree (value, kind, list_id);
 
 CREATE UNIQUE INDEX screening_lists_one_current ON public.screening_lists USING btree (is_current) WHERE is_current;
+
+CREATE INDEX seller_logos_sha256_idx ON public.seller_logos USING btree (sha256);
 
 CREATE INDEX sessions_user_idx ON public.sessions USING btree (user_id);
 
@@ -2012,6 +2036,9 @@ ALTER TABLE ONLY public.resources
 
 ALTER TABLE ONLY public.screening_entries
     ADD CONSTRAINT screening_entries_list_id_fkey FOREIGN KEY (list_id) REFERENCES public.screening_lists(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.seller_logos
+    ADD CONSTRAINT seller_logos_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
 ALTER TABLE ONLY public.seller_profiles
     ADD CONSTRAINT seller_profiles_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);

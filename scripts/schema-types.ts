@@ -35,6 +35,8 @@ const KINDS_BY_SQL_TYPE: Record<string, readonly Kind[]> = {
   json: ['object', 'array'],
   jsonb: ['object', 'array'],
   _text: ['array'],
+  // bytea: a Buffer from node-postgres, a Uint8Array from PGlite.
+  bytea: ['object'],
 };
 
 /** `literals` holds the string literals of a union of them; null when any string is allowed. */

@@ -416,7 +416,7 @@ describe('a document’s page and its actions', () => {
     const after = await page(b.owner, at);
     expect(after.body).toContain('>Accepted</span>');
     expect(after.body).toMatch(
-      /href="\/app\/books\/[0-9a-f-]+\/invoices\/[0-9a-f-]{36}">the invoice made from it/,
+      /data-field="became"><a href="\/app\/books\/[0-9a-f-]+\/invoices\/[0-9a-f-]{36}">INV-\d{6}<\/a>/,
     );
     const other = await createInvoice(b);
     const voided = await post(b.owner, `/app/books/${b.spaceId}/invoices/${other.id}/void`, {

@@ -251,7 +251,7 @@ describe('Invoices in a browser', () => {
       await page.getByRole('button', { name: 'Accept' }).click();
       await waitForText(page, '.notice.ok', /^Accepted/);
       expect(await page.locator('h1 .pill').textContent()).toBe('Accepted');
-      await page.getByRole('link', { name: 'the invoice made from it' }).click();
+      await page.locator('[data-field="became"] a').click();
       await waitForText(page, 'h1', /^Invoice INV-\d+ Draft$/);
       expect(await page.textContent('[data-field="total"]')).toBe('1,500.00 USD');
       expect(problems).toEqual([]);

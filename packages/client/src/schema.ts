@@ -894,7 +894,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a draft invoice or quote
+         * @description Changes a draft invoice's or quote's client, lines, dates and notes; fields left out stay, and lines, when given, replace all lines. The totals are computed again. Once sent (and for a credit note, issued when made) it is refused (invoice_state): a sent invoice is corrected by a credit note. Owners, admins and members may; a viewer is refused (403).
+         */
+        patch: operations["updateSpaceInvoice"];
         trace?: never;
     };
     "/app/api/spaces/{id}/invoices/{invoice_id}/accept": {
@@ -1723,6 +1727,34 @@ export interface paths {
          * @description Changes the fields given; an address replaces the whole address. A document already sent keeps the seller it was sent with. A new public handle must be free (409 conflict); the old one stops answering. Owners and admins only.
          */
         patch: operations["updateSellerProfile"];
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/profile/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the book's logo facts
+         * @description The stored logo’s type, size in pixels and bytes, and its public address; 404 when the book has none. Any member.
+         */
+        get: operations["getSpaceLogo"];
+        /**
+         * Upload the book's logo (PNG or JPEG, at most 1 MB)
+         * @description The body is the image file itself (image/png or image/jpeg). It is shrunk to at most 512 pixels on its long side, stored, and shown on the book’s pay pages and public invoice and quote pages; it replaces the logo the book had. SVG and other formats are refused (422); a larger body is 413. Owners and admins only.
+         */
+        put: operations["uploadSpaceLogo"];
+        post?: never;
+        /**
+         * Remove the book's logo
+         * @description The book’s pages show no logo any more. Owners and admins only.
+         */
+        delete: operations["deleteSpaceLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/app/api/spaces/{id}/proposals": {
@@ -3380,8 +3412,11 @@ export interface components {
             corrects_invoice_id?: string | null;
             /** @description Defaults to the account's. */
             currency?: string | null;
-            /** Format: date */
-            due_on: string;
+            /**
+             * Format: date
+             * @description Required for invoices and quotes; a credit note has no due date.
+             */
+            due_on?: string;
             /** Format: date */
             issued_on?: string | null;
             /**
@@ -3511,6 +3546,10 @@ export interface components {
             /** Format: date */
             promised_on: string | null;
             purchase_order: string;
+            /** @description For an accepted or declined quote: when the answer was given. */
+            quote_decided_at: string | null;
+            /** @description The name the client typed on the quote’s page; empty when the seller recorded the answer. */
+            quote_decided_by: string;
             /** Format: date-time */
             reminders_paused_at: string | null;
             seller_address: string;
@@ -3540,6 +3579,49 @@ export interface components {
             /** @description The public invoice page. */
             url: string;
             void_reason: string;
+        };
+        /**
+         * InvoicePatch
+         * @description Changes to a draft invoice or quote; fields left out stay.
+         */
+        InvoicePatch: {
+            client_address?: string;
+            client_country?: string;
+            client_country_code?: string;
+            /** @description An email address, or empty. */
+            client_email?: string;
+            client_name?: string;
+            client_phone?: string;
+            client_reg_number?: string;
+            client_tax_id?: string;
+            /** Format: uuid */
+            contact_id?: string | null;
+            /** Format: date */
+            due_on?: string;
+            /** Format: date */
+            issued_on?: string;
+            line_items?: {
+                description: string;
+                /**
+                 * @description A decimal string above 0.
+                 * @default 1
+                 */
+                quantity?: string;
+                /** @enum {string|null} */
+                tax_kind?: "standard" | "reduced" | "zero" | "exempt" | "reverse_charge" | null;
+                /**
+                 * @description A percent: "20", "7.5".
+                 * @default
+                 */
+                tax_rate?: string;
+                /** @default  */
+                unit?: string;
+                /** @description A decimal string (a discount may be negative). */
+                unit_price: string;
+            }[];
+            notes?: string;
+            prices_include_tax?: boolean;
+            purchase_order?: string;
         };
         /**
          * InvoicePaymentCreate
@@ -6297,6 +6379,42 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    updateSpaceInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Changes to a draft invoice or quote; fields left out stay. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePatch"];
+            };
+        };
+        responses: {
+            /** @description An invoice as the space has it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceOut"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     acceptSpaceQuote: {
         parameters: {
             query?: never;
@@ -8645,6 +8763,113 @@ export interface operations {
                         trading_name: string;
                         vat_id: string;
                         website: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getSpaceLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        content_type: "image/png" | "image/jpeg";
+                        height: number;
+                        /** @description Bytes as stored. */
+                        size: number;
+                        /** @description Where public pages load it from (same origin). */
+                        url: string;
+                        /** @description Pixels; at most 512 on the long side. */
+                        width: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    uploadSpaceLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        content_type: "image/png" | "image/jpeg";
+                        height: number;
+                        /** @description Bytes as stored. */
+                        size: number;
+                        /** @description Where public pages load it from (same origin). */
+                        url: string;
+                        /** @description Pixels; at most 512 on the long side. */
+                        width: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteSpaceLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        removed: boolean;
                     };
                 };
             };

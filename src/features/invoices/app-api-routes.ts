@@ -17,6 +17,7 @@ import {
   InvoiceListOut,
   InvoiceListQuery,
   InvoiceOut,
+  InvoicePatch,
   InvoicePaymentCreate,
   RemindIn,
   RemindOut,
@@ -184,6 +185,27 @@ export function registerInvoiceDocumentAppRoutes(server: FastifyInstance, deps: 
         request.body,
       );
       return reply.code(201).send(created);
+    },
+  );
+  app.patch(
+    '/app/api/spaces/:id/invoices/:invoice_id',
+    {
+      schema: {
+        ...routeDoc({
+          operationId: 'updateSpaceInvoice',
+          summary: 'Change a draft invoice or quote',
+          description: `Changes a draft invoice's or quote's client, lines, dates and notes; fields left out stay, and lines, when given, replace all lines. The totals are computed again. Once sent (and for a credit note, issued when made) it is refused (invoice_state): a sent invoice is corrected by a credit note. ${WHO_WRITES}`,
+          tags,
+          errors: APP_WRITE_ERRORS,
+        }),
+        params: SpaceInvoiceParams,
+        body: InvoicePatch,
+        response: { 200: InvoiceOut },
+      },
+    },
+    async (request) => {
+      const { id, invoice_id } = request.params;
+      return writes.reviseInvoiceInApp(deps, requireCaller(request).userId, id, invoice_id, request.body);
     },
   );
   registerActions(app, deps);

@@ -2,13 +2,14 @@ import { WRITER_ROLES } from '../../core/roles.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { requireRole } from '../spaces/index.ts';
-import type { InvoiceCreateBody, PaymentBody, SendBody } from './schemas.ts';
+import type { InvoiceCreateBody, InvoicePatchBody, PaymentBody, SendBody } from './schemas.ts';
 import {
   createInvoice,
   decideQuote,
   type InvoicesDeps,
   recordPayment,
   remindInvoice,
+  reviseInvoice,
   sendInvoice,
   voidInvoice,
 } from './service.ts';
@@ -94,4 +95,14 @@ export function decideQuoteInApp(
   decision: 'accept' | 'decline',
 ) {
   return asWriter(deps, userId, spaceId, (tx) => decideQuote(tx, deps, spaceId, id, decision));
+}
+
+export function reviseInvoiceInApp(
+  deps: InvoicesDeps,
+  userId: string,
+  spaceId: string,
+  id: string,
+  patch: InvoicePatchBody,
+) {
+  return asWriter(deps, userId, spaceId, (tx) => reviseInvoice(tx, deps, spaceId, id, patch));
 }

@@ -487,6 +487,7 @@ describe('invoice state machine', () => {
     remind: ['sent', 'partial'],
     void: ALL.filter((status) => status !== 'void'),
     edit: ['draft', 'sent', 'partial', 'issued', 'quote_draft', 'quote_sent'],
+    revise: ['draft', 'quote_draft'],
     accept: ['quote_sent'],
     decline: ['quote_sent'],
   };

@@ -279,7 +279,7 @@ export function formatRate(rate: TaxRateE8): string {
 // The status words are the database's (platform/db/schema.ts); the rules about them live here.
 export type { InvoiceStatus };
 
-export type Move = 'send' | 'pay' | 'void' | 'remind' | 'edit' | 'accept' | 'decline';
+export type Move = 'send' | 'pay' | 'void' | 'remind' | 'edit' | 'revise' | 'accept' | 'decline';
 
 /** Which states each move starts from. Sending again re-delivers without moving the state. */
 const MOVES_FROM: Record<Move, ReadonlySet<InvoiceStatus>> = {
@@ -302,10 +302,26 @@ const MOVES_FROM: Record<Move, ReadonlySet<InvoiceStatus>> = {
   decline: new Set<InvoiceStatus>(['quote_sent']),
   // Seller and client requisites may be corrected until the invoice is closed.
   edit: new Set<InvoiceStatus>(['draft', 'sent', 'partial', 'quote_draft', 'quote_sent', 'issued']),
+  // Client, lines, dates and notes change only until the document is sent; after that a credit
+  // note corrects an invoice.
+  revise: new Set<InvoiceStatus>(['draft', 'quote_draft']),
 };
 
 export function allows(move: Move, status: InvoiceStatus): boolean {
   return MOVES_FROM[move].has(status);
+}
+
+/**
+ * What the client's or the seller's answer does to a quote (its status as shown, so a sent quote
+ * past its date reads expired): a sent quote moves; a quote already given the same answer stays
+ * as it is, so a repeated answer changes nothing; any other is refused.
+ */
+export function quoteDecision(
+  status: InvoiceStatus,
+  decision: 'accept' | 'decline',
+): 'move' | 'same' | 'refuse' {
+  if (status === (decision === 'accept' ? 'quote_accepted' : 'quote_declined')) return 'same';
+  return allows(decision, status) ? 'move' : 'refuse';
 }
 
 /** The state a send leaves behind. */
@@ -418,6 +434,8 @@ export function freshInvoiceState(at: Date) {
     void_reason: '',
     reminders_paused_at: null,
     seller_snapshot: null,
+    quote_decided_at: null,
+    quote_decided_by: '',
     created_at: at,
     updated_at: at,
   };

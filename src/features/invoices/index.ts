@@ -21,9 +21,11 @@ export {
 export { registerInvoicePages } from './page-routes.ts';
 export { renderInvoicePdf } from './pdf.ts';
 export { invoiceSheet } from './pdf-sheet.ts';
+export { documentLinks } from './reads.ts';
 export { registerInvoiceRoutes } from './routes.ts';
 export { InvoiceOut } from './schemas.ts';
 export {
+  answerQuote,
   applyInvoiceDiscount,
   applyInvoiceSettlement,
   createInvoice,
@@ -35,6 +37,7 @@ export {
   invoiceMailAttachments,
   listDeliveries,
   present,
+  quoteByToken,
   recordInvoiceShortfall,
   recordPayment,
   remindInvoice,

@@ -6,6 +6,7 @@ import { AppError } from '../../core/errors.ts';
 import { type AmountE8, asAmount, formatAmount } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
+import type { StoredLineItem } from '../../platform/db/schema.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import type { Mailer } from '../../platform/mail/mailer.ts';
 import { enqueueMail } from '../../platform/mail/outbox.ts';
@@ -25,14 +26,16 @@ import {
   type DocKind,
   freshInvoiceState,
   initialStatus,
+  type LineInput,
   type Move,
   openAmountOf,
+  TAX_KINDS,
   type Totals,
 } from './domain.ts';
 import { renderInvoicePdf } from './pdf.ts';
 import { invoiceSheet } from './pdf-sheet.ts';
 import { breakdownOut, lineItemsOut, present, presentWithPayments, publicPageUrl } from './presentation.ts';
-import type { ClientBody, InvoiceCreateBody, SellerBody, SendBody } from './schemas.ts';
+import type { ClientBody, InvoiceCreateBody, InvoicePatchBody, SellerBody, SendBody } from './schemas.ts';
 import { reSnapshotSeller, snapshotSeller, withSellerShown } from './seller.ts';
 import * as store from './store.ts';
 
@@ -50,7 +53,10 @@ export type InvoicesDeps = {
 
 export const today = (clock: Clock) => utcDateOf(clock.now());
 
-function totalsOrRefuse(body: InvoiceCreateBody, currency: string): Totals {
+function totalsOrRefuse(
+  body: { line_items: LineInput[]; prices_include_tax?: boolean | null | undefined },
+  currency: string,
+): Totals {
   const outcome = computeTotals(body.line_items, currency, body.prices_include_tax ?? false);
   if (!outcome.ok) {
     const first = defined(outcome.problems[0], 'the first problem of a refused invoice');
@@ -132,42 +138,52 @@ export async function createInvoice(
   body: InvoiceCreateBody,
 ) {
   const spaceId = caller.spaceId;
+  const kind = body.kind ?? 'invoice';
   const account = await requireAccount(tx, spaceId, body.account_id);
   const currency = (body.currency ?? account.currency).toUpperCase();
   const totals = totalsOrRefuse(body, currency);
+  const issuedOn = body.issued_on ?? today(deps.clock);
+  const dueOn = body.due_on ?? (kind === 'credit_note' ? issuedOn : undefined);
+  if (dueOn === undefined)
+    throw new AppError('invalid_request', 'An invoice or a quote needs a due date (due_on).', {
+      field: 'due_on',
+    });
+  let corrected: store.InvoiceRow | undefined;
   if (body.corrects_invoice_id != null) {
-    if (body.kind !== 'credit_note')
+    if (kind !== 'credit_note')
       throw new AppError('invalid_request', 'Only a credit note corrects an invoice.', {
         field: 'corrects_invoice_id',
       });
-    await applyCredit(tx, spaceId, body.corrects_invoice_id, currency, totals.total);
+    corrected = await applyCredit(tx, spaceId, body.corrects_invoice_id, currency, totals.total);
   }
   if (body.number != null) await refuseTakenNumber(tx, spaceId, body.number);
-  const number = body.number ?? (await nextFreeNumber(tx, spaceId, body.kind ?? 'invoice'));
+  const number = body.number ?? (await nextFreeNumber(tx, spaceId, kind));
   const now = deps.clock.now();
+  // A credit note keeps the client of the invoice it corrects for every field it leaves blank.
+  const client = corrected ? clientOfCorrected(body, corrected) : body;
   const inserted = await store.insertInvoice(tx, {
     id: randomUUID(),
     space_id: spaceId,
     key_id: caller.keyId,
     account_id: account.id,
-    contact_id: await contactFor(tx, deps.clock, spaceId, body),
+    contact_id: (await contactFor(tx, deps.clock, spaceId, body)) ?? corrected?.contact_id ?? null,
     project_id: body.project_id ?? null,
     corrects_invoice_id: body.corrects_invoice_id ?? null,
-    kind: body.kind ?? 'invoice',
-    status: initialStatus(body.kind ?? 'invoice'),
+    kind,
+    status: initialStatus(kind),
     number,
     token: randomSecret('inv_'),
     currency,
-    issued_on: body.issued_on ?? today(deps.clock),
-    due_on: body.due_on,
-    client_name: body.client_name,
-    client_email: body.client_email ?? '',
-    client_address: body.client_address ?? '',
-    client_country: body.client_country ?? '',
-    client_country_code: (body.client_country_code ?? '').toUpperCase(),
-    client_phone: body.client_phone ?? '',
-    client_reg_number: body.client_reg_number ?? '',
-    client_tax_id: body.client_tax_id ?? '',
+    issued_on: issuedOn,
+    due_on: dueOn,
+    client_name: client.client_name,
+    client_email: client.client_email ?? '',
+    client_address: client.client_address ?? '',
+    client_country: client.client_country ?? '',
+    client_country_code: (client.client_country_code ?? '').toUpperCase(),
+    client_phone: client.client_phone ?? '',
+    client_reg_number: client.client_reg_number ?? '',
+    client_tax_id: client.client_tax_id ?? '',
     ...sellerColumns(body.seller as SellerBody | null | undefined),
     notes: body.notes ?? '',
     purchase_order: body.purchase_order ?? '',
@@ -208,6 +224,7 @@ const MOVE_WORDS: Record<Move, string> = {
   void: 'voided again',
   remind: 'reminded (reminders go to sent or partial invoices only)',
   edit: 'edited',
+  revise: 'changed (only a draft can be; a sent invoice is corrected by a credit note)',
   accept: 'accepted (only a sent quote before its due date can be)',
   decline: 'declined (only a sent quote before its due date can be)',
 };
@@ -234,6 +251,74 @@ export async function setParty(
     'seller' in party && row.seller_snapshot !== null
       ? await reSnapshotSeller(tx, row, changes as ReturnType<typeof sellerColumns>, deps.clock.now())
       : await store.updateInvoice(tx, spaceId, id, { ...changes, updated_at: deps.clock.now() });
+  return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
+}
+
+/** The text fields a draft's patch may change as they are given. */
+const REVISED_TEXTS = [
+  'client_name',
+  'client_email',
+  'client_address',
+  'client_country',
+  'client_phone',
+  'client_reg_number',
+  'client_tax_id',
+  'issued_on',
+  'due_on',
+  'notes',
+  'purchase_order',
+] as const;
+
+/** A stored line read back as the line it was written from (its tax kind one of the domain's). */
+function storedLineInput(line: StoredLineItem): LineInput {
+  return {
+    description: line.description,
+    unit_price: line.unit_price,
+    quantity: line.quantity,
+    tax_kind: TAX_KINDS.find((kind) => kind === line.tax_kind) ?? null,
+    tax_rate: line.tax_rate,
+    unit: line.unit,
+  };
+}
+
+/**
+ * PATCH …/invoices/{id}: a draft invoice's or quote's client, lines, dates and notes, until it is
+ * sent. Fields left out stay; the totals are computed again from the lines it then has.
+ */
+export async function reviseInvoice(
+  tx: Queryable,
+  deps: InvoicesDeps,
+  spaceId: string,
+  id: string,
+  patch: InvoicePatchBody,
+) {
+  const row = await ownInvoice(tx, spaceId, id, true);
+  refuseMove('revise', row);
+  const lines: LineInput[] = patch.line_items ?? row.line_items.map(storedLineInput);
+  const inclusive = patch.prices_include_tax ?? row.prices_include_tax;
+  const totals = totalsOrRefuse({ line_items: lines, prices_include_tax: inclusive }, row.currency);
+  if (patch.contact_id != null && !(await contactExists(tx, spaceId, patch.contact_id)))
+    throw new AppError('invalid_request', 'No contact with this id in this space.', { field: 'contact_id' });
+  const { contact_id, client_country_code } = patch;
+  // The text fields the patch names; a body's unknown fields are ignored, and a field left out
+  // (undefined) stays as it is.
+  const given: Partial<Record<(typeof REVISED_TEXTS)[number], string>> = {};
+  for (const field of REVISED_TEXTS) {
+    const value = patch[field];
+    if (value !== undefined) given[field] = value;
+  }
+  const updated = await store.updateInvoice(tx, spaceId, id, {
+    ...given,
+    ...(contact_id === undefined ? {} : { contact_id }),
+    ...(client_country_code === undefined ? {} : { client_country_code: client_country_code.toUpperCase() }),
+    prices_include_tax: inclusive,
+    line_items: JSON.stringify(lineItemsOut(totals, { line_items: lines })),
+    tax_breakdown: JSON.stringify(breakdownOut(totals)),
+    subtotal: formatAmount(totals.subtotal),
+    tax_total: formatAmount(totals.taxTotal),
+    total: formatAmount(totals.total),
+    updated_at: deps.clock.now(),
+  });
   return presentWithPayments(tx, updated, deps.publicUrl, today(deps.clock));
 }
 
@@ -403,7 +488,7 @@ async function applyCredit(
   invoiceId: string,
   currency: string,
   amount: AmountE8,
-) {
+): Promise<store.InvoiceRow> {
   const target = await store.lockInvoice(tx, spaceId, invoiceId);
   if (target?.kind !== 'invoice')
     throw new AppError('invalid_request', 'No invoice with this id in this space.', {
@@ -425,6 +510,28 @@ async function applyCredit(
   await store.updateInvoice(tx, spaceId, invoiceId, {
     credited_amount: formatAmount(asAmount(credited + amount)),
   });
+  return target;
+}
+
+const CLIENT_FIELDS = [
+  'client_name',
+  'client_email',
+  'client_address',
+  'client_country',
+  'client_country_code',
+  'client_phone',
+  'client_reg_number',
+  'client_tax_id',
+] as const;
+
+/** A credit note's client: what it names itself, and the corrected invoice's for each field left blank. */
+function clientOfCorrected(body: InvoiceCreateBody, corrected: store.InvoiceRow) {
+  const client = {} as Record<(typeof CLIENT_FIELDS)[number], string>;
+  for (const field of CLIENT_FIELDS) {
+    const own = body[field] ?? '';
+    client[field] = own.trim() !== '' ? own : corrected[field];
+  }
+  return client;
 }
 
 /**

@@ -7,16 +7,25 @@ import type { FormState } from '../../platform/web/components.tsx';
 import { formRoute, type Opened, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import * as writes from './app-writes.ts';
-import { CLIENT_CONTACT_FIELDS, type ClientField } from './domain.ts';
+import { allows, CLIENT_CONTACT_FIELDS, type ClientField } from './domain.ts';
 import { type BookShell, InvoicesPage, invoicePath, type Kind } from './pages.tsx';
 import { type InvoiceAction, InvoiceDetailPage } from './pages-detail.tsx';
-import { type FormChoices, LINES_AT_START, LINES_IN_FORM_MAX, NewInvoicePage } from './pages-form.tsx';
+import {
+  draftValues,
+  EditInvoicePage,
+  type FormChoices,
+  LINES_AT_START,
+  LINES_IN_FORM_MAX,
+  NewInvoicePage,
+} from './pages-form.tsx';
 import * as reads from './reads.ts';
 import {
   EmptyIn,
   INVOICE_KINDS,
   IntegrationInvoiceCreate,
   InvoiceListQuery,
+  InvoicePatch,
+  type InvoicePatchBody,
   InvoicePaymentCreate,
   RemindIn,
   SendIn,
@@ -43,6 +52,8 @@ const NewQuery = Type.Object({
 /** The sentences a write that went through leaves on the page it returns to. */
 const DONE = {
   created: 'Created. Send it when it is ready.',
+  issued: 'Issued. Its total is taken off what the invoice it corrects still asks for.',
+  saved: 'Saved. The totals are computed again.',
   sent: 'Sent by email.',
   marked_sent: 'Marked as sent; nothing was delivered.',
   paid: 'Payment recorded.',
@@ -104,6 +115,17 @@ function linesShown(form: FormState, more: boolean) {
   return Math.min(LINES_IN_FORM_MAX, Math.max(LINES_AT_START, filled, shown) + (more ? 1 : 0));
 }
 
+/**
+ * A credit note written from an invoice's page starts as that invoice: its account, client and
+ * lines, to be cut down to what is credited.
+ */
+async function correctedValues(deps: InvoicesDeps, shell: BookShell, invoiceId: string) {
+  const invoice = await reads.readInvoice(deps, shell.user.id, shell.book.id, invoiceId);
+  if (invoice.kind !== 'invoice') return {};
+  const { issued_on: _issued, due_on: _due, notes: _notes, ...values } = draftValues(invoice);
+  return { ...values, account_id: invoice.account_id ?? '' };
+}
+
 async function renderNew(
   deps: InvoicesDeps,
   request: FastifyRequest,
@@ -126,7 +148,12 @@ function registerNewForm(scope: TypedApp, deps: InvoicesDeps) {
       const { query } = request;
       const shell = shellOf(request);
       const choices = await reads.invoiceFormChoices(deps, shell.user.id, shell.book.id);
-      const form = { values: { ...query, ...contactDefaults(query, choices) }, errors: {} };
+      const corrected =
+        query.kind === 'credit_note' && query.corrects_invoice_id !== undefined
+          ? await correctedValues(deps, shell, query.corrects_invoice_id)
+          : {};
+      const values = { ...corrected, ...query, ...contactDefaults(query, choices) };
+      const form = { values, errors: {} };
       return sendPage(reply, await renderNew(deps, request, query.kind ?? 'invoice', form, { choices }));
     },
   );
@@ -163,7 +190,10 @@ function registerNewForm(scope: TypedApp, deps: InvoicesDeps) {
           client_name: clientName,
         });
       });
-      if (outcome.ok) return seeOther(reply, `${invoicePath(shell, outcome.value.id)}?done=created`);
+      if (outcome.ok) {
+        const done = outcome.value.kind === 'credit_note' ? 'issued' : 'created';
+        return seeOther(reply, `${invoicePath(shell, outcome.value.id)}?done=${done}`);
+      }
       const page = await renderNew(deps, request, kind, outcome.form, { choices });
       return sendPage(reply, page, outcome.status);
     },
@@ -181,6 +211,7 @@ async function renderDetail(
   return InvoiceDetailPage({
     shell,
     invoice,
+    links: await reads.documentLinks(deps.db, shell.book.id, invoice),
     deliveries: deliveries.items,
     done: extra.done ? DONE[extra.done] : undefined,
     refused: extra.refused,
@@ -266,6 +297,76 @@ function registerActions(scope: TypedApp, deps: InvoicesDeps, path: string) {
   }
 }
 
+/** The edit form's body: the draft's changes, with the lines the form always sends. */
+const EditForm = Type.Object({
+  ...InvoicePatch.properties,
+  line_items: IntegrationInvoiceCreate.properties.line_items,
+});
+
+/**
+ * The edit form sends every field; a blank one arrives as "not given" and means empty here, so
+ * clearing a field in the form clears it on the draft. No contact picked means none.
+ */
+function wholeDraft(body: InvoicePatchBody): InvoicePatchBody {
+  return { client_email: '', client_address: '', client_country: '', notes: '', contact_id: null, ...body };
+}
+
+async function renderEdit(
+  deps: InvoicesDeps,
+  shell: BookShell,
+  invoiceId: string,
+  form: FormState | undefined,
+  more = false,
+) {
+  if (!canWrite(shell.book.role))
+    throw new AppError('forbidden', 'A viewer can look but not change anything in this book.');
+  const invoice = await reads.readInvoice(deps, shell.user.id, shell.book.id, invoiceId);
+  const choices = await reads.invoiceFormChoices(deps, shell.user.id, shell.book.id);
+  const shown = form ?? { values: draftValues(invoice), errors: {} };
+  return {
+    invoice,
+    page: EditInvoicePage({ shell, invoice, choices, form: shown, lines: linesShown(shown, more) }),
+  };
+}
+
+function registerEdit(scope: TypedApp, deps: InvoicesDeps, path: string) {
+  scope.get(`${path}/edit`, { schema: { hide: true, params: InvoiceParams } }, async (request, reply) => {
+    const shell = shellOf(request);
+    const { invoice, page } = await renderEdit(deps, shell, request.params.invoice_id, undefined);
+    // A sent document has no edit form: its page says what can still be done.
+    if (!allows('revise', invoice.status)) return seeOther(reply, invoicePath(shell, invoice.id));
+    return sendPage(reply, page);
+  });
+  scope.post(
+    `${path}/edit`,
+    {
+      ...formRoute({ params: InvoiceParams, body: EditForm }, { form: { booleans: ['prices_include_tax'] } }),
+      preValidation: compactLines,
+    },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { invoice_id } = request.params;
+      const sent = sentValues(request.body);
+      if (sent._more !== undefined) {
+        const { page } = await renderEdit(deps, shell, invoice_id, { values: sent, errors: {} }, true);
+        return sendPage(reply, page);
+      }
+      const choices = await reads.invoiceFormChoices(deps, shell.user.id, shell.book.id);
+      const outcome = await runForm(request, ({ body }) => {
+        const draft = { ...wholeDraft(body), ...contactDefaults(body, choices) };
+        if (!draft.client_name)
+          throw new AppError('invalid_request', 'Name the client, or pick a contact.', {
+            field: 'client_name',
+          });
+        return writes.reviseInvoiceInApp(deps, shell.user.id, shell.book.id, invoice_id, draft);
+      });
+      if (outcome.ok) return seeOther(reply, `${invoicePath(shell, invoice_id)}?done=saved`);
+      const { page } = await renderEdit(deps, shell, invoice_id, outcome.form);
+      return sendPage(reply, page, outcome.status);
+    },
+  );
+}
+
 function registerDocument(scope: TypedApp, deps: InvoicesDeps) {
   const path = '/app/books/:book_id/invoices/:invoice_id';
   scope.get(
@@ -287,6 +388,7 @@ function registerDocument(scope: TypedApp, deps: InvoicesDeps) {
       .send(file.body);
   });
   registerActions(scope, deps, path);
+  registerEdit(scope, deps, path);
 }
 
 /** The Invoices screens of a book (see platform/web/README.md). */

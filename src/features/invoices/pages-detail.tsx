@@ -15,6 +15,7 @@ import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath } from '../../platform/web/shell.ts';
 import { allows, openAmountOf } from './domain.ts';
 import { type BookShell, DoneNotice, invoicePath, kindWord, StatusPill } from './pages.tsx';
+import type { DocumentLink, DocumentLinks } from './reads.ts';
 import type { InvoiceRecord, listDeliveries } from './service.ts';
 
 // One invoice, quote or credit note: its lines, totals, payments and deliveries, its public
@@ -26,7 +27,15 @@ type Payment = InvoiceRecord['payments'][number];
 /** A line as createInvoice stored it (jsonb written from the computed totals). */
 type Line = InvoiceRecord['line_items'][number];
 
-export type InvoiceAction = 'send' | 'payments' | 'remind' | 'write-off' | 'void' | 'accept' | 'decline';
+export type InvoiceAction =
+  | 'edit'
+  | 'send'
+  | 'payments'
+  | 'remind'
+  | 'write-off'
+  | 'void'
+  | 'accept'
+  | 'decline';
 
 const VIA_WORDS: Record<string, string> = {
   manual: 'Recorded by hand',
@@ -218,6 +227,7 @@ function offered(shell: BookShell, invoice: InvoiceRecord): Set<InvoiceAction> {
   const actions = new Set<InvoiceAction>();
   if (!canWrite(shell.book.role)) return actions;
   const status = invoice.status;
+  if (allows('revise', status)) actions.add('edit');
   if (allows('accept', status)) actions.add('accept').add('decline');
   if (invoice.kind !== 'credit_note' && allows('send', status)) actions.add('send');
   if (allows('pay', status)) actions.add('payments');
@@ -250,6 +260,17 @@ function Actions(props: ActionProps & { actions: Set<InvoiceAction> }) {
                 csrf={shell.csrfToken}
                 label="Decline"
               />
+            </p>
+          </section>
+        )}
+        {actions.has('edit') && (
+          <section class="card" aria-label="Change the draft" data-action="edit">
+            <h3>Change the draft</h3>
+            <p class="muted">Client, lines, dates and notes change until it is sent.</p>
+            <p class="actions">
+              <a class="button secondary" href={invoicePath(shell, invoice.id, 'edit')}>
+                Edit
+              </a>
             </p>
           </section>
         )}
@@ -322,7 +343,52 @@ function Totals({ invoice }: { invoice: InvoiceRecord }) {
   );
 }
 
-function Facts({ shell, invoice }: { shell: BookShell; invoice: InvoiceRecord }) {
+/** The documents this one names, each by its number: what it corrects, what it became or came from. */
+function LinkFacts({
+  shell,
+  invoice,
+  links,
+}: {
+  shell: BookShell;
+  invoice: InvoiceRecord;
+  links: DocumentLinks;
+}) {
+  const rows: [string, string, DocumentLink][] = [];
+  if (links.corrects) rows.push(['Corrects', 'corrects', links.corrects]);
+  if (links.invoice) rows.push(['Became', 'became', links.invoice]);
+  if (links.quote) rows.push(['From quote', 'from-quote', links.quote]);
+  return (
+    <>
+      {rows.map(([label, field, link]) => (
+        <div>
+          <dt>{label}</dt>
+          <dd data-field={field}>
+            <a href={invoicePath(shell, link.id)}>{link.number}</a>
+          </dd>
+        </div>
+      ))}
+      {invoice.quote_decided_at && (
+        <div>
+          <dt>{invoice.status === 'quote_declined' ? 'Declined' : 'Accepted'}</dt>
+          <dd data-field="decided">
+            <DateTime at={invoice.quote_decided_at} />
+            {invoice.quote_decided_by ? ` by ${invoice.quote_decided_by}` : ' (recorded in the app)'}
+          </dd>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Facts({
+  shell,
+  invoice,
+  links,
+}: {
+  shell: BookShell;
+  invoice: InvoiceRecord;
+  links: DocumentLinks;
+}) {
   return (
     <dl class="figures">
       <div>
@@ -348,22 +414,7 @@ function Facts({ shell, invoice }: { shell: BookShell; invoice: InvoiceRecord })
           <DateTime at={invoice.created_at} />
         </dd>
       </div>
-      {invoice.corrects_invoice_id && (
-        <div>
-          <dt>Corrects</dt>
-          <dd>
-            <a href={invoicePath(shell, invoice.corrects_invoice_id)}>the invoice it credits</a>
-          </dd>
-        </div>
-      )}
-      {invoice.invoice_id && (
-        <div>
-          <dt>Became</dt>
-          <dd>
-            <a href={invoicePath(shell, invoice.invoice_id)}>the invoice made from it</a>
-          </dd>
-        </div>
-      )}
+      <LinkFacts shell={shell} invoice={invoice} links={links} />
     </dl>
   );
 }
@@ -382,7 +433,7 @@ function Links({ shell, invoice }: { shell: BookShell; invoice: InvoiceRecord })
       </a>
       {invoice.kind === 'invoice' && canWrite(shell.book.role) && allows('pay', status) && (
         <a href={`${invoicePath(shell, 'new')}?kind=credit_note&corrects_invoice_id=${invoice.id}`}>
-          Issue a credit note
+          Create credit note
         </a>
       )}
     </p>
@@ -425,6 +476,7 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
 export function InvoiceDetailPage(props: {
   shell: BookShell;
   invoice: InvoiceRecord;
+  links: DocumentLinks;
   deliveries: Delivery[];
   done?: string | undefined;
   refused?: { action: InvoiceAction; form: FormState } | undefined;
@@ -445,7 +497,7 @@ export function InvoiceDetailPage(props: {
       </h1>
       <DoneNotice sentence={props.done} />
       {stray && <Notice kind="error">{stray}</Notice>}
-      <Facts shell={shell} invoice={invoice} />
+      <Facts shell={shell} invoice={invoice} links={props.links} />
       <Links shell={shell} invoice={invoice} />
       <h2>Lines</h2>
       <Table

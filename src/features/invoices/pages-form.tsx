@@ -12,6 +12,7 @@ import { bookPath } from '../../platform/web/shell.ts';
 import { TAX_KINDS } from './domain.ts';
 import { type BookShell, invoicePath, KIND_WORDS, type Kind } from './pages.tsx';
 import type { invoiceFormChoices } from './reads.ts';
+import type { InvoiceRecord } from './service.ts';
 
 // The New form: an invoice, a quote or a credit note, with its client (typed, or picked from
 // Contacts), its lines and dates. It posts the app API's create body; a refusal comes back here
@@ -32,7 +33,7 @@ const TAX_WORDS: Record<(typeof TAX_KINDS)[number], string> = {
   reverse_charge: 'Reverse charge',
 };
 
-function LineFields({ index, form }: { index: number; form: FormState }) {
+export function LineFields({ index, form }: { index: number; form: FormState }) {
   const name = (field: string) => `line_items.${index}.${field}`;
   return (
     <fieldset class="field">
@@ -54,7 +55,7 @@ function LineFields({ index, form }: { index: number; form: FormState }) {
   );
 }
 
-function Checkbox(props: { name: string; label: string; form: FormState }) {
+export function Checkbox(props: { name: string; label: string; form: FormState }) {
   const checked = props.form.values[props.name] === true;
   return (
     <div class="field">
@@ -65,7 +66,15 @@ function Checkbox(props: { name: string; label: string; form: FormState }) {
   );
 }
 
-function ClientFields({ form, choices }: { form: FormState; choices: FormChoices }) {
+export function ClientFields({
+  form,
+  choices,
+  saveable = true,
+}: {
+  form: FormState;
+  choices: FormChoices;
+  saveable?: boolean;
+}) {
   return (
     <>
       <h2>Client</h2>
@@ -90,7 +99,7 @@ function ClientFields({ form, choices }: { form: FormState; choices: FormChoices
         <Field name="client_address" label="Client address" form={form} maxLength={2000} />
         <Field name="client_country" label="Client country" form={form} maxLength={80} />
       </div>
-      <Checkbox name="save_contact" label="Save this client to Contacts" form={form} />
+      {saveable && <Checkbox name="save_contact" label="Save this client to Contacts" form={form} />}
     </>
   );
 }
@@ -110,7 +119,13 @@ function DocumentFields(props: { kind: Kind; form: FormState; choices: FormChoic
             (account) => [account.id, `${account.name} (${account.currency})`] as const,
           )}
         />
-        <Field name="number" label="Number" form={form} maxLength={40} hint="Blank: the next INV-nnnnnn." />
+        <Field
+          name="number"
+          label="Number"
+          form={form}
+          maxLength={40}
+          hint={`Blank: the next ${KIND_WORDS[kind].one.toLowerCase()} number (Book settings, Numbering).`}
+        />
       </div>
       {kind === 'credit_note' && (
         <Select
@@ -129,13 +144,15 @@ function DocumentFields(props: { kind: Kind; form: FormState; choices: FormChoic
       )}
       <div class="row">
         <Field name="issued_on" label="Issued on" type="date" form={form} hint="Blank: today." />
-        <Field
-          name="due_on"
-          label={kind === 'quote' ? 'Valid until' : 'Due on'}
-          type="date"
-          form={form}
-          required
-        />
+        {kind !== 'credit_note' && (
+          <Field
+            name="due_on"
+            label={kind === 'quote' ? 'Valid until' : 'Due on'}
+            type="date"
+            form={form}
+            required
+          />
+        )}
       </div>
       <div class="row">
         <Field
@@ -210,6 +227,88 @@ export function NewInvoicePage(props: {
           </Form>
         </div>
       )}
+    </Layout>
+  );
+}
+
+/** The form's values for a draft as it stands: what the edit form shows before anything is typed. */
+export function draftValues(invoice: InvoiceRecord): Record<string, unknown> {
+  return {
+    contact_id: invoice.contact_id ?? '',
+    client_name: invoice.client_name,
+    client_email: invoice.client_email,
+    client_address: invoice.client_address,
+    client_country: invoice.client_country,
+    issued_on: invoice.issued_on,
+    due_on: invoice.due_on,
+    notes: invoice.notes,
+    prices_include_tax: invoice.prices_include_tax,
+    line_items: invoice.line_items.map((line) => ({
+      description: line.description,
+      quantity: line.quantity,
+      unit: line.unit,
+      unit_price: line.unit_price,
+      tax_kind: line.tax_kind ?? '',
+      tax_rate: line.tax_rate,
+    })),
+  };
+}
+
+/** The Edit form of a draft invoice or quote: its client, lines, dates and notes, until it is sent. */
+export function EditInvoicePage(props: {
+  shell: BookShell;
+  invoice: InvoiceRecord;
+  choices: FormChoices;
+  form: FormState;
+  lines: number;
+}) {
+  const { shell, invoice, choices, form } = props;
+  const kind = invoice.kind as Kind;
+  const title = `Edit ${KIND_WORDS[kind].one.toLowerCase()} ${invoice.number}`;
+  return (
+    <Layout shell={shell} title={title}>
+      <p>
+        <a href={invoicePath(shell, invoice.id)}>← {`${KIND_WORDS[kind].one} ${invoice.number}`}</a>
+      </p>
+      <h1>{title}</h1>
+      <p class="muted">A draft changes until it is sent. The totals are computed again when it is saved.</p>
+      <div class="card">
+        <Form
+          action={invoicePath(shell, invoice.id, 'edit')}
+          csrf={shell.csrfToken}
+          form={form}
+          label={title}
+        >
+          <input type="hidden" name="_lines" value={String(props.lines)} />
+          <h2>Document</h2>
+          <div class="row">
+            <Field name="issued_on" label="Issued on" type="date" form={form} required />
+            <Field
+              name="due_on"
+              label={kind === 'quote' ? 'Valid until' : 'Due on'}
+              type="date"
+              form={form}
+              required
+            />
+          </div>
+          <Field name="notes" label="Notes" form={form} maxLength={4000} />
+          <Checkbox name="prices_include_tax" label="Prices include tax" form={form} />
+          <ClientFields form={form} choices={choices} saveable={false} />
+          <h2>Lines</h2>
+          {form.errors.line_items && <Notice kind="error">{form.errors.line_items}</Notice>}
+          {Array.from({ length: props.lines }, (_, index) => (
+            <LineFields index={index} form={form} />
+          ))}
+          <p class="actions">
+            {props.lines < LINES_IN_FORM_MAX && (
+              <button type="submit" name="_more" value="1" class="secondary" formnovalidate>
+                Add a line
+              </button>
+            )}
+            <button type="submit">Save the changes</button>
+          </p>
+        </Form>
+      </div>
     </Layout>
   );
 }

@@ -3,7 +3,6 @@ import type { Queryable } from '../../platform/db/database.ts';
 import type { StoredLineItem, StoredTaxGroup } from '../../platform/db/schema.ts';
 import { readAmount } from '../ledger/index.ts';
 import { formatRate, type InvoiceStatus, type Totals, visibleStatus } from './domain.ts';
-import type { InvoiceCreateBody } from './schemas.ts';
 import * as store from './store.ts';
 
 /** A document's public page, where the client reads and pays it. */
@@ -40,6 +39,7 @@ export function present(
     payment_withdrawn_at: null,
     promised_on: row.promised_on,
     reminders_paused_at: iso(row.reminders_paused_at),
+    quote_decided_at: iso(row.quote_decided_at),
     created_at: row.created_at.toISOString(),
     url: publicPageUrl(publicUrl, row.token),
     payments: payments.map((payment) => ({
@@ -66,7 +66,10 @@ export async function presentWithPayments(
   return present(row, await store.listPayments(db, row.id), publicUrl, todayText);
 }
 
-export function lineItemsOut(totals: Totals, body: InvoiceCreateBody): StoredLineItem[] {
+export function lineItemsOut(
+  totals: Totals,
+  body: { line_items: readonly { tax_rate?: string | undefined }[] },
+): StoredLineItem[] {
   return totals.lines.map((line, index) => ({
     description: line.description,
     unit_price: formatAmountTrimmed(line.unitPrice),

@@ -106,3 +106,30 @@ export async function invoiceFormChoices(deps: InvoicesDeps, userId: string, spa
     .map((row) => ({ id: row.id, number: row.number, client_name: row.client_name, currency: row.currency }));
   return { accounts, contacts, correctable };
 }
+
+export type DocumentLink = { id: string; number: string };
+export type DocumentLinks = {
+  /** A credit note's invoice. */
+  corrects: DocumentLink | null;
+  /** An accepted quote's invoice. */
+  invoice: DocumentLink | null;
+  /** The quote an invoice was made from. */
+  quote: DocumentLink | null;
+};
+
+/** The documents one document names, by number: a credit note's invoice, a quote's invoice and back. */
+export async function documentLinks(
+  db: Parameters<typeof store.numbersOf>[0],
+  spaceId: string,
+  document: { id: string; kind: string; corrects_invoice_id: string | null; invoice_id: string | null },
+): Promise<DocumentLinks> {
+  const named = [document.corrects_invoice_id, document.invoice_id].filter((id): id is string => id !== null);
+  const numbers = await store.numbersOf(db, spaceId, named);
+  const link = (id: string | null) => numbers.find((row) => row.id === id) ?? null;
+  return {
+    corrects: link(document.corrects_invoice_id),
+    invoice: link(document.invoice_id),
+    quote:
+      document.kind === 'invoice' ? ((await store.quoteOfInvoice(db, spaceId, document.id)) ?? null) : null,
+  };
+}

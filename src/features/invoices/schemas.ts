@@ -84,7 +84,9 @@ export const IntegrationInvoiceCreate = Type.Object(
     account_id: Uuid(),
     client_name: Text({ minLength: 1, maxLength: 200 }),
     line_items: Type.Array(LineItem, { minItems: 1, maxItems: 200 }),
-    due_on: DateOnly(),
+    due_on: Type.Optional(
+      DateOnly({ description: 'Required for invoices and quotes; a credit note has no due date.' }),
+    ),
     client_address: optionalText(2000),
     client_country: optionalText(80),
     client_country_code: optionalText(2),
@@ -121,7 +123,38 @@ export const IntegrationInvoiceCreate = Type.Object(
       }),
     ),
   },
-  { $id: 'IntegrationInvoiceCreate', title: 'IntegrationInvoiceCreate' },
+  {
+    $id: 'IntegrationInvoiceCreate',
+    title: 'IntegrationInvoiceCreate',
+    // due_on is the spec's required field for invoices and quotes; only a credit note goes without.
+    if: { properties: { kind: { const: 'credit_note' } }, required: ['kind'] },
+    else: { properties: { due_on: { type: 'string', format: 'date' } }, required: ['due_on'] },
+  },
+);
+
+/**
+ * A draft's changes (PATCH …/invoices/{invoice_id}): its client, lines, dates and notes; fields
+ * left out stay as they are. Lines, when given, replace all lines; the totals are computed again.
+ */
+export const InvoicePatch = Type.Object(
+  {
+    client_name: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
+    client_email: Type.Optional(EmailOrEmpty(200)),
+    client_address: Type.Optional(Text({ maxLength: 2000 })),
+    client_country: Type.Optional(Text({ maxLength: 80 })),
+    client_country_code: Type.Optional(Text({ maxLength: 2 })),
+    client_phone: Type.Optional(Text({ maxLength: 40 })),
+    client_reg_number: Type.Optional(Text({ maxLength: 64 })),
+    client_tax_id: Type.Optional(Text({ maxLength: 64 })),
+    contact_id: Type.Optional(NullableUuid()),
+    line_items: Type.Optional(Type.Array(LineItem, { minItems: 1, maxItems: 200 })),
+    issued_on: Type.Optional(DateOnly()),
+    due_on: Type.Optional(DateOnly()),
+    notes: Type.Optional(Text({ maxLength: 4000 })),
+    purchase_order: Type.Optional(Text({ maxLength: 64 })),
+    prices_include_tax: Type.Optional(Type.Boolean()),
+  },
+  { title: 'InvoicePatch', description: 'Changes to a draft invoice or quote; fields left out stay.' },
 );
 
 export const SendIn = Type.Object({
@@ -259,6 +292,13 @@ export const InvoiceOut = Type.Object(
     invoice_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
       description: 'For an accepted quote: the draft invoice made from it.',
     }),
+    quote_decided_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'For an accepted or declined quote: when the answer was given.',
+    }),
+    quote_decided_by: Type.String({
+      description:
+        'The name the client typed on the quote’s page; empty when the seller recorded the answer.',
+    }),
     payments: Type.Array(InvoicePaymentOut, {
       description: 'Recorded payments; a void invoice keeps them booked.',
     }),
@@ -278,6 +318,7 @@ export const RemindOut = Type.Object({
 export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 export type InvoiceCreateBody = Static<typeof IntegrationInvoiceCreate>;
+export type InvoicePatchBody = Static<typeof InvoicePatch>;
 export type SellerBody = Static<typeof SellerOverride>;
 export type ClientBody = Static<typeof ClientOverride>;
 export type SendBody = Static<typeof SendIn>;

@@ -8,6 +8,7 @@ export {
   invoiceMailAttachments,
   listDeliveries,
   remindInvoice,
+  reviseInvoice,
   sendInvoice,
   setParty,
   voidInvoice,
@@ -20,5 +21,5 @@ export {
   writeOffInvoice,
 } from './payments.ts';
 export { type InvoiceRecord, present } from './presentation.ts';
-export { decideQuote } from './quotes.ts';
+export { answerQuote, decideQuote, quoteByToken } from './quotes.ts';
 export { sendAutomaticReminders } from './reminders.ts';

@@ -241,3 +241,25 @@ export function listChatPending(db: Queryable, spaceId: string, contactId: strin
     .limit(200)
     .execute();
 }
+
+/** The numbers of some documents of a space, by id (to name the documents one links to). */
+export function numbersOf(db: Queryable, spaceId: string, ids: readonly string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('invoices')
+    .select(['id', 'number'])
+    .where('space_id', '=', spaceId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** The quote an invoice was made from, when it was made from one. */
+export function quoteOfInvoice(db: Queryable, spaceId: string, invoiceId: string) {
+  return db
+    .selectFrom('invoices')
+    .select(['id', 'number'])
+    .where('space_id', '=', spaceId)
+    .where('kind', '=', 'quote')
+    .where('invoice_id', '=', invoiceId)
+    .executeTakeFirst();
+}

@@ -7,7 +7,7 @@ import { type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { frameAncestors } from '../sites/index.ts';
 import { machineQuote, payOnPage } from '../x402/index.ts';
 import * as service from './service.ts';
-import { cardProblemPage, creditPage, invoicePage, notFoundPage, payPage } from './views.tsx';
+import { cardProblemPage, creditPage, invoicePage, notFoundPage, payPage, quotePage } from './views.tsx';
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
 /**
@@ -77,12 +77,13 @@ function html(reply: FastifyReply, status: number, body: string) {
 export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps) {
   app.register(async (plain) => {
     const scope = typedRoutes(plain);
-    // The invoice page's pay button is a plain HTML form with no fields: its body is accepted here
-    // (and ignored) rather than answered 415 like any non-JSON body elsewhere.
+    // The invoice page's pay button and the quote page's answer are plain HTML forms: their
+    // bodies are read here as text fields rather than answered 415 like any non-JSON body
+    // elsewhere (the pay button sends none; the quote's answer sends the name typed).
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: 1024 },
-      (_request, _body, done) => done(null, {}),
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
     );
     // A garbled token (a cut link, a NUL byte) is an unknown page: answered before validation,
     // so a person sees the not-found page rather than a validation error.
@@ -201,8 +202,12 @@ function registerInvoicePage(scope: TypedApp, deps: service.PagesDeps) {
   scope.get('/i/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const { token } = request.params;
     const model = await service.invoicePageModel(deps, token);
-    return model ? html(reply, 200, invoicePage(model)) : html(reply, 404, notFoundPage());
+    if (model) return html(reply, 200, invoicePage(model));
+    // A sent quote has its page at the same address: the client answers it there.
+    const quote = await service.quotePageModel(deps, token);
+    return quote ? html(reply, 200, quotePage(quote)) : html(reply, 404, notFoundPage());
   });
+  registerQuoteAnswers(scope, deps);
   const payOptions = { schema: { hide: true, params: TokenParams, querystring: InvoicePayQuery } };
   scope.post('/i/:token/pay', payOptions, async (request, reply) => {
     const { token } = request.params;
@@ -221,8 +226,50 @@ function registerInvoicePage(scope: TypedApp, deps: service.PagesDeps) {
     const model = await service.invoicePageModel(deps, token, outcome.problem);
     return model ? html(reply, 409, invoicePage(model)) : html(reply, 404, notFoundPage());
   });
+  // The book's logo on its pages: addressed by the SHA-256 of its bytes, so it never goes stale.
+  scope.get(
+    '/logos/:digest',
+    { schema: { hide: true, params: Type.Object({ digest: Type.String({ maxLength: 64 }) }) } },
+    async (request, reply) => {
+      const logo = await service.logoFile(deps, request.params.digest);
+      if (!logo) return html(reply, 404, notFoundPage());
+      return reply.code(200).type(logo.contentType).send(logo.bytes);
+    },
+  );
   // Browsers ask for it on every page; an empty answer keeps their consoles clean.
   scope.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
     reply.code(204).header('cache-control', 'public, max-age=86400').send(),
   );
+}
+
+/**
+ * The client's answer on a quote's page: accept or decline, with the name typed. Then back to
+ * the page, which shows the answer; a refusal shows the page again with why (409 for a quote
+ * that can no longer take that answer, 422 for a missing name).
+ */
+function registerQuoteAnswers(scope: TypedApp, deps: service.PagesDeps) {
+  for (const decision of ['accept', 'decline'] as const) {
+    scope.post(
+      `/i/:token/${decision}`,
+      { schema: { hide: true, params: TokenParams } },
+      async (request, reply) => {
+        const { token } = request.params;
+        const name = service.typedName(request.body);
+        const refusedPage = async (status: number, problem: string) => {
+          const typed = service.typedName(request.body) ?? '';
+          const model = await service.quotePageModel(deps, token, { problem, name: typed });
+          return model ? html(reply, status, quotePage(model)) : html(reply, 404, notFoundPage());
+        };
+        if (name === undefined) return refusedPage(422, 'Type your name (up to 200 characters) to answer.');
+        try {
+          await service.answerQuoteOnPage(deps, token, decision, name);
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          if (error.code === 'not_found') return html(reply, 404, notFoundPage());
+          return refusedPage(error.status, error.message);
+        }
+        return reply.code(303).header('location', `/i/${token}`).send();
+      },
+    );
+  }
 }

@@ -12,7 +12,7 @@ import { listSpaceAccounts } from '../accounts/index.ts';
 import { type CardPaymentsDeps, cardTakes, openCheckout } from '../card-payments/index.ts';
 import { creditPage } from '../client-credits/index.ts';
 import type { Requisites } from '../contacts/index.ts';
-import { invoiceByToken } from '../invoices/index.ts';
+import { answerQuote, documentLinks, invoiceByToken, quoteByToken } from '../invoices/index.ts';
 import { readAmount } from '../ledger/index.ts';
 import {
   activeRequestForInvoice,
@@ -26,9 +26,10 @@ import {
   settlePaymentRequest,
 } from '../payment-requests/index.ts';
 import { framingOrigins } from '../sites/index.ts';
-import { publicFace, sellerProfileOf } from '../spaces/index.ts';
+import { logoByDigest, logoUrlOf, publicFace, sellerProfileOf } from '../spaces/index.ts';
 import type { Facilitator } from '../x402/index.ts';
 import { type AccountView, judgeTestCard, type Rails, railsFor } from './domain.ts';
+import type { QuotePageModel } from './quote-page.tsx';
 import type {
   BankAccountView,
   BankTransferView,
@@ -96,6 +97,7 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
     memo: request.memo,
     status: record.status,
     seller,
+    logoUrl: await logoUrlOf(deps.db, request.space_id),
     rails,
     bank: await bankTransfer(rails.bank, seller, request.currency, open),
     cardCheckout,
@@ -270,10 +272,14 @@ export async function invoicePageModel(
   const found = await invoiceByToken(deps.db, token);
   if (!found) return undefined;
   const status = found.row.status;
+  const links = await documentLinks(deps.db, found.row.space_id, found.row);
   return {
     token,
     number: found.row.number,
     invoice: found.row,
+    seller: found.row.seller_name,
+    logoUrl: await logoUrlOf(deps.db, found.row.space_id),
+    quoteNumber: links.quote?.number ?? null,
     status,
     open: formatMoneyForPeople(found.open, found.row.currency),
     currency: found.row.currency,
@@ -281,6 +287,61 @@ export async function invoicePageModel(
     cardCheckout: deps.card !== undefined && cardTakes(found.row.currency, found.open),
     problem,
   };
+}
+
+/** The quote's public page model, or undefined for an unknown token or a quote not sent. */
+export async function quotePageModel(
+  deps: PagesDeps,
+  token: string,
+  refused?: { problem: string; name: string },
+): Promise<QuotePageModel | undefined> {
+  if (!hasSecretShape(token, 'inv_')) return undefined;
+  const found = await quoteByToken(deps.db, token, deps.clock.now().toISOString().slice(0, 10));
+  if (!found) return undefined;
+  const { row } = found;
+  const money = (value: string) => formatMoneyForPeople(readAmount(value), row.currency);
+  return {
+    token,
+    number: row.number,
+    seller: row.seller_name,
+    logoUrl: await logoUrlOf(deps.db, row.space_id),
+    clientName: row.client_name,
+    issuedOn: row.issued_on,
+    validUntil: row.due_on,
+    lines: row.line_items.map((line) => ({
+      description: line.description,
+      quantity: line.unit ? `${line.quantity} ${line.unit}` : line.quantity,
+      unitPrice: money(line.unit_price),
+      amount: money(line.amount),
+    })),
+    subtotal: money(row.subtotal),
+    tax: money(row.tax_total),
+    total: money(row.total),
+    notes: row.notes,
+    status: found.status,
+    decidedAt: row.quote_decided_at?.toISOString() ?? null,
+    decidedBy: row.quote_decided_by,
+    invoiceNumber: found.invoiceNumber,
+    problem: refused?.problem,
+    name: refused?.name,
+  };
+}
+
+/** A name typed on the quote's page: trimmed, 1 to 200 characters, or undefined. */
+export function typedName(body: unknown): string | undefined {
+  const raw = typeof body === 'object' && body !== null && 'name' in body ? body.name : undefined;
+  const name = typeof raw === 'string' ? raw.trim() : '';
+  return name.length >= 1 && name.length <= 200 ? name : undefined;
+}
+
+/** The client's answer on the quote's page (see invoices' answerQuote). */
+export function answerQuoteOnPage(
+  deps: PagesDeps,
+  token: string,
+  decision: 'accept' | 'decline',
+  name: string,
+) {
+  return answerQuote(deps, token, decision, name);
 }
 
 /**
@@ -319,4 +380,9 @@ export async function payInvoice(
     if (error instanceof AppError) return { ok: false, problem: error.message };
     throw error;
   }
+}
+
+/** A book's logo by its public address (the SHA-256 of its bytes), or undefined. */
+export function logoFile(deps: PagesDeps, digest: string) {
+  return logoByDigest(deps.db, digest);
 }

@@ -4,6 +4,7 @@ import { InvoiceDocument, type InvoiceRow } from '../invoices/index.ts';
 import { BankTransfer, type BankTransferView } from './bank-transfer.tsx';
 import type { Rails } from './domain.ts';
 import { QrCode } from './qr-code.tsx';
+import { FromQuote, QuoteBody, type QuotePageModel, SellerLogo } from './quote-page.tsx';
 
 // Server-rendered public pages: small, fast, no framework. TSX, so every value that came from a
 // user or a client is escaped by the renderer; the only scripts are files (assets/), so the CSP
@@ -78,6 +79,8 @@ export type PayPageModel = {
   status: string;
   /** The business as payers know it: its trading name (features/spaces' displayNameOf). */
   seller: string;
+  /** The book's logo, when it has one. */
+  logoUrl: string | null;
   rails: Rails;
   /** The bank transfer, when a bank account of the space takes this request's currency. */
   bank: BankTransferView | null;
@@ -229,6 +232,7 @@ function PayHead({ model }: { model: PayPageModel }) {
   const showReceived = model.received !== null && model.received !== '' && model.status === 'active';
   return (
     <>
+      <SellerLogo url={model.logoUrl} seller={model.seller} />
       <p class="muted">
         Payment to <strong id="seller">{model.seller}</strong>
       </p>
@@ -374,6 +378,11 @@ export type InvoicePageModel = {
   number: string;
   /** The invoice as stored: the invoices feature draws its document. */
   invoice: InvoiceRow;
+  seller: string;
+  /** The book's logo, when it has one. */
+  logoUrl: string | null;
+  /** The quote an invoice was made from. */
+  quoteNumber: string | null;
   status: string;
   open: string;
   currency: string;
@@ -387,7 +396,9 @@ function InvoicePage({ model }: { model: InvoicePageModel }) {
   return (
     <PublicPage title={`Invoice ${model.number}`}>
       <div class="card">
+        <SellerLogo url={model.logoUrl} seller={model.seller} />
         <InvoiceDocument row={model.invoice} />
+        <FromQuote number={model.quoteNumber} />
       </div>
       <div class="card">
         <p>
@@ -426,6 +437,15 @@ function InvoicePage({ model }: { model: InvoicePageModel }) {
 /** The public invoice page: the invoice, what is open, and a button that opens its payment page. */
 export function invoicePage(model: InvoicePageModel): string {
   return renderDocument(<InvoicePage model={model} />);
+}
+
+/** The quote's public page: the quote and the client's answer (quote-page.tsx). */
+export function quotePage(model: QuotePageModel): string {
+  return renderDocument(
+    <PublicPage title={`Quote ${model.number}`}>
+      <QuoteBody model={model} />
+    </PublicPage>,
+  );
 }
 
 /** A card payment that could not start: why, and the way back. */

@@ -8,6 +8,7 @@ export {
   subscriptionAllowance,
   syncedRowsAllowance,
 } from './domain.ts';
+export { logoByDigest, logoUrlOf, sellerLogoOf } from './logo.ts';
 export { takeDocumentNumber } from './numbering.ts';
 export { registerSpacePages } from './page-routes.ts';
 export { type SellerProfile, sellerProfileOf } from './profile.ts';

@@ -1,10 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { typedRoutes } from '../../platform/http/typed.ts';
 import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
 import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf, viewerShellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
+import * as logo from './logo.ts';
 import * as numbering from './numbering.ts';
 import { BooksPage, MembersPage, SettingsPage } from './pages.tsx';
 import * as profile from './profile.ts';
@@ -55,16 +56,18 @@ export function registerSpacePages(server: FastifyInstance, deps: service.Spaces
 async function settingsPage(
   deps: service.SpacesDeps,
   request: Parameters<typeof shellOf>[0],
-  forms: { form?: FormState; profileForm?: FormState; numberingForm?: FormState } = {},
+  forms: { form?: FormState; profileForm?: FormState; numberingForm?: FormState; logoForm?: FormState } = {},
 ) {
   const shell = shellOf(request);
   const space = await service.getSpace(deps, shell.user.id, shell.book.id);
   const seller = await profile.getProfile(deps, shell.user.id, shell.book.id);
+  const logoUrl = await logo.logoUrlOf(deps.db, shell.book.id);
   const numbers = await numbering.getNumbering(deps, shell.user.id, shell.book.id);
   return SettingsPage({
     shell,
     space,
     profile: seller,
+    logo: logoUrl,
     numbering: numbers,
     form: forms.form ?? EMPTY_FORM,
     ...forms,
@@ -118,6 +121,7 @@ function registerSettingsPages(server: FastifyInstance, deps: service.SpacesDeps
       return sendPage(reply, page, outcome.status);
     },
   );
+  registerLogoForms(server, deps, path);
   const numberFields = ['invoice', 'quote', 'credit_note'].map((kind) => `${kind}.next_number`);
   scope.post(
     `${path}/numbering`,
@@ -200,4 +204,59 @@ function registerMemberPages(server: FastifyInstance, deps: service.SpacesDeps) 
       return sendPage(reply, await render(request, outcome.form), outcome.status);
     },
   );
+}
+
+/** The logo form's fields (multipart): the CSRF token as text, the file as its bytes. */
+async function multipartFields(contentType: string, body: Buffer): Promise<Record<string, string | Buffer>> {
+  const fields: Record<string, string | Buffer> = {};
+  const form = await new Response(new Uint8Array(body), {
+    headers: { 'content-type': contentType },
+  }).formData();
+  for (const name of ['_csrf', 'logo']) {
+    const value = form.get(name);
+    if (value === null) continue;
+    fields[name] = typeof value === 'string' ? value : Buffer.from(await value.arrayBuffer());
+  }
+  return fields;
+}
+
+/** A multipart body a little over the logo's limit: the file and the form's few text fields. */
+const LOGO_FORM_BYTES_MAX = logo.LOGO_BYTES_MAX + 16 * 1024;
+
+/** The Logo card's forms: upload (a multipart form with the file) and remove. */
+function registerLogoForms(server: FastifyInstance, deps: service.SpacesDeps, path: string) {
+  server.register(async (inner) => {
+    inner.addContentTypeParser(
+      'multipart/form-data',
+      { parseAs: 'buffer', bodyLimit: LOGO_FORM_BYTES_MAX },
+      async (request: FastifyRequest, body: Buffer) => {
+        try {
+          return await multipartFields(String(request.headers['content-type']), body);
+        } catch {
+          // A body that is not the multipart it says it is: a form with nothing in it.
+          return {};
+        }
+      },
+    );
+    const scope = typedRoutes(inner);
+    scope.post(`${path}/logo`, { schema: { hide: true, params: BookParams } }, async (request, reply) => {
+      const shell = shellOf(request);
+      const file = (request.body as Record<string, unknown> | undefined)?.logo;
+      const outcome = await runForm(request, () =>
+        logo.uploadLogo(deps, shell.user.id, shell.book.id, Buffer.isBuffer(file) ? file : Buffer.alloc(0)),
+      );
+      if (outcome.ok) return seeOther(reply, `${bookPath(shell.book.id, 'settings')}#logo`);
+      const page = await settingsPage(deps, request, { logoForm: outcome.form });
+      return sendPage(reply, page, outcome.status);
+    });
+    scope.post(
+      `${path}/logo/remove`,
+      { schema: { hide: true, params: BookParams } },
+      async (request, reply) => {
+        const shell = shellOf(request);
+        await logo.removeLogo(deps, shell.user.id, shell.book.id);
+        return seeOther(reply, `${bookPath(shell.book.id, 'settings')}#logo`);
+      },
+    );
+  });
 }

@@ -1,4 +1,4 @@
-import { Field, Form, type FormState, Select } from '../../platform/web/components.tsx';
+import { ActionButton, Field, Form, type FormState, Notice, Select } from '../../platform/web/components.tsx';
 import { bookPath, type Shell } from '../../platform/web/shell.ts';
 import { COUNTRY_CODES, countryName } from './domain.ts';
 import type { SellerProfile } from './profile.ts';
@@ -252,6 +252,62 @@ export function NumberingCard(props: {
         </Form>
       ) : (
         <p>{KIND_LABELS.map(([kind, label]) => `${label}: next ${numbering[kind].next}`).join(' · ')}</p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The Logo card of Book settings: the logo as payers see it, and for owners and admins a file
+ * form (multipart) to upload another and a button to remove it.
+ */
+export function LogoCard(props: {
+  shell: Shell;
+  spaceId: string;
+  logo: string | null;
+  form: FormState;
+  admin: boolean;
+}) {
+  const { shell, spaceId, logo, form } = props;
+  return (
+    <div class="card" id="logo">
+      <h2>Logo</h2>
+      <p class="muted">
+        Shown on pay pages and on the public pages of invoices and quotes. PNG or JPEG up to 1 MB; it is
+        shrunk to 512 pixels on its long side.
+      </p>
+      {logo ? (
+        <p>
+          <img id="logo-image" src={logo} alt="The book's logo" height={64} />
+        </p>
+      ) : (
+        <p class="muted">No logo yet.</p>
+      )}
+      {props.admin && (
+        <form
+          method="post"
+          action={bookPath(spaceId, 'settings/logo')}
+          enctype="multipart/form-data"
+          aria-label="Upload a logo"
+        >
+          <input type="hidden" name="_csrf" value={shell.csrfToken} />
+          {form.sentence && <Notice kind="error">{form.sentence}</Notice>}
+          <div class="field">
+            <label for="field-logo">Logo file</label>
+            <input id="field-logo" name="logo" type="file" accept="image/png,image/jpeg" required />
+          </div>
+          <button type="submit">Upload the logo</button>
+        </form>
+      )}
+      {props.admin && logo && (
+        <p class="actions">
+          <ActionButton
+            action={bookPath(spaceId, 'settings/logo/remove')}
+            csrf={shell.csrfToken}
+            label="Remove the logo"
+            tone="secondary"
+          />
+        </p>
       )}
     </div>
   );

@@ -16,7 +16,7 @@ import {
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, type Shell } from '../../platform/web/shell.ts';
 import { PLANS, ROLES } from './domain.ts';
-import { NumberingCard, ProfileCard } from './pages-profile.tsx';
+import { LogoCard, NumberingCard, ProfileCard } from './pages-profile.tsx';
 import type { SellerProfile } from './profile.ts';
 
 // Books (spaces): the list and creation, a book's settings (name, plan, rollout switches), and
@@ -152,6 +152,9 @@ export function SettingsPage(props: {
   profileForm?: FormState;
   /** The state of the numbering form, when it was the one posted. */
   numberingForm?: FormState;
+  /** The book's logo (its public address), and the state of the logo form when it was posted. */
+  logo: string | null;
+  logoForm?: FormState;
   saved?: string;
 }) {
   const { shell, space, form } = props;
@@ -200,6 +203,13 @@ export function SettingsPage(props: {
         shell={shell}
         profile={props.profile}
         form={props.profileForm ?? EMPTY_FORM}
+        admin={admin}
+      />
+      <LogoCard
+        shell={shell}
+        spaceId={space.id}
+        logo={props.logo}
+        form={props.logoForm ?? EMPTY_FORM}
         admin={admin}
       />
       <NumberingCard

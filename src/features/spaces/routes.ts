@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { APP_READ_ERRORS, APP_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { Type } from '../../platform/http/schema-kit.ts';
 import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
+import * as logo from './logo.ts';
 import * as numbering from './numbering.ts';
 import * as profile from './profile.ts';
 import {
@@ -184,7 +185,92 @@ export function registerSpaceRoutes(server: FastifyInstance, deps: service.Space
   );
   registerPeriodRoute(app, deps);
   registerProfileRoutes(app, deps);
+  registerLogoRoutes(app, deps);
   registerMemberRoutes(app, deps);
+}
+
+const LogoOut = Type.Object({
+  content_type: Type.Union([Type.Literal('image/png'), Type.Literal('image/jpeg')]),
+  width: Type.Integer({ description: 'Pixels; at most 512 on the long side.' }),
+  height: Type.Integer(),
+  size: Type.Integer({ description: 'Bytes as stored.' }),
+  url: Type.String({ description: 'Where public pages load it from (same origin).' }),
+});
+
+/**
+ * The book's logo. The upload's body is the image itself (any content type is read as bytes and
+ * judged by its first bytes), at most 1 MB; everything but PNG and JPEG is 422.
+ */
+function registerLogoRoutes(server: FastifyInstance, deps: service.SpacesDeps) {
+  const path = '/app/api/spaces/:id/profile/logo';
+  server.register(async (scope) => {
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: logo.LOGO_BYTES_MAX },
+      (_request, body, done) => done(null, body),
+    );
+    const app = typedRoutes(scope);
+    app.put(
+      path,
+      {
+        schema: {
+          ...routeDoc({
+            operationId: 'uploadSpaceLogo',
+            summary: "Upload the book's logo (PNG or JPEG, at most 1 MB)",
+            description:
+              'The body is the image file itself (image/png or image/jpeg). It is shrunk to at most 512 pixels on its long side, stored, and shown on the book’s pay pages and public invoice and quote pages; it replaces the logo the book had. SVG and other formats are refused (422); a larger body is 413. Owners and admins only.',
+            tags: ['Spaces'],
+            errors: APP_WRITE_ERRORS,
+          }),
+          params: SpaceParams,
+          response: { 200: LogoOut },
+        },
+      },
+      async (request) => {
+        const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        return logo.uploadLogo(deps, requireCaller(request).userId, request.params.id, bytes);
+      },
+    );
+  });
+  const app = typedRoutes(server);
+  app.get(
+    path,
+    {
+      schema: {
+        ...routeDoc({
+          operationId: 'getSpaceLogo',
+          summary: "Read the book's logo facts",
+          description:
+            'The stored logo’s type, size in pixels and bytes, and its public address; 404 when the book has none. Any member.',
+          tags: ['Spaces'],
+          errors: APP_READ_ERRORS,
+        }),
+        params: SpaceParams,
+        response: { 200: LogoOut },
+      },
+    },
+    async (request) => logo.describeLogo(deps, requireCaller(request).userId, request.params.id),
+  );
+  app.delete(
+    path,
+    {
+      schema: {
+        ...routeDoc({
+          operationId: 'deleteSpaceLogo',
+          summary: "Remove the book's logo",
+          description: 'The book’s pages show no logo any more. Owners and admins only.',
+          tags: ['Spaces'],
+          errors: APP_WRITE_ERRORS,
+        }),
+        params: SpaceParams,
+        response: { 200: Type.Object({ removed: Type.Boolean() }) },
+      },
+    },
+    async (request) => {
+      await logo.removeLogo(deps, requireCaller(request).userId, request.params.id);
+      return { removed: true };
+    },
+  );
 }
 
 /** The seller profile: read by members, changed by owners and admins. */

@@ -1,8 +1,8 @@
-import { type Selectable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { olderThan } from '../../platform/db/paging.ts';
-import type { Role, SellerProfilesTable, SpacesTable } from '../../platform/db/schema.ts';
+import type { Role, SellerLogosTable, SellerProfilesTable, SpacesTable } from '../../platform/db/schema.ts';
 import type { DocumentKind } from './domain.ts';
 
 export type SpaceRow = Pick<
@@ -294,4 +294,38 @@ export async function setNumbering(
     .values({ space_id: spaceId, kind, ...numbering })
     .onConflict((conflict) => conflict.columns(['space_id', 'kind']).doUpdateSet(numbering))
     .execute();
+}
+
+/** The book's logo, or undefined when it has none. */
+export function findLogo(db: Queryable, spaceId: string) {
+  return db.selectFrom('seller_logos').selectAll().where('space_id', '=', spaceId).executeTakeFirst();
+}
+
+/** A logo by the SHA-256 of its bytes (its public address). */
+export function findLogoByDigest(db: Queryable, sha256: string) {
+  return db
+    .selectFrom('seller_logos')
+    .select(['content_type', 'bytes'])
+    .where('sha256', '=', sha256)
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The address part of the book's logo: the SHA-256 of its bytes, or undefined. */
+export function findLogoDigest(db: Queryable, spaceId: string) {
+  return db.selectFrom('seller_logos').select(['sha256']).where('space_id', '=', spaceId).executeTakeFirst();
+}
+
+/** Stores the book's logo, replacing the one it had. */
+export async function saveLogo(db: Queryable, row: Insertable<SellerLogosTable>) {
+  const { space_id: _space, ...changes } = row;
+  await db
+    .insertInto('seller_logos')
+    .values(row)
+    .onConflict((conflict) => conflict.column('space_id').doUpdateSet(changes))
+    .execute();
+}
+
+export async function deleteLogo(db: Queryable, spaceId: string) {
+  await db.deleteFrom('seller_logos').where('space_id', '=', spaceId).execute();
 }

@@ -68,6 +68,17 @@ export interface SellerProfilesTable {
   updated_at: Timestamp;
 }
 
+/** A book's logo (`seller_logos`): a PNG or JPEG of at most 512 pixels a side, served by its SHA-256. */
+export interface SellerLogosTable {
+  space_id: string;
+  content_type: 'image/png' | 'image/jpeg';
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+  sha256: string;
+  updated_at: Timestamp;
+}
+
 export interface MembersTable {
   space_id: string;
   user_id: string;
@@ -418,6 +429,7 @@ export interface Database {
   sessions: SessionsTable;
   spaces: SpacesTable;
   seller_profiles: SellerProfilesTable;
+  seller_logos: SellerLogosTable;
   members: MembersTable;
   push_sources: PushSourcesTable;
   integration_keys: IntegrationKeysTable;
@@ -538,6 +550,9 @@ export interface InvoicesTable {
   delivered_in_app: ColumnType<boolean, boolean | undefined, boolean>;
   /** The seller as it stood when the document was sent; null before. */
   seller_snapshot: ColumnType<StoredSeller | null, string | null | undefined, string | null>;
+  /** A decided quote: when the answer was given, and the name the client typed (empty from the app). */
+  quote_decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  quote_decided_by: ColumnType<string, string | undefined, string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -583,6 +583,7 @@ CREATE TABLE public.invoices (
     deferral_state text,
     delivered_in_app boolean DEFAULT false NOT NULL,
     seller_snapshot jsonb,
+    delivered_on date,
     CONSTRAINT invoices_check CHECK (((paid_amount >= (0)::numeric) AND (paid_amount <= total))),
     CONSTRAINT invoices_deferral_check CHECK (((deferral_state IS NULL) OR (deferral_state = 'declined'::text) OR (promised_on IS NOT NULL))),
     CONSTRAINT invoices_deferral_state_check CHECK ((deferral_state = ANY (ARRAY['requested'::text, 'accepted'::text, 'declined'::text]))),

@@ -8,11 +8,13 @@ import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { canWrite } from '../../platform/web/shell.ts';
 import * as writes from './app-writes.ts';
 import { CLIENT_CONTACT_FIELDS, type ClientField } from './domain.ts';
+import { einvoiceFileInApp } from './einvoice-file.ts';
 import { type BookShell, InvoicesPage, invoicePath, type Kind } from './pages.tsx';
 import { type InvoiceAction, InvoiceDetailPage } from './pages-detail.tsx';
 import { type FormChoices, LINES_AT_START, LINES_IN_FORM_MAX, NewInvoicePage } from './pages-form.tsx';
 import * as reads from './reads.ts';
 import {
+  EinvoiceQuery,
   EmptyIn,
   INVOICE_KINDS,
   IntegrationInvoiceCreate,
@@ -286,6 +288,25 @@ function registerDocument(scope: TypedApp, deps: InvoicesDeps) {
       .header('content-disposition', `attachment; filename="${file.filename}"`)
       .send(file.body);
   });
+  scope.get(
+    `${path}/einvoice`,
+    { schema: { hide: true, params: InvoiceParams, querystring: EinvoiceQuery } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { invoice_id } = request.params;
+      const file = await einvoiceFileInApp(
+        deps,
+        shell.user.id,
+        shell.book.id,
+        invoice_id,
+        request.query.format,
+      );
+      return reply
+        .type(file.contentType)
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .send(file.body);
+    },
+  );
   registerActions(scope, deps, path);
 }
 

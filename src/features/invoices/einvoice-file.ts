@@ -5,6 +5,7 @@ import type { Requisites } from '../contacts/index.ts';
 import { requireRole } from '../spaces/index.ts';
 import { invoicePdf } from './document.ts';
 import { type EinvoiceFormat, type EinvoiceSource, einvoiceGaps } from './einvoice.ts';
+import { einvoiceCodes } from './einvoice-codes.ts';
 import { EINVOICE_CONTENT_TYPES, renderEinvoice } from './einvoice-render.ts';
 import type { InvoicesDeps } from './lifecycle.ts';
 import { withSellerShown } from './seller.ts';
@@ -71,7 +72,7 @@ export async function einvoiceFile(
   }
   const row = await withSellerShown(deps.db, found);
   const source = await sourceOf(deps.db, row);
-  const missing = einvoiceGaps(source, format);
+  const missing = einvoiceGaps(source, format, await einvoiceCodes());
   if (missing.length > 0) {
     throw new AppError(
       'einvoice_incomplete',

@@ -14,7 +14,7 @@ import {
   type Totals,
   totalsOf,
 } from './domain.ts';
-import { isCountryCode, isCurrencyCode, unitCodeOf } from './einvoice-codes.ts';
+import { type EinvoiceCodes, unitCodeOf } from './einvoice-codes.ts';
 import {
   CANONICAL_KIND,
   EXEMPTION,
@@ -62,9 +62,9 @@ export type EinvoiceSource = {
 };
 
 /** A VAT identifier starts with its country's code (BR-CO-9; Greece writes EL). */
-function isVatId(value: string): boolean {
+function isVatId(value: string, codes: EinvoiceCodes): boolean {
   const prefix = value.slice(0, 2);
-  return /^[A-Z]{2}[0-9A-Za-z+*.]{2,13}$/.test(value) && (prefix === 'EL' || isCountryCode(prefix));
+  return /^[A-Z]{2}[0-9A-Za-z+*.]{2,13}$/.test(value) && (prefix === 'EL' || codes.isCountry(prefix));
 }
 
 function buyerCountry(source: EinvoiceSource): string {
@@ -113,7 +113,7 @@ export function einvoiceExponent(currency: string): number {
  * book's seller profile lacks, as the field names a person fixes: `seller.*` are the profile's
  * (Book settings), the others the document's. Empty when the e-invoice can be made.
  */
-export function einvoiceGaps(source: EinvoiceSource, format: EinvoiceFormat): string[] {
+export function einvoiceGaps(source: EinvoiceSource, format: EinvoiceFormat, codes: EinvoiceCodes): string[] {
   const missing = new Set<string>();
   const seller = source.seller;
   const lines = categorizedLines(source, einvoiceExponent(source.currency));
@@ -122,12 +122,12 @@ export function einvoiceGaps(source: EinvoiceSource, format: EinvoiceFormat): st
   if (lines.some((line) => line.priced.taxRate % 10n ** BigInt(SCALE - 4) !== 0n))
     missing.add('line_items.tax_rate');
   const notSubject = categories.has('O');
-  if (!isCurrencyCode(source.currency)) missing.add('currency');
+  if (!codes.isCurrency(source.currency)) missing.add('currency');
   if (seller.legal_name.trim() === '') missing.add('seller.legal_name');
-  if (!isCountryCode(seller.address.country.toUpperCase())) missing.add('seller.address.country');
+  if (!codes.isCountry(seller.address.country.toUpperCase())) missing.add('seller.address.country');
   const vatId = seller.vat_id.trim();
-  if (vatId !== '' && !isVatId(vatId)) missing.add('seller.vat_id');
-  const hasVatId = vatId !== '' && isVatId(vatId);
+  if (vatId !== '' && !isVatId(vatId, codes)) missing.add('seller.vat_id');
+  const hasVatId = vatId !== '' && isVatId(vatId, codes);
   const hasTaxNumber = seller.tax_number.trim() !== '';
   if ([...categories].some((c) => NEEDS_SELLER_TAX_ID.has(c)) && !hasVatId && !hasTaxNumber)
     missing.add('seller.vat_id');
@@ -136,8 +136,8 @@ export function einvoiceGaps(source: EinvoiceSource, format: EinvoiceFormat): st
   if ((!hasVatId || notSubject) && seller.registration_id.trim() === '')
     missing.add(notSubject ? 'seller.registration_id' : 'seller.vat_id');
   if (source.client.name.trim() === '') missing.add('client_name');
-  if (!isCountryCode(buyerCountry(source))) missing.add('client_country_code');
-  const buyerVat = isVatId(source.client.tax_id.trim());
+  if (!codes.isCountry(buyerCountry(source))) missing.add('client_country_code');
+  const buyerVat = isVatId(source.client.tax_id.trim(), codes);
   if (categories.has('K') && !buyerVat) missing.add('client_tax_id');
   if (categories.has('AE') && !buyerVat && source.client.reg_number.trim() === '')
     missing.add('client_tax_id');
@@ -225,11 +225,11 @@ function twoDecimalPrice(price: bigint): { amount: bigint; base: bigint | null }
  * With inclusive prices the price is the line's net for the whole quantity (base quantity = the
  * quantity), since the net price of one unit need not have two decimals.
  */
-function invoiceLines(lines: Line[], nets: bigint[], source: EinvoiceSource) {
+function invoiceLines(lines: Line[], nets: bigint[], source: EinvoiceSource, codes: EinvoiceCodes) {
   const currency = source.currency;
   return lines.map((line, index) => {
     const net = nets[index] ?? 0n;
-    const unit = unitCodeOf(line.item.unit);
+    const unit = unitCodeOf(line.item.unit, codes);
     const negativePrice = line.priced.unitPrice < 0n;
     const quantity = formatAmountTrimmed(
       asAmount(negativePrice ? -line.priced.quantity : line.priced.quantity),
@@ -327,7 +327,7 @@ function supplierParty(source: EinvoiceSource, notSubject: boolean) {
   };
 }
 
-function customerParty(source: EinvoiceSource, notSubject: boolean) {
+function customerParty(source: EinvoiceSource, notSubject: boolean, codes: EinvoiceCodes) {
   const client = source.client;
   const [line1 = '', line2 = '', ...rest] = client.address
     .split(/\r?\n|,\s*/)
@@ -348,7 +348,7 @@ function customerParty(source: EinvoiceSource, notSubject: boolean) {
         region: '',
         country: buyerCountry(source),
       }),
-      ...(isVatId(vatId) && !notSubject
+      ...(isVatId(vatId, codes) && !notSubject
         ? { 'cac:PartyTaxScheme': { 'cbc:CompanyID': vatId, 'cac:TaxScheme': TAX_SCHEME } }
         : {}),
       'cac:PartyLegalEntity': {
@@ -472,7 +472,7 @@ function payment(source: EinvoiceSource) {
  * The document's own totals are not copied: they are derived here from the lines by the domain's
  * rules at two decimals (the same figures for every currency with at most two).
  */
-export function einvoiceData(source: EinvoiceSource): Invoice {
+export function einvoiceData(source: EinvoiceSource, codes: EinvoiceCodes): Invoice {
   const exponent = einvoiceExponent(source.currency);
   const lines = categorizedLines(source, exponent);
   const totals = totalsOf(
@@ -490,16 +490,16 @@ export function einvoiceData(source: EinvoiceSource): Invoice {
     'cbc:IssueDate': source.issued_on,
     ...(source.kind === 'invoice' ? { 'cbc:DueDate': source.due_on } : {}),
     'cbc:InvoiceTypeCode': source.kind === 'credit_note' ? '381' : '380',
-    ...(source.notes.trim() !== '' ? { 'cbc:Note': source.notes.trim() } : {}),
+    ...(source.notes.trim() !== '' ? { 'cbc:Note': [source.notes.trim()] } : {}),
     'cbc:DocumentCurrencyCode': source.currency,
     ...references(source),
     'cac:AccountingSupplierParty': supplierParty(source, notSubject),
-    'cac:AccountingCustomerParty': customerParty(source, notSubject),
+    'cac:AccountingCustomerParty': customerParty(source, notSubject, codes),
     ...delivery(source),
     ...payment(source),
     'cac:TaxTotal': taxTotal(totals, source),
     'cac:LegalMonetaryTotal': monetaryTotal(totals, source.currency),
-    'cac:InvoiceLine': invoiceLines(lines, nets, source),
+    'cac:InvoiceLine': invoiceLines(lines, nets, source, codes),
   };
   return { 'ubl:Invoice': invoice } as unknown as Invoice;
 }

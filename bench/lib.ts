@@ -83,7 +83,7 @@ export function emptyReport(): BenchReport {
   return { rows: [], targets: [], skipped: [], failures: [] };
 }
 
-function envInteger(name: string, fallback: number, min: number): number {
+export function envInteger(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);

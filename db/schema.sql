@@ -583,6 +583,7 @@ CREATE TABLE public.invoices (
     deferral_state text,
     delivered_in_app boolean DEFAULT false NOT NULL,
     seller_snapshot jsonb,
+    delivered_on date,
     quote_decided_at timestamp with time zone,
     quote_decided_by text DEFAULT ''::text NOT NULL,
     CONSTRAINT invoices_check CHECK (((paid_amount >= (0)::numeric) AND (paid_amount <= total))),

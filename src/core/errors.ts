@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   currency_mismatch: 422,
   webhook_address_not_public: 422,
   invoice_state: 422,
+  einvoice_incomplete: 422,
   site_not_verified: 422,
   delivery_unavailable: 422,
   delivery_failed: 502,

@@ -981,6 +981,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/invoices/{invoice_id}/einvoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice or credit note as an e-invoice (Factur-X, CII or UBL)
+         * @description Answers the document as an EN 16931 e-invoice attachment, as the integration route does: facturx (application/pdf), cii or ubl (application/xml). Missing seller or buyer data is refused with 422 einvoice_incomplete and details.missing; a quote is refused (invoice_state). Any member may download it.
+         */
+        get: operations["getSpaceInvoiceEinvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/spaces/{id}/invoices/{invoice_id}/payer-claim/confirm": {
         parameters: {
             query?: never;
@@ -2329,6 +2349,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/integration/invoices/{id}/einvoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice or credit note as an e-invoice (Factur-X, CII or UBL)
+         * @description Answers the document as an EN 16931 e-invoice attachment: format=facturx a PDF/A-3 with the CII embedded (application/pdf), format=cii UN/CEFACT CII and format=ubl UBL 2.1 with the Peppol BIS Billing 3.0 customization (application/xml). What EN 16931 needs and the book’s seller profile or the document lacks is refused with 422 einvoice_incomplete, details.missing listing the fields; a quote is refused (invoice_state). Needs the invoices scope.
+         */
+        get: operations["getInvoiceEinvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration/invoices/{id}/payments": {
         parameters: {
             query?: never;
@@ -3414,6 +3454,11 @@ export interface components {
             currency?: string | null;
             /**
              * Format: date
+             * @description Our extension: the actual delivery date (EN 16931 BT-72); an e-invoice with an intra_community line needs it.
+             */
+            delivered_on?: string | null;
+            /**
+             * Format: date
              * @description Required for invoices and quotes; a credit note has no due date.
              */
             due_on?: string;
@@ -3433,7 +3478,7 @@ export interface components {
                  */
                 quantity?: string;
                 /** @enum {string|null} */
-                tax_kind?: "standard" | "reduced" | "zero" | "exempt" | "reverse_charge" | null;
+                tax_kind?: "standard" | "reduced" | "zero" | "exempt" | "reverse_charge" | "intra_community" | "export" | "not_subject" | null;
                 /**
                  * @description A percent: "20", "7.5".
                  * @default
@@ -3497,6 +3542,8 @@ export interface components {
             credited_amount: string;
             currency: string;
             delivered_in_app: boolean;
+            /** Format: date */
+            delivered_on: string | null;
             /** Format: date */
             due_on: string;
             /** Format: uuid */
@@ -3608,7 +3655,7 @@ export interface components {
                  */
                 quantity?: string;
                 /** @enum {string|null} */
-                tax_kind?: "standard" | "reduced" | "zero" | "exempt" | "reverse_charge" | null;
+                tax_kind?: "standard" | "reduced" | "zero" | "exempt" | "reverse_charge" | "intra_community" | "export" | "not_subject" | null;
                 /**
                  * @description A percent: "20", "7.5".
                  * @default
@@ -6551,6 +6598,38 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getSpaceInvoiceEinvoice: {
+        parameters: {
+            query: {
+                /** @description facturx: a PDF/A-3 with the CII embedded (Factur-X / ZUGFeRD, profile EN 16931); cii: UN/CEFACT CII XML; ubl: UBL 2.1 with the Peppol BIS Billing 3.0 customization (an Invoice, or a CreditNote for a credit note). */
+                format: "facturx" | "cii" | "ubl";
+            };
+            header?: never;
+            path: {
+                id: string;
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The e-invoice file, as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "application/xml": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -10249,6 +10328,37 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getInvoiceEinvoice: {
+        parameters: {
+            query: {
+                /** @description facturx: a PDF/A-3 with the CII embedded (Factur-X / ZUGFeRD, profile EN 16931); cii: UN/CEFACT CII XML; ubl: UBL 2.1 with the Peppol BIS Billing 3.0 customization (an Invoice, or a CreditNote for a credit note). */
+                format: "facturx" | "cii" | "ubl";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The e-invoice file, as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "application/xml": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
         };

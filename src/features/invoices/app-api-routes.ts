@@ -10,8 +10,11 @@ import {
 import type { TSchema } from '../../platform/http/schema-kit.ts';
 import { requireCaller, type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import * as writes from './app-writes.ts';
+import { einvoiceFileInApp } from './einvoice-file.ts';
 import * as reads from './reads.ts';
 import {
+  EinvoiceFileOut,
+  EinvoiceQuery,
   EmptyIn,
   IntegrationInvoiceCreate,
   InvoiceListOut,
@@ -157,10 +160,47 @@ function registerReads(app: TypedApp, deps: InvoicesDeps) {
   );
 }
 
+/** The e-invoice of one document: Factur-X, CII or UBL (einvoice-file.ts). */
+function registerEinvoiceRead(app: TypedApp, deps: InvoicesDeps) {
+  app.get(
+    '/app/api/spaces/:id/invoices/:invoice_id/einvoice',
+    {
+      schema: {
+        ...routeDoc({
+          operationId: 'getSpaceInvoiceEinvoice',
+          summary: 'Download an invoice or credit note as an e-invoice (Factur-X, CII or UBL)',
+          description:
+            'Answers the document as an EN 16931 e-invoice attachment, as the integration route does: facturx (application/pdf), cii or ubl (application/xml). Missing seller or buyer data is refused with 422 einvoice_incomplete and details.missing; a quote is refused (invoice_state). Any member may download it.',
+          tags,
+          errors: APP_READ_ERRORS,
+        }),
+        params: SpaceInvoiceParams,
+        querystring: EinvoiceQuery,
+        response: { 200: EinvoiceFileOut },
+      },
+    },
+    async (request, reply) => {
+      const { id, invoice_id } = request.params;
+      const file = await einvoiceFileInApp(
+        deps,
+        requireCaller(request).userId,
+        id,
+        invoice_id,
+        request.query.format,
+      );
+      return reply
+        .type(file.contentType)
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .send(file.body);
+    },
+  );
+}
+
 /** The app API of invoices: list, read, PDF, create, and each action a person may take. */
 export function registerInvoiceDocumentAppRoutes(server: FastifyInstance, deps: InvoicesDeps) {
   const app = typedRoutes(server);
   registerReads(app, deps);
+  registerEinvoiceRead(app, deps);
   app.post(
     '/app/api/spaces/:id/invoices',
     {

@@ -106,10 +106,31 @@ export function roundHalfUp(amount: AmountE8, exponent: number): AmountE8 {
   return asAmount(divideHalfUp(amount, step) * step);
 }
 
+/** DECISIONS' TaxKind values: the kinds the app's invoice form offers. */
 export const TAX_KINDS = ['standard', 'reduced', 'zero', 'exempt', 'reverse_charge'] as const;
-export type TaxKind = (typeof TAX_KINDS)[number];
+/**
+ * Our extension, for the EN 16931 VAT categories the five above cannot say: an intra-community
+ * supply (K), an export outside the EU (G), and a supply not subject to VAT (O). A line takes
+ * them through the API.
+ */
+export const EXTENDED_TAX_KINDS = ['intra_community', 'export', 'not_subject'] as const;
+/** Every tax kind a line may carry. */
+export const LINE_TAX_KINDS = [...TAX_KINDS, ...EXTENDED_TAX_KINDS] as const;
+export type TaxKind = (typeof LINE_TAX_KINDS)[number];
 /** Kinds that never carry tax, whatever rate is written beside them. */
-const UNTAXED: ReadonlySet<TaxKind> = new Set(['zero', 'exempt', 'reverse_charge']);
+const UNTAXED: ReadonlySet<TaxKind> = new Set([
+  'zero',
+  'exempt',
+  'reverse_charge',
+  'intra_community',
+  'export',
+  'not_subject',
+]);
+
+/** Whether a line of this kind and rate carries tax (a rate above 0, on a kind that is taxed). */
+export function isTaxed(taxKind: TaxKind | null, rate: TaxRateE8): boolean {
+  return !(taxKind !== null && UNTAXED.has(taxKind)) && rate !== 0n;
+}
 
 /** A tax rate in percent, as 10⁻⁸ percent ("20" → 20·10⁸). Its own type: never an amount. */
 declare const rateBrand: unique symbol;
@@ -213,7 +234,7 @@ export function groupTax(
   inclusive: boolean,
   exponent: number,
 ): AmountE8 {
-  if ((taxKind !== null && UNTAXED.has(taxKind)) || rate === 0n) return asAmount(0n);
+  if (!isTaxed(taxKind, rate)) return asAmount(0n);
   const hundred = 100n * 10n ** BigInt(SCALE);
   const step = 10n ** BigInt(SCALE - exponent);
   const den = inclusive ? hundred + rate : hundred;
@@ -376,6 +397,10 @@ export function afterPayment(
 }
 
 export type DocKind = 'invoice' | 'quote' | 'credit_note';
+
+/** The e-invoice files of an invoice or credit note: Factur-X (PDF with CII), CII and UBL. */
+export const EINVOICE_FORMATS = ['facturx', 'cii', 'ubl'] as const;
+export type EinvoiceFormat = (typeof EINVOICE_FORMATS)[number];
 
 /** Where each kind of document starts: an invoice as a draft, a quote as a quote draft, a credit note issued. */
 export function initialStatus(kind: DocKind): InvoiceStatus {

@@ -190,6 +190,7 @@ export async function createInvoice(
     tax_authority_number: body.tax_authority_number ?? '',
     tax_exempt_reason: body.tax_exempt_reason ?? null,
     tax_zero_reason: body.tax_zero_reason ?? null,
+    delivered_on: body.delivered_on ?? null,
     prices_include_tax: body.prices_include_tax ?? false,
     line_items: JSON.stringify(lineItemsOut(totals, body)),
     tax_breakdown: JSON.stringify(breakdownOut(totals)),

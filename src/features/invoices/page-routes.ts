@@ -8,6 +8,7 @@ import { formRoute, type Opened, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import * as writes from './app-writes.ts';
 import { allows, CLIENT_CONTACT_FIELDS, type ClientField } from './domain.ts';
+import { einvoiceFileInApp } from './einvoice-file.ts';
 import { type BookShell, InvoicesPage, invoicePath, type Kind } from './pages.tsx';
 import { type InvoiceAction, InvoiceDetailPage } from './pages-detail.tsx';
 import {
@@ -20,6 +21,7 @@ import {
 } from './pages-form.tsx';
 import * as reads from './reads.ts';
 import {
+  EinvoiceQuery,
   EmptyIn,
   INVOICE_KINDS,
   IntegrationInvoiceCreate,
@@ -387,6 +389,25 @@ function registerDocument(scope: TypedApp, deps: InvoicesDeps) {
       .header('content-disposition', `attachment; filename="${file.filename}"`)
       .send(file.body);
   });
+  scope.get(
+    `${path}/einvoice`,
+    { schema: { hide: true, params: InvoiceParams, querystring: EinvoiceQuery } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { invoice_id } = request.params;
+      const file = await einvoiceFileInApp(
+        deps,
+        shell.user.id,
+        shell.book.id,
+        invoice_id,
+        request.query.format,
+      );
+      return reply
+        .type(file.contentType)
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .send(file.body);
+    },
+  );
   registerActions(scope, deps, path);
   registerEdit(scope, deps, path);
 }

@@ -419,6 +419,40 @@ function Facts({
   );
 }
 
+/** The e-invoice formats the Download menu offers beside the PDF (invoices and credit notes). */
+const EINVOICE_LINKS = [
+  ['facturx', 'Factur-X (PDF with CII)'],
+  ['ubl', 'UBL (Peppol BIS)'],
+  ['cii', 'CII (XML)'],
+] as const;
+
+/**
+ * The document's files: its PDF and, for invoices and credit notes, its EN 16931 e-invoices. The
+ * links are plain page loads (not boosted): a file arrives as an attachment, and a refusal (the
+ * seller profile lacks what EN 16931 needs) shows as a page that names what is missing.
+ */
+function DownloadMenu({ shell, invoice }: { shell: BookShell; invoice: InvoiceRecord }) {
+  const einvoice = invoicePath(shell, invoice.id, 'einvoice');
+  return (
+    <details class="menu">
+      <summary>Download</summary>
+      <ul hx-boost="false">
+        <li>
+          <a href={invoicePath(shell, invoice.id, 'pdf')} download>
+            PDF
+          </a>
+        </li>
+        {invoice.kind !== 'quote' &&
+          EINVOICE_LINKS.map(([format, label]) => (
+            <li key={format}>
+              <a href={`${einvoice}?format=${format}`}>{label}</a>
+            </li>
+          ))}
+      </ul>
+    </details>
+  );
+}
+
 function Links({ shell, invoice }: { shell: BookShell; invoice: InvoiceRecord }) {
   const status = invoice.status;
   return (
@@ -428,9 +462,7 @@ function Links({ shell, invoice }: { shell: BookShell; invoice: InvoiceRecord })
           Public page
         </a>
       )}
-      <a href={invoicePath(shell, invoice.id, 'pdf')} download>
-        PDF
-      </a>
+      <DownloadMenu shell={shell} invoice={invoice} />
       {invoice.kind === 'invoice' && canWrite(shell.book.role) && allows('pay', status) && (
         <a href={`${invoicePath(shell, 'new')}?kind=credit_note&corrects_invoice_id=${invoice.id}`}>
           Create credit note

@@ -10,8 +10,11 @@ import {
 import type { TSchema } from '../../platform/http/schema-kit.ts';
 import { requireCaller, type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
 import { runWrite } from '../../platform/http/write.ts';
+import { einvoiceFile } from './einvoice-file.ts';
 import {
   ClientOverride,
+  EinvoiceFileOut,
+  EinvoiceQuery,
   EmptyIn,
   IdParams,
   IntegrationInvoiceCreate,
@@ -43,6 +46,14 @@ const docs = {
     summary: 'Read an invoice',
     description:
       'Reads one invoice of the key’s space with its status, payments and pay page token. Needs the invoices scope.',
+    tags,
+    errors: INTEGRATION_READ_ERRORS,
+  }),
+  getInvoiceEinvoice: routeDoc({
+    operationId: 'getInvoiceEinvoice',
+    summary: 'Download an invoice or credit note as an e-invoice (Factur-X, CII or UBL)',
+    description:
+      'Answers the document as an EN 16931 e-invoice attachment: format=facturx a PDF/A-3 with the CII embedded (application/pdf), format=cii UN/CEFACT CII and format=ubl UBL 2.1 with the Peppol BIS Billing 3.0 customization (application/xml). What EN 16931 needs and the book’s seller profile or the document lacks is refused with 422 einvoice_incomplete, details.missing listing the fields; a quote is refused (invoice_state). Needs the invoices scope.',
     tags,
     errors: INTEGRATION_READ_ERRORS,
   }),
@@ -129,6 +140,26 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: service.Inv
       },
     },
     (request) => service.getInvoice(deps, requireCaller(request, 'integration').spaceId, request.params.id),
+  );
+  app.get(
+    '/integration/invoices/:id/einvoice',
+    {
+      config: { scope: 'invoices' },
+      schema: {
+        ...docs.getInvoiceEinvoice,
+        params: IdParams,
+        querystring: EinvoiceQuery,
+        response: { 200: EinvoiceFileOut },
+      },
+    },
+    async (request, reply) => {
+      const { spaceId } = requireCaller(request, 'integration');
+      const file = await einvoiceFile(deps, spaceId, request.params.id, request.query.format);
+      return reply
+        .type(file.contentType)
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .send(file.body);
+    },
   );
   registerInvoiceActions(app, deps);
 }

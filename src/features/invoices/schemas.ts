@@ -16,7 +16,7 @@ import {
   Type,
   Uuid,
 } from '../../platform/http/schema-kit.ts';
-import { TAX_KINDS } from './domain.ts';
+import { EINVOICE_FORMATS, LINE_TAX_KINDS } from './domain.ts';
 
 // Limits are the spec's (§2.3) and DECISIONS' "Bodies the spec leaves out"; the seller's fields
 // take the client's limits, website the email's.
@@ -35,7 +35,7 @@ export const LineItem = Type.Object({
   quantity: Type.Optional(
     Text({ minLength: 1, maxLength: 32, default: '1', description: 'A decimal string above 0.' }),
   ),
-  tax_kind: Type.Optional(NullableEnum(TAX_KINDS)),
+  tax_kind: Type.Optional(NullableEnum(LINE_TAX_KINDS)),
   tax_rate: Type.Optional(Text({ maxLength: 16, default: '', description: 'A percent: "20", "7.5".' })),
   unit: optionalText(16),
 });
@@ -111,6 +111,12 @@ export const IntegrationInvoiceCreate = Type.Object(
     tax_authority_number: optionalText(64),
     tax_exempt_reason: Type.Optional(NullableText({ maxLength: 200 })),
     tax_zero_reason: Type.Optional(NullableText({ maxLength: 200 })),
+    delivered_on: Type.Optional(
+      NullableDateOnly({
+        description:
+          'Our extension: the actual delivery date (EN 16931 BT-72); an e-invoice with an intra_community line needs it.',
+      }),
+    ),
     kind: Type.Optional(
       Enum(['invoice', 'quote', 'credit_note'] as const, {
         default: 'invoice',
@@ -288,6 +294,7 @@ export const InvoiceOut = Type.Object(
     kind: Enum(INVOICE_KINDS),
     tax_exempt_reason: NullableString(),
     tax_zero_reason: NullableString(),
+    delivered_on: NullableDateOnly(),
     void_reason: Type.String(),
     invoice_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
       description: 'For an accepted quote: the draft invoice made from it.',
@@ -347,3 +354,25 @@ export const SpaceInvoiceParams = Type.Object({
   invoice_id: Type.String({ format: 'uuid' }),
 });
 export const SpaceOnlyParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+// E-invoices: the format asked for, and the file answered.
+
+export const EinvoiceQuery = Type.Object({
+  format: Enum(EINVOICE_FORMATS, {
+    description:
+      'facturx: a PDF/A-3 with the CII embedded (Factur-X / ZUGFeRD, profile EN 16931); cii: UN/CEFACT CII XML; ubl: UBL 2.1 with the Peppol BIS Billing 3.0 customization (an Invoice, or a CreditNote for a credit note).',
+  }),
+});
+export type EinvoiceQueryBody = Static<typeof EinvoiceQuery>;
+
+/** The e-invoice as a file: documented per content type, sent as the bytes it is (never serialized). */
+const FileBytes = (description: string) =>
+  Type.Unsafe<Buffer | string>({ type: 'string', format: 'binary', description });
+
+export const EinvoiceFileOut = {
+  description: 'The e-invoice file, as an attachment.',
+  content: {
+    'application/pdf': { schema: FileBytes('Factur-X (format=facturx).') },
+    'application/xml': { schema: FileBytes('CII or UBL (format=cii, format=ubl).') },
+  },
+};

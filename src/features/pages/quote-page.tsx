@@ -164,4 +164,3 @@ export function QuoteBody({ model }: { model: QuotePageModel }) {
     </>
   );
 }
-

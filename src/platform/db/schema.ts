@@ -525,6 +525,8 @@ export interface InvoicesTable {
   tax_authority_number: string;
   tax_exempt_reason: string | null;
   tax_zero_reason: string | null;
+  /** The actual delivery date (EN 16931 BT-72), when the seller states it. */
+  delivered_on: ColumnType<string | null, string | null | undefined, string | null>;
   prices_include_tax: boolean;
   line_items: Json<StoredLineItem[]>;
   tax_breakdown: Json<StoredTaxGroup[]>;

@@ -7,7 +7,7 @@ import type { FormState } from '../../platform/web/components.tsx';
 import { formRoute, type Opened, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import * as writes from './app-writes.ts';
-import { allows, CLIENT_CONTACT_FIELDS, type ClientField } from './domain.ts';
+import { allows, CLIENT_CONTACT_FIELDS, type ClientField, EINVOICE_FORMATS } from './domain.ts';
 import { einvoiceFileInApp } from './einvoice-file.ts';
 import { type BookShell, InvoicesPage, invoicePath, type Kind } from './pages.tsx';
 import { type InvoiceAction, InvoiceDetailPage } from './pages-detail.tsx';
@@ -21,7 +21,7 @@ import {
 } from './pages-form.tsx';
 import * as reads from './reads.ts';
 import {
-  EinvoiceQuery,
+  EinvoicePageQuery,
   EmptyIn,
   INVOICE_KINDS,
   IntegrationInvoiceCreate,
@@ -391,17 +391,14 @@ function registerDocument(scope: TypedApp, deps: InvoicesDeps) {
   });
   scope.get(
     `${path}/einvoice`,
-    { schema: { hide: true, params: InvoiceParams, querystring: EinvoiceQuery } },
+    { schema: { hide: true, params: InvoiceParams, querystring: EinvoicePageQuery } },
     async (request, reply) => {
       const shell = shellOf(request);
       const { invoice_id } = request.params;
-      const file = await einvoiceFileInApp(
-        deps,
-        shell.user.id,
-        shell.book.id,
-        invoice_id,
-        request.query.format,
-      );
+      const format = EINVOICE_FORMATS.find((known) => known === request.query.format);
+      // A link without a known format leads back to the invoice, whose menu names them.
+      if (format === undefined) return seeOther(reply, invoicePath(shell, invoice_id));
+      const file = await einvoiceFileInApp(deps, shell.user.id, shell.book.id, invoice_id, format);
       return reply
         .type(file.contentType)
         .header('content-disposition', `attachment; filename="${file.filename}"`)

@@ -364,6 +364,11 @@ export const EinvoiceQuery = Type.Object({
   }),
 });
 export type EinvoiceQueryBody = Static<typeof EinvoiceQuery>;
+/**
+ * The invoice page's Download links: a page answers a visitor's sign-in (or a stranger's 404)
+ * before it reads its query, so the format is read by the handler, not refused by validation.
+ */
+export const EinvoicePageQuery = Type.Object({ format: Type.Optional(Type.String({ maxLength: 20 })) });
 
 /** The e-invoice as a file: documented per content type, sent as the bytes it is (never serialized). */
 const FileBytes = (description: string) =>

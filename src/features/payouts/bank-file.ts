@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import anyAscii from 'any-ascii';
 import { Document as SepaDocument } from 'sepa';
-import { assert } from '../../core/assert.ts';
+import { assert, defined } from '../../core/assert.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import type { AccountRow } from '../accounts/index.ts';
@@ -86,7 +86,7 @@ export function sepaXml(payments: readonly SepaPayment[], account: AccountRow, a
   const doc = new SepaDocument('pain.001.001.03');
   doc.grpHdr.id =
     references.length === 1
-      ? references[0]!.slice(0, 20)
+      ? defined(references[0], "the one payment's reference").slice(0, 20)
       : createHash('sha256').update(references.join(',')).digest('hex').slice(0, 20);
   doc.grpHdr.created = at;
   // The debtor is the account's holder; only an account without requisites falls back to its name.
@@ -106,7 +106,7 @@ export function sepaXml(payments: readonly SepaPayment[], account: AccountRow, a
     if (requisites.bic) transfer.creditorBIC = requisites.bic;
     transfer.amount = sepaAmount(amount);
     transfer.remittanceInfo = sepaText(row.note || row.payee, 140);
-    transfer.end2endId = references[position]!;
+    transfer.end2endId = defined(references[position], "the payment's reference");
     info.addTransaction(transfer);
   }
   doc.normalize();

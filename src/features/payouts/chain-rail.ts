@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { encodeFunctionData, erc20Abi, type Hash, parseEventLogs, type TransactionReceipt } from 'viem';
+import { defined } from '../../core/assert.ts';
 import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Chain } from '../../platform/chain/chain.ts';
@@ -108,7 +109,10 @@ async function readReceipt(
   txHash: Hash,
 ): Promise<ReadAtHead<TransactionReceipt>> {
   const { name } = rail.network;
-  const nodes = deps.chain!.clients(name)!.nodes;
+  const nodes = defined(
+    defined(deps.chain, 'the chain').clients(name),
+    `the ${name} network's clients`,
+  ).nodes;
   const view = await viewNetwork(round, name, nodes, BigInt(deps.confirmations[name] ?? 1));
   if (view.kind !== 'found') return { outcome: view, head: 0n };
   return readAtHead(round, view.value, 'eth_getTransactionReceipt', 0n, (client) =>
@@ -212,7 +216,7 @@ async function undoExecution(
   const reversed = await reverseEntry(
     tx,
     row.space_id,
-    row.transaction_id!,
+    defined(row.transaction_id, "an executed payment's entry"),
     at,
     utcDateOf(at),
     'chain reorganisation',
@@ -259,7 +263,8 @@ async function followOne(deps: ChainRailDeps, round: ChainRound, found: { id: st
     const said = sighting.value;
     if (row.status === 'executing') {
       if (said.kind !== 'carried' || said.confirmations < needed) return undefined;
-      const executed = await execute({ tx, deps, account }, row, { txHash: row.tx_hash! });
+      const txHash = defined(row.tx_hash, "a followed payment's transaction");
+      const executed = await execute({ tx, deps, account }, row, { txHash });
       return executed ? ('executed' as const) : undefined;
     }
     if (row.status !== 'executed') return undefined;

@@ -1,3 +1,4 @@
+import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { utcDayOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
@@ -86,9 +87,14 @@ async function policyRules(tx: Queryable, spaceId: string): Promise<PolicyRule[]
   const rows = await store.activePolicyRules(tx, spaceId);
   return rows.map((rule): PolicyRule => {
     if (rule.kind === 'max_per_payment' || rule.kind === 'max_per_day') {
-      return { kind: rule.kind, amount: readAmount(rule.amount!), currency: rule.currency! };
+      return {
+        kind: rule.kind,
+        amount: readAmount(defined(rule.amount, "an amount rule's amount")),
+        currency: defined(rule.currency, "an amount rule's currency"),
+      };
     }
-    if (rule.kind === 'blocked_destination') return { kind: rule.kind, destination: rule.destination! };
+    if (rule.kind === 'blocked_destination')
+      return { kind: rule.kind, destination: defined(rule.destination, 'a blocked destination') };
     return { kind: 'allowed_currencies', currencies: rule.currencies ?? [] };
   });
 }

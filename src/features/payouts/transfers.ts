@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defined } from '../../core/assert.ts';
 import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
@@ -44,7 +45,11 @@ async function accountsOf(tx: Parameters<typeof requireAccount>[0], spaceId: str
   if (!crosses && input.to_amount !== undefined && input.to_amount !== input.amount) {
     refuse('to_amount', 'Between accounts of one currency, to_amount (if given) equals amount.');
   }
-  return { from, to, toAmount: crosses ? input.to_amount! : input.amount };
+  return {
+    from,
+    to,
+    toAmount: crosses ? defined(input.to_amount, 'to_amount between currencies') : input.amount,
+  };
 }
 
 async function postingsOf(
@@ -74,8 +79,16 @@ async function postingsOf(
     specs.push(clearing(moved.from.currency), clearing(moved.to.currency));
   }
   const [fromAsset, toAsset, fromClearing, toClearing] = await ensureLedgerAccounts(tx, specs);
-  const postings = [decrease(payingSide(moved.from, fromAsset!), amount), increase(toAsset!, moved.toAmount)];
-  if (crosses) postings.push(increase(fromClearing!, amount), decrease(toClearing!, moved.toAmount));
+  const postings = [
+    decrease(payingSide(moved.from, defined(fromAsset, 'the paying asset')), amount),
+    increase(defined(toAsset, 'the receiving asset'), moved.toAmount),
+  ];
+  if (crosses) {
+    postings.push(
+      increase(defined(fromClearing, 'the paying clearing account'), amount),
+      decrease(defined(toClearing, 'the receiving clearing account'), moved.toAmount),
+    );
+  }
   return postings;
 }
 

@@ -36,7 +36,7 @@ type Space = {
 
 type Member = { user_id: string; email: string; name: string; role: Role; created_at: string };
 
-const PLAN_OPTIONS = PLANS.map((plan) => [plan, plan[0]!.toUpperCase() + plan.slice(1)] as const);
+const PLAN_OPTIONS = PLANS.map((plan) => [plan, plan.charAt(0).toUpperCase() + plan.slice(1)] as const);
 const ROLE_OPTIONS = ROLES.map((role) => [role, role] as const);
 
 function CreateBookForm({ shell, form }: { shell: Shell; form: FormState }) {

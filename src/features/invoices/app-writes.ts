@@ -1,7 +1,7 @@
 import { WRITER_ROLES } from '../../core/roles.ts';
 import type { Queryable } from '../../platform/db/database.ts';
-import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { requireRole } from '../spaces/index.ts';
+import type { DocumentAuthor } from './lifecycle.ts';
 import type { InvoiceCreateBody, InvoicePatchBody, PaymentBody, SendBody } from './schemas.ts';
 import {
   createInvoice,
@@ -31,11 +31,10 @@ async function asWriter<T>(
 
 /**
  * A document made in the app belongs to no key: its key_id is null, so invoice.paid goes to the
- * book's subscriptions only, never to a key's webhook address. createInvoice reads only the
- * caller's space and key id.
+ * book's subscriptions only, never to a key's webhook address.
  */
-function appCaller(spaceId: string, userId: string): IntegrationCaller {
-  return { spaceId, keyId: null as unknown as string, issuerUserId: userId, scopes: [], pushSourceId: null };
+function appAuthor(spaceId: string): DocumentAuthor {
+  return { spaceId, keyId: null };
 }
 
 export function createInvoiceInApp(
@@ -44,7 +43,7 @@ export function createInvoiceInApp(
   spaceId: string,
   body: InvoiceCreateBody,
 ) {
-  return asWriter(deps, userId, spaceId, (tx) => createInvoice(tx, deps, appCaller(spaceId, userId), body));
+  return asWriter(deps, userId, spaceId, (tx) => createInvoice(tx, deps, appAuthor(spaceId), body));
 }
 
 export function sendInvoiceInApp(

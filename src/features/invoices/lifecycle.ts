@@ -7,7 +7,6 @@ import { type AmountE8, asAmount, formatAmount } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { StoredLineItem } from '../../platform/db/schema.ts';
-import type { IntegrationCaller } from '../../platform/http/context.ts';
 import type { Mailer } from '../../platform/mail/mailer.ts';
 import { enqueueMail } from '../../platform/mail/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
@@ -130,14 +129,17 @@ function clientColumns(client: ClientBody) {
   };
 }
 
+/** Who writes a document: its book, and the integration key it came through (null from the app). */
+export type DocumentAuthor = { spaceId: string; keyId: string | null };
+
 /** POST /integration/invoices: mirrors an invoice as a draft, with its totals computed here. */
 export async function createInvoice(
   tx: Queryable,
   deps: InvoicesDeps,
-  caller: IntegrationCaller,
+  author: DocumentAuthor,
   body: InvoiceCreateBody,
 ) {
-  const spaceId = caller.spaceId;
+  const spaceId = author.spaceId;
   const kind = body.kind ?? 'invoice';
   const account = await requireAccount(tx, spaceId, body.account_id);
   const currency = (body.currency ?? account.currency).toUpperCase();
@@ -164,7 +166,7 @@ export async function createInvoice(
   const inserted = await store.insertInvoice(tx, {
     id: randomUUID(),
     space_id: spaceId,
-    key_id: caller.keyId,
+    key_id: author.keyId,
     account_id: account.id,
     contact_id: (await contactFor(tx, deps.clock, spaceId, body)) ?? corrected?.contact_id ?? null,
     project_id: body.project_id ?? null,

@@ -5,6 +5,9 @@ import { createMailer, type Mailer } from '../src/platform/mail/mailer.ts';
 import { drainMailOutbox, MAIL_ATTEMPTS_MAX } from '../src/platform/mail/outbox.ts';
 import { type SmtpFault, startSmtpFault } from './fixtures/smtp-fault.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { holdMailOutbox } from './support/turns.ts';
+
+holdMailOutbox();
 
 // Invoice mail leaves through the outbox after commit. With the mail server refusing, then
 // silent, then back, the invoice and its deliveries agree at every step, and the client gets the

@@ -11,6 +11,9 @@ import { invoiceMailAttachments, sendAutomaticReminders } from '../src/features/
 import { createMailer, type Mailer, mailerFromConfig } from '../src/platform/mail/mailer.ts';
 import { drainMailOutbox } from '../src/platform/mail/outbox.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { holdMailOutbox } from './support/turns.ts';
+
+holdMailOutbox();
 
 // Invoices by mail, to a real SMTP server on loopback, parsed back as a mail client would.
 

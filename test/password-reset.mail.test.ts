@@ -8,6 +8,9 @@ import { createMailer, type Mailer } from '../src/platform/mail/mailer.ts';
 import { drainMailOutbox, MAIL_RETRY_DELAYS_MS } from '../src/platform/mail/outbox.ts';
 import { type SmtpFault, startSmtpFault } from './fixtures/smtp-fault.ts';
 import { createHarness, type Harness, type User } from './harness.ts';
+import { holdMailOutbox } from './support/turns.ts';
+
+holdMailOutbox();
 
 // Password reset by mail, through a real SMTP server on loopback: the link works once and for
 // 30 minutes, signs every old session out, and lets a throttled owner in at once. The mail leaves

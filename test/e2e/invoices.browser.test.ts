@@ -9,7 +9,10 @@ import { invoiceMailAttachments } from '../../src/features/invoices/index.ts';
 import { mailerFromConfig } from '../../src/platform/mail/mailer.ts';
 import { drainMailOutbox } from '../../src/platform/mail/outbox.ts';
 import type { Harness, User } from '../harness.ts';
+import { holdMailOutbox } from '../support/turns.ts';
 import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
+
+holdMailOutbox();
 
 // The Invoices screens as a seller meets them in Chromium, with mail going to a real SMTP server
 // on loopback: an invoice written in the app, sent by email, paid in two payments (one refused in

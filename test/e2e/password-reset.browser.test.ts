@@ -9,7 +9,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMailer, type Mailer } from '../../src/platform/mail/mailer.ts';
 import { drainMailOutbox } from '../../src/platform/mail/outbox.ts';
 import type { Harness } from '../harness.ts';
+import { holdMailOutbox } from '../support/turns.ts';
 import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
+
+holdMailOutbox();
 
 // A locked-out owner finds their way back as a person would: "Forgot your password?" on the log
 // in page, the mail arriving at a real SMTP server on loopback, its link opened in Chromium, a

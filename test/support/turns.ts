@@ -7,13 +7,14 @@ import { afterAll, beforeAll } from 'vitest';
 // - the chain payments on the network named "local": each file starts its own anvil under that
 //   name, and a file's chain follower reads every file's payments on it. Another file's
 //   transaction is absent from this file's chain, which is what a reorg looks like, so one
-//   file's follower would undo another file's payment.
+//   file's follower would undo another file's payment;
+// - the mail outbox: a file that drains it sends every file's queued mail to its own SMTP sink.
 // Each such file calls the matching function at its top: on PostgreSQL it holds a session
 // advisory lock from before its first hook to after its last, so those files take turns. With
 // embedded PGlite each worker has its own database and its files run one after another, so there
 // is nothing to wait for.
 
-const TURNS = { screeningList: 730_001, localChainPayouts: 730_002 } as const;
+const TURNS = { screeningList: 730_001, localChainPayouts: 730_002, mailOutbox: 730_003 } as const;
 
 function holdTurn(lock: number): void {
   const url = process.env.DATABASE_URL;
@@ -38,4 +39,9 @@ export function holdScreeningList(): void {
 /** For a file that follows chain payments on its own anvil. */
 export function holdLocalChainPayouts(): void {
   holdTurn(TURNS.localChainPayouts);
+}
+
+/** For a file that drains the mail outbox. */
+export function holdMailOutbox(): void {
+  holdTurn(TURNS.mailOutbox);
 }

@@ -17,7 +17,11 @@ let loaded: Promise<EinvoiceCodes> | undefined;
 /** The library's code lists, loaded once. */
 export function einvoiceCodes(): Promise<EinvoiceCodes> {
   loaded ??= import('@e-invoice-eu/core').then(({ invoiceSchema }) => {
-    const lists = (invoiceSchema as unknown as { $defs?: { codeLists?: CodeLists } }).$defs?.codeLists ?? {};
+    // The library types its JSON schema as an opaque object; its code lists sit under $defs. A
+    // library without them is a broken install, never "no codes known".
+    const lists = (invoiceSchema as unknown as { $defs?: { codeLists?: CodeLists } }).$defs?.codeLists;
+    if (lists === undefined)
+      throw new Error('bug: @e-invoice-eu/core ships no code lists in its invoice schema');
     const list = (name: string): ReadonlySet<string> => {
       const values = lists[name]?.enum;
       if (values === undefined) throw new Error(`@e-invoice-eu/core has no code list ${name}`);

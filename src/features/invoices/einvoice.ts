@@ -501,5 +501,7 @@ export function einvoiceData(source: EinvoiceSource, codes: EinvoiceCodes): Invo
     'cac:LegalMonetaryTotal': monetaryTotal(totals, source.currency),
     'cac:InvoiceLine': invoiceLines(lines, nets, source, codes),
   };
+  // The library's Invoice type spells every optional UBL element; the document is built from the
+  // elements EN 16931 needs and checked against the library's schema in the property test.
   return { 'ubl:Invoice': invoice } as unknown as Invoice;
 }

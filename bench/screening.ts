@@ -121,21 +121,29 @@ function benchMatching(ctx: BenchContext, report: BenchReport) {
     matchSubject(index, { address: `0x${'f'.repeat(40)}`, names: [payeeOf(SCREENS + i)] }, DEFAULT_MIN_SCORE);
   }
   const latencies: number[] = [];
+  // The process's CPU time per screen beside the wall time: on a shared machine the wall time's
+  // tail is mostly time the screen spent waiting for a core, which the CPU time leaves out.
+  const cpuTimes: number[] = [];
   let held = 0;
   for (let i = 0; i < SCREENS; i++) {
     const payee = payeeOf(i);
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const hit = matchSubject(index, { address: `0x${'f'.repeat(40)}`, names: [payee] }, DEFAULT_MIN_SCORE);
     latencies.push(performance.now() - started);
+    const cpu = process.cpuUsage(cpuBefore);
+    cpuTimes.push((cpu.user + cpu.system) / 1000);
     if (hit) held++;
   }
-  latencies.sort((a, b) => a - b);
-  const at = (share: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))]!;
-  const p99 = at(0.99);
+  const quantile = (values: number[], share: number) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;
+  };
+  const p99 = quantile(latencies, 0.99);
   ctx.log(
-    `  one destination against ${fmt(ENTRIES)} entries (near matching): p50 ${fmt(at(0.5), 3)} ms, ` +
-      `p99 ${fmt(p99, 3)} ms over ${fmt(SCREENS)} screens, ${fmt(held)} held (target p99 < ${SCREEN_TARGET_MS} ms)`,
+    `  one destination against ${fmt(ENTRIES)} entries (near matching): p50 ${fmt(quantile(latencies, 0.5), 3)} ms, ` +
+      `p99 ${fmt(p99, 3)} ms over ${fmt(SCREENS)} screens, ${fmt(held)} held (target p99 < ${SCREEN_TARGET_MS} ms); ` +
+      `CPU time per screen p50 ${fmt(quantile(cpuTimes, 0.5), 3)} ms, p99 ${fmt(quantile(cpuTimes, 0.99), 3)} ms (reported)`,
   );
   if (held < SCREENS / 2)
     report.failures.push(`${BENCH}: only ${held} of ${SCREENS / 2} near names were held`);

@@ -78,17 +78,6 @@ function letterCounts(text: string): Uint8Array {
   return counts;
 }
 
-/**
- * How many letters two strings can have in common at most: the overlap of their counts. Jaro's
- * matches are pairs of equal letters, each letter used once, so they are never more than this
- * (letters sharing a bucket, and counts capped at 255, only make it larger).
- */
-function sharedAtMost(a: Uint8Array, b: Uint8Array): number {
-  let shared = 0;
-  for (let bucket = 0; bucket < LETTER_BUCKETS; bucket++) shared += Math.min(a[bucket] ?? 0, b[bucket] ?? 0);
-  return shared;
-}
-
 /** The highest Jaro–Winkler two strings of these lengths, common prefix and shared letters can have. */
 function jaroWinklerAtMost(la: number, lb: number, shared: number, prefix: number): number {
   if (la === 0 || lb === 0) return 0;
@@ -106,7 +95,7 @@ export type PreparedName = {
   spaced: string;
   joined: string;
   inOrder: string;
-  /** Letters of `joined` (the sorted words without spaces) and of `inOrder` (as written, repeats kept). */
+  /** Letters of `joined` (the sorted words without spaces) and of `inOrder` (as written, repeats kept; the same array when no word repeats). */
   joinedLetters: Uint8Array;
   inOrderLetters: Uint8Array;
 };
@@ -154,32 +143,9 @@ function coverScore(subject: PreparedName, listed: PreparedName): number {
 export function scoreCeiling(subject: PreparedName, listed: PreparedName): number {
   if (subject.spaced === listed.spaced || subject.inOrder === listed.inOrder) return 1;
   if (coverScore(subject, listed) === 1) return 1;
-  const joinedShared = sharedAtMost(subject.joinedLetters, listed.joinedLetters);
-  const inOrderShared =
-    subject.inOrderLetters === subject.joinedLetters && listed.inOrderLetters === listed.joinedLetters
-      ? joinedShared
-      : sharedAtMost(subject.inOrderLetters, listed.inOrderLetters);
-  const spaces = Math.min(subject.sorted.length, listed.sorted.length) - 1;
-  return Math.max(
-    jaroWinklerAtMost(
-      subject.spaced.length,
-      listed.spaced.length,
-      joinedShared + spaces,
-      commonPrefix(subject.spaced, listed.spaced),
-    ),
-    jaroWinklerAtMost(
-      subject.joined.length,
-      listed.joined.length,
-      joinedShared,
-      commonPrefix(subject.joined, listed.joined),
-    ),
-    jaroWinklerAtMost(
-      subject.inOrder.length,
-      listed.inOrder.length,
-      inOrderShared,
-      commonPrefix(subject.inOrder, listed.inOrder),
-    ),
-  );
+  const alone = new Bucket<null>();
+  alone.add({ name: listed, entry: null, number: 0 });
+  return alone.spellingCeiling(asQuery(subject), 0);
 }
 
 /**
@@ -194,12 +160,18 @@ export function scoreCeiling(subject: PreparedName, listed: PreparedName): numbe
 export function nameScore(subject: PreparedName, listed: PreparedName): number {
   if (subject.spaced === listed.spaced || subject.inOrder === listed.inOrder) return 1;
   if (coverScore(subject, listed) === 1) return 1;
+  return spellingScore(subject, listed);
+}
+
+/** The misspelling and joined-word part of `nameScore`: the best Jaro–Winkler of the three forms. */
+function spellingScore(subject: PreparedName, listed: PreparedName): number {
   return Math.max(
     jaroWinkler(subject.spaced, listed.spaced),
     jaroWinkler(subject.joined, listed.joined),
     jaroWinkler(subject.inOrder, listed.inOrder),
   );
 }
+
 /** The blocking keys of a name: each word's first three letters, and the joined name's. */
 export function blockingKeys(name: PreparedName): string[] {
   const keys = new Set<string>();
@@ -211,7 +183,134 @@ export function blockingKeys(name: PreparedName): string[] {
 
 export type NearHit<T> = { entry: T; score: number };
 
-type Indexed<T> = { name: PreparedName; entry: T };
+/** A listed name in the index; `number` is its place in the index. */
+type Indexed<T> = { name: PreparedName; entry: T; number: number };
+
+/** How many code units of each form the prefix bound reads (Jaro–Winkler's prefix is at most 4). */
+const HEAD = 4;
+
+/** The subject's side of the ceiling, read once per query. */
+type Query = {
+  name: PreparedName;
+  /** Lengths of the spaced, joined and in-order forms, and the number of distinct words. */
+  shape: number[];
+  /** The first HEAD code units of each form, −2 past its end (a candidate's are −1 there, so no two pads match). */
+  heads: number[];
+  sameLetters: boolean;
+};
+
+function asQuery(name: PreparedName): Query {
+  return {
+    name,
+    shape: [name.spaced.length, name.joined.length, name.inOrder.length, name.sorted.length],
+    heads: headsOf(name, -2),
+    sameLetters: name.inOrderLetters === name.joinedLetters,
+  };
+}
+
+function headsOf(name: PreparedName, pad: number): number[] {
+  const heads: number[] = [];
+  for (const form of [name.spaced, name.joined, name.inOrder]) {
+    for (let at = 0; at < HEAD; at++) heads.push(at < form.length ? form.charCodeAt(at) : pad);
+  }
+  return heads;
+}
+
+/**
+ * One blocking key's entries, stored column by column: what the ceiling reads of each entry
+ * (lengths, first letters, letter counts) lies in a few flat arrays that a query sweeps in order,
+ * and an entry's own objects are visited only when its ceiling lets it be scored.
+ */
+class Bucket<T> {
+  readonly entries: Indexed<T>[] = [];
+  /** Per entry, four numbers: as `Query.shape`. */
+  private readonly shapes: number[] = [];
+  /** Per entry, 3 × HEAD code units: as `Query.heads`, −1 past a form's end. */
+  private readonly heads: number[] = [];
+  /** Per entry, three offsets into `pairs`: where its joined letters start and end, and where its in-order letters end (the same as the joined end when no word repeats). */
+  private readonly spans: number[] = [];
+  /** (letter bucket, count) pairs, one per letter bucket that occurs. */
+  private readonly pairs: number[] = [];
+
+  add(indexed: Indexed<T>) {
+    const { name } = indexed;
+    this.entries.push(indexed);
+    this.shapes.push(name.spaced.length, name.joined.length, name.inOrder.length, name.sorted.length);
+    this.heads.push(...headsOf(name, -1));
+    const start = this.pairs.length;
+    this.pushPairs(name.joinedLetters);
+    const joinedEnd = this.pairs.length;
+    if (name.inOrderLetters !== name.joinedLetters) this.pushPairs(name.inOrderLetters);
+    this.spans.push(start, joinedEnd, this.pairs.length);
+  }
+
+  private pushPairs(counts: Uint8Array) {
+    for (let bucket = 0; bucket < LETTER_BUCKETS; bucket++) {
+      const count = counts[bucket] ?? 0;
+      if (count > 0) this.pairs.push(bucket, count);
+    }
+  }
+
+  /** How many letters the subject's counts share at most with pairs [from, to). */
+  private shared(counts: Uint8Array, from: number, to: number): number {
+    let shared = 0;
+    for (let at = from; at < to; at += 2) {
+      shared += Math.min(counts[this.pairs[at] as number] ?? 0, this.pairs[at + 1] as number);
+    }
+    return shared;
+  }
+
+  private prefix(query: Query, at: number, form: number): number {
+    let prefix = 0;
+    const mine = at * 3 * HEAD + form * HEAD;
+    while (prefix < HEAD && query.heads[form * HEAD + prefix] === this.heads[mine + prefix]) prefix += 1;
+    return prefix;
+  }
+
+  /**
+   * The ceiling of `spellingScore` for the entry at `at`: what the letters two names share allow
+   * at most. Jaro's matches are pairs of equal letters, each letter used once, so they are never
+   * more than the overlap of the two letter counts (letters sharing a bucket, and counts capped at
+   * 255, only make it larger); the sorted form's spaces match at most one per word the shorter
+   * name has, less one.
+   */
+  spellingCeiling(query: Query, at: number): number {
+    const shape = at * 4;
+    const span = at * 3;
+    const joinedStart = this.spans[span] as number;
+    const joinedEnd = this.spans[span + 1] as number;
+    const inOrderEnd = this.spans[span + 2] as number;
+    const joinedShared = this.shared(query.name.joinedLetters, joinedStart, joinedEnd);
+    const listedSame = inOrderEnd === joinedEnd;
+    const inOrderShared =
+      query.sameLetters && listedSame
+        ? joinedShared
+        : listedSame
+          ? this.shared(query.name.inOrderLetters, joinedStart, joinedEnd)
+          : this.shared(query.name.inOrderLetters, joinedEnd, inOrderEnd);
+    const spaces = Math.min(query.shape[3] as number, this.shapes[shape + 3] as number) - 1;
+    return Math.max(
+      jaroWinklerAtMost(
+        query.shape[0] as number,
+        this.shapes[shape] as number,
+        joinedShared + spaces,
+        this.prefix(query, at, 0),
+      ),
+      jaroWinklerAtMost(
+        query.shape[1] as number,
+        this.shapes[shape + 1] as number,
+        joinedShared,
+        this.prefix(query, at, 1),
+      ),
+      jaroWinklerAtMost(
+        query.shape[2] as number,
+        this.shapes[shape + 2] as number,
+        inOrderShared,
+        this.prefix(query, at, 2),
+      ),
+    );
+  }
+}
 
 /**
  * The names of a list, indexed by blocking key: a payee's name is scored only against entries
@@ -219,33 +318,46 @@ type Indexed<T> = { name: PreparedName; entry: T };
  * three letters) is not found; docs/design/screening.md states this bound.
  */
 export class NameIndex<T> {
-  /** The entries by blocking key and by exact spelling; an entry keeps its prepared name beside it. */
-  private readonly byKey = new Map<string, Indexed<T>[]>();
+  /** The entries by blocking key, by whole word and by exact spelling. */
+  private readonly byKey = new Map<string, Bucket<T>>();
+  private readonly byWord = new Map<string, Indexed<T>[]>();
   private readonly exact = new Map<string, Indexed<T>>();
-  private count = 0;
+  /** Per entry (by number), the last query that took it as a candidate: each is scored once per query. */
+  private readonly seen: number[] = [];
+  private queries = 0;
 
   add(words: readonly string[], entry: T) {
     if (words.length === 0) return;
-    const indexed = { name: prepareName(words), entry };
-    this.count += 1;
+    const indexed = { name: prepareName(words), entry, number: this.seen.length };
+    this.seen.push(0);
     for (const key of [indexed.name.spaced, `#${indexed.name.inOrder}`, `#${indexed.name.joined}`]) {
       if (!this.exact.has(key)) this.exact.set(key, indexed);
     }
     for (const key of blockingKeys(indexed.name)) {
       let bucket = this.byKey.get(key);
-      if (!bucket) {
-        bucket = [];
+      if (bucket === undefined) {
+        bucket = new Bucket<T>();
         this.byKey.set(key, bucket);
       }
-      bucket.push(indexed);
+      bucket.add(indexed);
+    }
+    for (const word of indexed.name.sorted) {
+      const list = this.byWord.get(word);
+      if (list === undefined) this.byWord.set(word, [indexed]);
+      else list.push(indexed);
     }
   }
 
   get size() {
-    return this.count;
+    return this.seen.length;
   }
 
-  /** The best entry scoring at least `minScore` against the name, or undefined. */
+  /**
+   * The best entry scoring at least `minScore` against the name, or undefined. Three steps, from
+   * the cheapest: the same name written alike (score 1); an entry whose words cover the name or are
+   * covered by it (score 1; such an entry shares a whole word, so it is among that word's entries);
+   * then every entry sharing a blocking key, its spelling scored only where the ceiling allows.
+   */
   best(words: readonly string[], minScore: number): NearHit<T> | undefined {
     if (words.length === 0) return undefined;
     const subject = prepareName(words);
@@ -253,16 +365,26 @@ export class NameIndex<T> {
       const found = this.exact.get(key);
       if (found !== undefined) return { entry: found.entry, score: 1 };
     }
+    for (const word of subject.sorted) {
+      for (const candidate of this.byWord.get(word) ?? []) {
+        if (coverScore(subject, candidate.name) === 1) return { entry: candidate.entry, score: 1 };
+      }
+    }
+    // Neither step answered, so `nameScore` is `spellingScore` for every candidate below.
+    this.queries += 1;
+    const query = asQuery(subject);
     let best: NearHit<T> | undefined;
-    const scored = new Set<Indexed<T>>();
     for (const key of blockingKeys(subject)) {
-      for (const candidate of this.byKey.get(key) ?? []) {
-        if (scored.has(candidate)) continue;
-        scored.add(candidate);
+      const bucket = this.byKey.get(key);
+      if (bucket === undefined) continue;
+      for (let at = 0; at < bucket.entries.length; at++) {
         // A candidate that cannot beat the threshold or the best so far is not scored.
-        const ceiling = scoreCeiling(subject, candidate.name);
+        const ceiling = bucket.spellingCeiling(query, at);
         if (ceiling < minScore || (best !== undefined && ceiling <= best.score)) continue;
-        const score = nameScore(subject, candidate.name);
+        const candidate = bucket.entries[at] as Indexed<T>;
+        if (this.seen[candidate.number] === this.queries) continue;
+        this.seen[candidate.number] = this.queries;
+        const score = spellingScore(subject, candidate.name);
         if (score >= minScore && (best === undefined || score > best.score)) {
           best = { entry: candidate.entry, score };
         }

@@ -47,15 +47,14 @@ const PRICE = '0.0001';
 /** Mints cycle over these prices (1.00 to 10.99 USD), none of which the seeded open asks use. */
 const MINT_PRICES = 1_000;
 const MINT_MEMO = 'scale bench mint';
-// The app has no page of its own called Home: /app and a book's own address answer 303 to its
-// Payment requests page. "Home" is the Books screen a person signs in to (/app/books); Income is
-// the screen that sums the book's postings by day.
+// Home is the book's own address (money in, balances, what waits); Income is the screen that
+// sums the book's postings by day.
 const PAGES = [
   { name: 'Payment requests', path: (book: string) => `/app/books/${book}/payment-requests` },
   { name: 'Invoices', path: (book: string) => `/app/books/${book}/invoices` },
   { name: 'Ledger', path: (book: string) => `/app/books/${book}/ledger` },
   { name: 'Income', path: (book: string) => `/app/books/${book}/income` },
-  { name: 'Home', path: (_book: string) => '/app/books' },
+  { name: 'Home', path: (book: string) => `/app/books/${book}` },
 ] as const;
 const TARGETS = { throughput: 0.8, pageP99: 1.25, checkRate: 200_000, checkRss: 1.25, serverRssMb: 300 };
 

@@ -87,7 +87,7 @@ export type FormState = {
 
 export const EMPTY_FORM: FormState = { values: {}, errors: {} };
 
-function typedValue(state: FormState | undefined, name: string): string | undefined {
+export function typedValue(state: FormState | undefined, name: string): string | undefined {
   // Dotted names ("addresses.0.requisites.iban") read into the nested body the form built.
   let value: unknown = state?.values;
   for (const part of name.split('.')) {

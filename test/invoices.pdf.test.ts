@@ -322,5 +322,9 @@ describe('the logo and the fonts', () => {
     ])
       expect(text).toContain(expected);
     expect(pdfText(files(documents[2]?.[1] ?? Buffer.alloc(0), 'cn').path)).toContain('Corrects');
+    // The quote's line has no rate: its tax cell is a dash, not a bare "%".
+    expect(pdfText(files(documents[1]?.[1] ?? Buffer.alloc(0), 'q').path)).toMatch(
+      /Workshop\s+1\.00\s+800\.00\s+—\s+800\.00 EUR/,
+    );
   });
 });

@@ -256,7 +256,8 @@ function lineCells(row: InvoiceRow, line: InvoiceRow['line_items'][number]): Rec
     quantity: quantityText(line.quantity),
     unit: line.unit,
     unit_price: formatDecimalTextForPeople(line.unit_price) ?? line.unit_price,
-    tax: `${line.tax_rate}%`,
+    // A line without a rate is untaxed: a dash, as on the app's page, never a bare "%".
+    tax: line.tax_rate.trim() === '' ? '—' : `${line.tax_rate}%`,
     amount: money(line.amount, row.currency),
   };
 }

@@ -139,4 +139,47 @@ describe('bank requisites on accounts', () => {
       holder: 'Nordlicht Ltd',
     });
   });
+
+  it("the account's page shows the chosen scheme's fields only, and a refused save comes back with them", async () => {
+    const b = await book();
+    const page = (query = '') =>
+      h.inject({
+        method: 'GET',
+        url: `/app/books/${b.spaceId}/accounts/${b.accountId}${query}`,
+        headers: { cookie: `tb_session=${b.owner.token}` },
+      });
+    const field = (name: string) => `id="field-requisites.${name}"`;
+    const none = await page();
+    expect(none.statusCode).toBe(200);
+    expect(none.body).toContain('<div id="scheme-fields" data-scheme></div>');
+    expect(none.body).not.toContain(field('holder'));
+    const uk = await page('?requisites.scheme=uk');
+    for (const name of ['holder', 'account_number', 'sort_code']) expect(uk.body).toContain(field(name));
+    for (const name of ['iban', 'bic', 'routing_number', 'swift_bic'])
+      expect(uk.body).not.toContain(field(name));
+    expect((await patch(b.owner, b.spaceId, b.accountId, { requisites: SEPA })).statusCode).toBe(200);
+    const sepa = await page();
+    for (const name of ['holder', 'iban', 'bic']) expect(sepa.body).toContain(field(name));
+    for (const name of ['account_number', 'sort_code', 'routing_number'])
+      expect(sepa.body).not.toContain(field(name));
+    // Without script the scheme changes on save: the refusal shows the newly chosen scheme's fields.
+    const refused = await h.inject({
+      method: 'POST',
+      url: `/app/books/${b.spaceId}/accounts/${b.accountId}`,
+      headers: {
+        cookie: `tb_session=${b.owner.token}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: new URLSearchParams({
+        _csrf: b.owner.csrf,
+        name: 'Main bank (EUR)',
+        'requisites.scheme': 'us_ach',
+        'requisites.holder': 'Nordlicht Inc',
+      }).toString(),
+    });
+    expect(refused.statusCode).toBe(422);
+    for (const name of ['holder', 'account_number', 'routing_number', 'account_type'])
+      expect(refused.body).toContain(field(name));
+    expect(refused.body).not.toContain(field('iban'));
+  });
 });

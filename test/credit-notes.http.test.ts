@@ -159,7 +159,7 @@ describe('a credit note', () => {
     );
     const pdf = await h.inject({ method: 'GET', url: `${notePath}/pdf`, headers: cookie(b.owner) });
     expect(pdf.headers['content-type']).toBe('application/pdf');
-    const text = execFileSync('pdftotext', ['-', '-'], { input: pdf.rawPayload }).toString();
+    const text = execFileSync('pdftotext', ['-layout', '-', '-'], { input: pdf.rawPayload }).toString();
     expect(text).toMatch(new RegExp(`Corrects\\s+${invoice.number}`));
   });
 });

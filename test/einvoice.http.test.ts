@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFStream } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAuthContract } from './auth-contract.ts';
 import { describeFailures, type Syntax, stylesheet, validateEn16931, vendorExample } from './en16931.ts';
@@ -385,8 +386,32 @@ describe('Factur-X', () => {
     expect(meta).toMatch(/<pdfaid:conformance>B<\/pdfaid:conformance>/);
     expect(meta).toMatch(/<fx:ConformanceLevel>EN 16931<\/fx:ConformanceLevel>/);
     expect(meta).toMatch(/<fx:DocumentFileName>factur-x.xml<\/fx:DocumentFileName>/);
+    // Strict PDF/A-3b: every font embedded, the XMP in UTF-8 with the seller's name, an sRGB
+    // output intent whose ICC profile says its three components, no information dictionary
+    // entry that could disagree with the XMP.
+    const fonts = pdfTool('pdffonts', [pdfPath])
+      .split('\n')
+      .slice(2)
+      .filter((line) => line.trim() !== '');
+    expect(fonts.length).toBeGreaterThan(0);
+    for (const font of fonts) expect(font).toMatch(/^\S*DejaVuSans\S*\s+CID TrueType\s+Identity-H\s+yes /);
+    expect(meta).toContain(
+      '<dc:creator><rdf:Seq><rdf:li>Nordlicht Studio GmbH</rdf:li></rdf:Seq></dc:creator>',
+    );
+    expect(meta).toContain('<pdfaSchema:prefix>fx</pdfaSchema:prefix>');
+    const parsed = await PDFDocument.load(res.rawPayload, { updateMetadata: false });
+    const intents = parsed.catalog.lookup(PDFName.of('OutputIntents'), PDFArray);
+    expect(intents.size()).toBe(1);
+    const intent = intents.lookup(0, PDFDict);
+    expect(intent.lookup(PDFName.of('S'))).toBe(PDFName.of('GTS_PDFA1'));
+    const profile = intent.lookup(PDFName.of('DestOutputProfile'), PDFStream);
+    expect(profile.dict.lookup(PDFName.of('N'), PDFNumber).asNumber()).toBe(3);
+    const info = parsed.context.trailerInfo.Info;
+    expect(info ? parsed.context.lookup(info, PDFDict).keys() : []).toEqual([]);
     // The visible invoice is the app's own PDF, unchanged.
-    expect(pdfTool('pdftotext', [pdfPath, '-'])).toMatch(new RegExp(`Invoice number\\s+${invoice.number}`));
+    expect(pdfTool('pdftotext', ['-layout', pdfPath, '-'])).toMatch(
+      new RegExp(`Invoice number\\s+${invoice.number}`),
+    );
   });
 });
 

@@ -187,6 +187,77 @@ describe('POST /integration/invoices/{id}/send via email', () => {
   });
 });
 
+describe('a credit note by email', () => {
+  it('mails the credit note with its PDF and the invoice it corrects, no pay link, and stays issued', async () => {
+    const { key, invoice: corrected } = await invoice();
+    const sent = await h.inject({
+      method: 'POST',
+      url: `/integration/invoices/${corrected.id}/send`,
+      key: key.key,
+      payload: { via: 'none' },
+    });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const created = await h.inject({
+      method: 'POST',
+      url: '/integration/invoices',
+      key: key.key,
+      payload: {
+        kind: 'credit_note',
+        corrects_invoice_id: corrected.id,
+        account_id: (
+          await h.inject({ method: 'GET', url: `/integration/invoices/${corrected.id}`, key: key.key })
+        ).json().account_id,
+        client_name: 'Acme <GmbH>',
+        seller: { name: 'Seller Ltd' },
+        line_items: [
+          { description: 'One hour not worked', unit_price: '100', tax_kind: 'standard', tax_rate: '20' },
+        ],
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const credit = created.json() as { id: string; number: string; status: string; client_email: string };
+    expect(credit.status).toBe('issued');
+    // It takes the corrected invoice's client, address included.
+    expect(credit.client_email).toBe('ap@acme.test');
+    // A chat is no road for a credit note.
+    const chat = await h.inject({
+      method: 'POST',
+      url: `/integration/invoices/${credit.id}/send`,
+      key: key.key,
+      payload: { via: 'chat' },
+    });
+    expect(chat.statusCode, chat.body).toBe(422);
+    expect(chat.json()).toMatchObject({ error: 'invalid_request', details: { field: 'via' } });
+    const before = received.length;
+    const res = await h.inject({
+      method: 'POST',
+      url: `/integration/invoices/${credit.id}/send`,
+      key: key.key,
+      payload: { message: 'As agreed on the phone' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().status).toBe('issued');
+    expect(await deliver(h, key.spaceId)).toBe(1);
+    expect(received).toHaveLength(before + 1);
+    const { envelopeTo, mail } = received.at(-1)!;
+    expect(envelopeTo).toEqual(['ap@acme.test']);
+    expect(mail.subject).toBe(`Credit note ${credit.number} from Seller Ltd`);
+    expect(mail.text).toContain('As agreed on the phone');
+    expect(mail.text).toContain(`It corrects invoice ${corrected.number}.`);
+    expect(mail.text).toContain('Total 120 USD');
+    expect(mail.text).not.toContain('/i/');
+    expect(mail.html).toContain(`Credit note ${credit.number}`);
+    expect(mail.html).not.toContain('href=');
+    expect(mail.attachments).toHaveLength(1);
+    const pdf = mail.attachments[0]!;
+    expect(pdf).toMatchObject({
+      contentType: 'application/pdf',
+      filename: `credit-note-${credit.number}.pdf`,
+    });
+    expect(pdf.content.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+});
+
 describe('automatic reminders', () => {
   it('mails each stage once: three days before due, on due, a week after; not while paused or once paid', async () => {
     const port = (smtp.server.address() as AddressInfo).port;

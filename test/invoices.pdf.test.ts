@@ -7,11 +7,14 @@ import jsqr from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, type User } from './harness.ts';
+import { testPng } from './support/images.ts';
 
 // The invoice PDF as a client receives it: seller and buyer blocks, the line table with its
 // header on every page, the tax summary, the totals, how to pay (bank details with a GiroCode
 // for euros, the pay link) and "Page n of m". Read back with pdftotext, rendered with pdftoppm
-// (the PNGs land in test-results/invoice-pdf/ to be looked at), and the GiroCode decoded.
+// (the PNGs land in test-results/invoice-pdf/ to be looked at), and the GiroCode decoded. The
+// book's logo sits atop the seller block of every kind of document (pdfimages), and every font
+// is embedded (pdffonts), so accents, Polish and Greek letters render.
 
 // jsqr is CommonJS: at run time its function is the module itself; to the checker, its default.
 const jsQR = ((jsqr as unknown as { default?: unknown }).default ?? jsqr) as typeof jsqr.default;
@@ -56,7 +59,7 @@ async function book(): Promise<Book> {
   return { owner, spaceId, accountId: account.id };
 }
 
-async function sentInvoice(b: Book, lines: Record<string, unknown>[]) {
+async function sentInvoice(b: Book, lines: Record<string, unknown>[], client: Record<string, string> = {}) {
   const created = await api(b.owner, 'POST', `/app/api/spaces/${b.spaceId}/invoices`, {
     account_id: b.accountId,
     client_name: 'Acme GmbH',
@@ -67,6 +70,7 @@ async function sentInvoice(b: Book, lines: Record<string, unknown>[]) {
     due_on: '2026-12-02',
     notes: 'Work done in October.',
     line_items: lines,
+    ...client,
   });
   expect(created.statusCode, created.body).toBe(201);
   const invoice = created.json() as { id: string; number: string; url: string };
@@ -220,5 +224,107 @@ describe('the invoice PDF', () => {
     expect(text).toContain('Consulting hour 200');
     expect(text).toContain('0%');
     expect(text).toContain('Amount due');
+  });
+});
+
+/** pdfimages -list: one row per image, [width, height, type] (an image's alpha is an smask row). */
+function imagesIn(path: string): [number, number, string][] {
+  return execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' })
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const cells = line.trim().split(/\s+/);
+      return [Number(cells[3]), Number(cells[4]), cells[2] ?? ''];
+    });
+}
+
+/** pdffonts: one row per font, [name, embedded]. */
+function fontsIn(path: string): [string, string][] {
+  return execFileSync('pdffonts', [path], { encoding: 'utf8' })
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const cells = line.trim().split(/\s+/);
+      // name type encoding… emb sub uni object ID: "emb" is the fifth cell from the end.
+      return [cells[0] ?? '', cells[cells.length - 5] ?? ''];
+    });
+}
+
+describe('the logo and the fonts', () => {
+  it("draws the book's logo atop the seller block of an invoice, a quote and a credit note, every font embedded", async () => {
+    const b = await book();
+    const logo = await h.inject({
+      method: 'PUT',
+      url: `/app/api/spaces/${b.spaceId}/profile/logo`,
+      session: b.owner.token,
+      headers: { 'content-type': 'image/png' },
+      payload: testPng(300, 120),
+    });
+    expect(logo.statusCode, logo.body).toBe(200);
+    const { invoice, pdf } = await sentInvoice(
+      b,
+      [{ description: 'Μαθήματα ελληνικών — Übersetzung', unit_price: '120', quantity: '2', tax_rate: '19' }],
+      {
+        client_name: 'Müller & Søn',
+        client_address: 'ul. Piotrkowska 1\n90-001 Łódź',
+        client_country: 'Ελλάδα',
+      },
+    );
+    const quote = await api(b.owner, 'POST', `/app/api/spaces/${b.spaceId}/invoices`, {
+      kind: 'quote',
+      account_id: b.accountId,
+      client_name: 'Müller & Søn',
+      due_on: '2099-01-31',
+      line_items: [{ description: 'Workshop', unit_price: '800' }],
+    });
+    expect(quote.statusCode, quote.body).toBe(201);
+    const credit = await api(b.owner, 'POST', `/app/api/spaces/${b.spaceId}/invoices`, {
+      kind: 'credit_note',
+      corrects_invoice_id: invoice.id,
+      account_id: b.accountId,
+      client_name: 'Müller & Søn',
+      line_items: [{ description: 'Μαθήματα: one lesson fewer', unit_price: '120', tax_rate: '19' }],
+    });
+    expect(credit.statusCode, credit.body).toBe(201);
+    const documents: [string, Buffer][] = [['logo-invoice', pdf]];
+    for (const [name, id] of [
+      ['logo-quote', (quote.json() as { id: string }).id],
+      ['logo-credit-note', (credit.json() as { id: string }).id],
+    ] as const) {
+      const res = await api(b.owner, 'GET', `/app/api/spaces/${b.spaceId}/invoices/${id}/pdf`);
+      expect(res.statusCode).toBe(200);
+      documents.push([name, res.rawPayload]);
+    }
+    for (const [name, bytes] of documents) {
+      const { path } = files(bytes, name);
+      // The stored logo (300 × 120, its transparent half an soft mask) is in the file.
+      const images = imagesIn(path);
+      expect(images, name).toContainEqual([300, 120, 'image']);
+      expect(images, name).toContainEqual([300, 120, 'smask']);
+      const fonts = fontsIn(path);
+      expect(fonts.length, name).toBeGreaterThan(0);
+      for (const [font, embedded] of fonts) {
+        expect(font, name).toMatch(/DejaVuSans/);
+        expect(embedded, `${name}: ${font}`).toBe('yes');
+      }
+      render(path, name);
+    }
+    const { path } = files(pdf, 'accents');
+    const text = pdfText(path);
+    for (const expected of [
+      'Müller & Søn',
+      'Łódź',
+      'Ελλάδα',
+      'Μαθήματα ελληνικών — Übersetzung',
+      'Hafenstraße 12',
+    ])
+      expect(text).toContain(expected);
+    expect(pdfText(files(documents[2]?.[1] ?? Buffer.alloc(0), 'cn').path)).toContain('Corrects');
+    // The quote's line has no rate: its tax cell is a dash, not a bare "%".
+    expect(pdfText(files(documents[1]?.[1] ?? Buffer.alloc(0), 'q').path)).toMatch(
+      /Workshop\s+1\.00\s+800\.00\s+—\s+800\.00 EUR/,
+    );
   });
 });

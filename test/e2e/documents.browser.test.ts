@@ -7,7 +7,7 @@ import { testPng } from '../support/images.ts';
 import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
 
 // Documents people work with, in Chromium: a draft changed on its edit form, a credit note made
-// from an invoice's page, and a quote the client accepts on its public page (with the book's
+// from an invoice's page and sent by email, and a quote the client accepts on its public page (with the book's
 // logo), at desktop width and at 390 px.
 
 const RESULTS_DIR = fileURLToPath(new URL('../../test-results/', import.meta.url));
@@ -18,7 +18,8 @@ let base: string;
 
 beforeAll(async () => {
   if (!chromiumInstalled) return;
-  app = await startBrowserApp({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+  // Mail is configured so that a credit note can be sent; no worker runs here, so it stays queued.
+  app = await startBrowserApp({ env: { RATE_LIMIT_PER_MINUTE: '100000', SMTP_URL: 'smtp://127.0.0.1:9' } });
   ({ h, base } = app);
 });
 afterAll(async () => {
@@ -132,7 +133,7 @@ describe('documents in a browser', () => {
     }
   }, 60_000);
 
-  it('makes a credit note from an invoice page, prefilled, that corrects it and lowers what is open', async () => {
+  it('makes a credit note from an invoice page, prefilled, that corrects it, lowers what is open and is mailed', async () => {
     const { owner, spaceId, accountId } = await book();
     const invoice = await create(owner, spaceId, {
       account_id: accountId,
@@ -170,6 +171,21 @@ describe('documents in a browser', () => {
       expect(await text(page, '[data-field="corrects"]')).toBe(invoice.number);
       expect(await text(page, '[data-field="total"]')).toBe('50.00 EUR');
       await shoot(page, 'documents-credit-note');
+      // Sent by email to the corrected invoice's client; it stays issued.
+      await page.getByRole('button', { name: 'Send by email' }).click();
+      await waitForText(page, '.notice.ok', /^Sent by email\./);
+      expect(await text(page, 'h1')).toMatch(/^Credit note CN-\d{6} Issued$/);
+      const creditId = /\/invoices\/([0-9a-f-]{36})/.exec(page.url())?.[1];
+      const deliveries = await h.inject({
+        method: 'GET',
+        url: `/app/api/spaces/${spaceId}/invoice-deliveries?invoice_id=${creditId}`,
+        session: owner.token,
+      });
+      expect(deliveries.statusCode, deliveries.body).toBe(200);
+      expect(deliveries.json().items).toMatchObject([
+        { purpose: 'send', via: ['email'], recipient: 'ap@acme.test' },
+      ]);
+      await shoot(page, 'documents-credit-note-sent');
       await page.locator('[data-field="corrects"] a').click();
       await waitForText(page, 'h1', /^Invoice INV-\d{6} Sent$/);
       expect(await text(page, '[data-field="credited"]')).toBe('50.00 EUR');

@@ -270,6 +270,12 @@ describe('Payments out in a browser', () => {
         'NORTHWIND MIXING SERVICES LTD. (CYBER2)',
       );
       await shoot(page, 'payouts-screening');
+      // At 390 px the page is no wider than the screen: the inbound table stacks its rows.
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0);
+      await page.setViewportSize({ width: 1280, height: 900 });
       await page.click('a:has-text("Release or reject")');
       await page.waitForURL(new RegExp(`payments-out/${held.id}$`));
       expect(await flat(page, '[data-field="listed"]')).toBe('EL TESORERO');

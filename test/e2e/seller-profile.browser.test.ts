@@ -144,7 +144,17 @@ describe('the bank transfer on the pay page', () => {
     const { page, problems } = await signedInPage(owner);
     // The bank details are written on the account's page, as an owner would.
     await page.goto(`${base}/app/books/${spaceId}/accounts/${account.id}`);
+    // The form shows the chosen scheme's fields only: none before a scheme is chosen.
+    expect(await page.locator('#scheme-fields input').count()).toBe(0);
+    await page.selectOption('#field-requisites\\.scheme', 'uk');
+    await page.locator('#field-requisites\\.sort_code').waitFor();
+    expect(await page.locator('#field-requisites\\.iban').count()).toBe(0);
+    await shoot(page, 'app-account-scheme-uk');
     await page.selectOption('#field-requisites\\.scheme', 'sepa');
+    await page.locator('#field-requisites\\.iban').waitFor();
+    for (const other of ['sort_code', 'account_number', 'routing_number', 'swift_bic'])
+      expect(await page.locator(`#field-requisites\\.${other}`).count(), other).toBe(0);
+    await shoot(page, 'app-account-scheme-sepa');
     await page.fill('#field-requisites\\.holder', 'Nordlicht Studio GmbH');
     await page.fill('#field-requisites\\.iban', 'DE89 3704 0044 0532 0130 01');
     await page.fill('#field-requisites\\.bic', 'COBADEFFXXX');

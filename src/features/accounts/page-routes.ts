@@ -60,18 +60,39 @@ async function renderProve(deps: AccountsDeps, request: FastifyRequest, accountI
   });
 }
 
-async function renderEdit(deps: AccountsDeps, request: FastifyRequest, accountId: string, form: FormState) {
+async function renderEdit(
+  deps: AccountsDeps,
+  request: FastifyRequest,
+  accountId: string,
+  form: FormState,
+  scheme?: string,
+) {
   const shell = shellOf(request);
   const account = await readAccountInApp(deps, shell.member, accountId);
-  return AccountEditPage({ shell, account: account as EditableAccount, form });
+  return AccountEditPage({ shell, account: account as EditableAccount, form, scheme });
 }
+
+/** The scheme's select asks for the page again with the scheme chosen (its own name and value). */
+const EditQuery = Type.Object({ 'requisites.scheme': Type.Optional(Type.String({ maxLength: 16 })) });
 
 /** One account's page and its form (name, colour, notes, bank requisites). */
 function registerAccountEdit(server: FastifyInstance, deps: AccountsDeps) {
   const scope = typedRoutes(server);
   const path = '/app/books/:book_id/accounts/:account_id';
-  scope.get(path, { schema: { hide: true, params: AccountParams } }, async (request, reply) =>
-    sendPage(reply, await renderEdit(deps, request, request.params.account_id, EMPTY_FORM)),
+  scope.get(
+    path,
+    { schema: { hide: true, params: AccountParams, querystring: EditQuery } },
+    async (request, reply) =>
+      sendPage(
+        reply,
+        await renderEdit(
+          deps,
+          request,
+          request.params.account_id,
+          EMPTY_FORM,
+          request.query['requisites.scheme'],
+        ),
+      ),
   );
   scope.post(path, formRoute({ params: AccountParams, body: AccountPatch }), async (request, reply) => {
     const shell = shellOf(request);

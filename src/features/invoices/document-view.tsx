@@ -4,22 +4,34 @@ import { readAmount } from '../ledger/index.ts';
 import { openAmountOf } from './domain.ts';
 import type { InvoiceRow } from './store.ts';
 
-// The invoice in HTML: its body (seller, client, lines, totals), shown on the public invoice
-// page and in the mail that sends or reminds it. TSX, so every value from the seller or the
-// client is escaped by the renderer.
+// The document in HTML: its body (seller, client, lines, totals), shown on the public invoice
+// page and in the mail that sends or reminds it (an invoice or a quote) or sends it (a credit
+// note, which has no public page: its mail carries no link). TSX, so every value from the
+// seller or the client is escaped by the renderer.
 
 const money = (value: string, currency: string) => `${formatAmountTrimmed(readAmount(value))} ${currency}`;
+
+const TITLES: Record<InvoiceRow['kind'], string> = {
+  invoice: 'Invoice',
+  quote: 'Quote',
+  credit_note: 'Credit note',
+};
 
 /** The invoice body: seller, client, lines, totals. */
 export function InvoiceDocument({ row }: { row: InvoiceRow }) {
   return (
     <>
-      <h1>Invoice {row.number}</h1>
+      <h1>
+        {TITLES[row.kind]} {row.number}
+      </h1>
       <p>
         From <strong>{row.seller_name}</strong> to <strong>{row.client_name}</strong>
       </p>
+      {/* A credit note has no due date (its stored one is its issue date). */}
       <p>
-        Issued {row.issued_on}, due {row.due_on}
+        {row.kind === 'credit_note'
+          ? `Issued ${row.issued_on}`
+          : `Issued ${row.issued_on}, due ${row.due_on}`}
       </p>
       <table>
         <thead>
@@ -63,6 +75,34 @@ function InvoiceMailBody(props: { row: InvoiceRow; pageUrl: string; message: str
       </body>
     </html>
   );
+}
+
+function CreditNoteMailBody(props: { row: InvoiceRow; corrects: string | null; message: string }) {
+  return (
+    <html lang="en">
+      <body>
+        {props.message !== '' && <p>{props.message}</p>}
+        <InvoiceDocument row={props.row} />
+        {props.corrects !== null && <p>This credit note corrects invoice {props.corrects}.</p>}
+        <p>The credit note is attached as a PDF.</p>
+      </body>
+    </html>
+  );
+}
+
+/** The mail that sends a credit note: a note, the credit note, the invoice it corrects; no link. */
+export function creditNoteMail(row: InvoiceRow, corrects: string | null, message: string) {
+  const subject = `Credit note ${row.number} from ${row.seller_name}`;
+  const html = renderDocument(<CreditNoteMailBody row={row} corrects={corrects} message={message} />);
+  const text = [
+    message,
+    subject,
+    corrects === null ? '' : `It corrects invoice ${corrects}.`,
+    `Total ${money(row.total, row.currency)}. The credit note is attached as a PDF.`,
+  ]
+    .filter((part) => part !== '')
+    .join('\n\n');
+  return { subject, html, text };
 }
 
 /** The mail sent with the invoice: a note, the invoice, and the link to pay it. */

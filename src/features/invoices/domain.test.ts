@@ -482,7 +482,7 @@ describe('invoice state machine', () => {
     'quote_expired',
   ];
   const EXPECTED: Record<Move, InvoiceStatus[]> = {
-    send: ['draft', 'sent', 'partial', 'quote_draft', 'quote_sent'],
+    send: ['draft', 'sent', 'partial', 'issued', 'quote_draft', 'quote_sent'],
     pay: ['sent', 'partial'],
     remind: ['sent', 'partial'],
     void: ALL.filter((status) => status !== 'void'),

@@ -304,7 +304,8 @@ export type Move = 'send' | 'pay' | 'void' | 'remind' | 'edit' | 'revise' | 'acc
 
 /** Which states each move starts from. Sending again re-delivers without moving the state. */
 const MOVES_FROM: Record<Move, ReadonlySet<InvoiceStatus>> = {
-  send: new Set<InvoiceStatus>(['draft', 'sent', 'partial', 'quote_draft', 'quote_sent']),
+  // An issued credit note is sent (by mail) as often as asked; sending leaves it issued.
+  send: new Set<InvoiceStatus>(['draft', 'sent', 'partial', 'quote_draft', 'quote_sent', 'issued']),
   pay: new Set<InvoiceStatus>(['sent', 'partial']),
   remind: new Set<InvoiceStatus>(['sent', 'partial']),
   void: new Set<InvoiceStatus>([

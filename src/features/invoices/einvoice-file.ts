@@ -7,7 +7,7 @@ import { type EinvoiceFormat, type EinvoiceSource, einvoiceGaps } from './einvoi
 import { einvoiceCodes } from './einvoice-codes.ts';
 import { EINVOICE_CONTENT_TYPES, renderEinvoice } from './einvoice-render.ts';
 import type { InvoicesDeps } from './lifecycle.ts';
-import { renderInvoicePdf } from './pdf.ts';
+import { documentFileBase, renderInvoicePdf } from './pdf.ts';
 import { invoiceSheet } from './pdf-sheet.ts';
 import { withSellerShown } from './seller.ts';
 import * as store from './store.ts';
@@ -86,8 +86,7 @@ export async function einvoiceFile(
       ? await renderInvoicePdf(await invoiceSheet(deps.db, row, deps.publicUrl))
       : undefined;
   const body = await renderEinvoice(format, source, pdf);
-  const safeNumber = row.number.replace(/[^\w.-]+/g, '_').slice(0, 60);
-  const base = `${row.kind.replace('_', '-')}-${safeNumber}`;
+  const base = documentFileBase(row);
   const extension = format === 'facturx' ? 'pdf' : `${format}.xml`;
   return { filename: `${base}.${extension}`, contentType: EINVOICE_CONTENT_TYPES[format], body };
 }

@@ -15,7 +15,7 @@ import { readAmount } from '../ledger/index.ts';
 import { requireRole, takeDocumentNumber } from '../spaces/index.ts';
 import type { InvoiceChatPort } from './chat-port.ts';
 import { queueChatPost } from './chat-posts.ts';
-import { invoiceMail } from './document-view.tsx';
+import { creditNoteMail, invoiceMail } from './document-view.tsx';
 import {
   afterSend,
   allows,
@@ -31,7 +31,7 @@ import {
   TAX_KINDS,
   type Totals,
 } from './domain.ts';
-import { renderInvoicePdf } from './pdf.ts';
+import { documentFileBase, renderInvoicePdf } from './pdf.ts';
 import { invoiceSheet } from './pdf-sheet.ts';
 import { breakdownOut, lineItemsOut, present, presentWithPayments, publicPageUrl } from './presentation.ts';
 import type { ClientBody, InvoiceCreateBody, InvoicePatchBody, SellerBody, SendBody } from './schemas.ts';
@@ -338,6 +338,14 @@ export async function sendInvoice(
   // The document keeps the seller it is first sent with (a re-send keeps the same).
   const row = await snapshotSeller(tx, locked, deps.clock.now());
   const via = body.via ?? 'email';
+  if (row.kind === 'credit_note' && via === 'chat')
+    throw new AppError(
+      'invalid_request',
+      'A credit note is sent by email (or marked sent with "none"), not to a chat.',
+      {
+        field: 'via',
+      },
+    );
   const to = body.to || row.client_email;
   const mailId =
     via === 'email'
@@ -419,7 +427,10 @@ export async function queueInvoiceMail(
     throw new AppError('invalid_request', 'The invoice has no client email; give one in "to".', {
       field: 'to',
     });
-  const mail = invoiceMail(row, publicPageUrl(deps.publicUrl, row.token), message, purpose);
+  const mail =
+    row.kind === 'credit_note'
+      ? creditNoteMail(row, await correctedNumber(tx, row), message)
+      : invoiceMail(row, publicPageUrl(deps.publicUrl, row.token), message, purpose);
   return enqueueMail(tx, deps.clock, deps.mailer.from, {
     spaceId: row.space_id,
     to,
@@ -439,7 +450,13 @@ export async function invoiceMailAttachments(
 ) {
   const row = await withSellerShown(db, await ownInvoice(db, spaceId, invoiceId, false));
   const content = await renderInvoicePdf(await invoiceSheet(db, row, publicUrl));
-  return [{ filename: `invoice-${row.number}.pdf`, content, contentType: 'application/pdf' }];
+  return [{ filename: `${documentFileBase(row)}.pdf`, content, contentType: 'application/pdf' }];
+}
+
+/** The number of the invoice a credit note corrects, or null. */
+async function correctedNumber(db: Queryable, row: store.InvoiceRow): Promise<string | null> {
+  if (row.corrects_invoice_id === null) return null;
+  return (await store.findInvoice(db, row.space_id, row.corrects_invoice_id))?.number ?? null;
 }
 
 /** POST .../remind: recorded against a sent or partial invoice, and mailed when mail is configured. */

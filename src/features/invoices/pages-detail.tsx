@@ -111,27 +111,29 @@ type ActionProps = { shell: BookShell; invoice: InvoiceRecord; formOf: (action: 
 
 function SendAction({ shell, invoice, formOf }: ActionProps) {
   const form = formOf('send');
-  const again = invoice.status !== 'draft' && invoice.status !== 'quote_draft';
+  // A credit note is issued when it is made: it is sent by mail (as often as asked), never
+  // "marked sent".
+  const creditNote = invoice.kind === 'credit_note';
+  const again = !creditNote && invoice.status !== 'draft' && invoice.status !== 'quote_draft';
+  const title = creditNote ? 'Send by email' : again ? 'Send again' : 'Send';
   const chosen = form.values.via;
   return (
-    <ActionForm
-      shell={shell}
-      invoice={invoice}
-      action="send"
-      title={again ? 'Send again' : 'Send'}
-      form={form}
-    >
-      <div class="field">
-        <label for="send-via">How</label>
-        <select id="send-via" name="via">
-          <option value="email" selected={chosen !== 'none'}>
-            By email, with the PDF
-          </option>
-          <option value="none" selected={chosen === 'none'}>
-            Mark as sent, deliver nothing
-          </option>
-        </select>
-      </div>
+    <ActionForm shell={shell} invoice={invoice} action="send" title={title} form={form}>
+      {creditNote ? (
+        <input type="hidden" name="via" value="email" />
+      ) : (
+        <div class="field">
+          <label for="send-via">How</label>
+          <select id="send-via" name="via">
+            <option value="email" selected={chosen !== 'none'}>
+              By email, with the PDF
+            </option>
+            <option value="none" selected={chosen === 'none'}>
+              Mark as sent, deliver nothing
+            </option>
+          </select>
+        </div>
+      )}
       <ActionField
         action="send"
         name="to"
@@ -141,7 +143,7 @@ function SendAction({ shell, invoice, formOf }: ActionProps) {
         placeholder={invoice.client_email || 'client@example.com'}
       />
       <ActionField action="send" name="message" label="Message" form={form} maxLength={2000} />
-      <button type="submit">{again ? 'Send again' : 'Send'}</button>
+      <button type="submit">{title}</button>
     </ActionForm>
   );
 }
@@ -229,7 +231,7 @@ function offered(shell: BookShell, invoice: InvoiceRecord): Set<InvoiceAction> {
   const status = invoice.status;
   if (allows('revise', status)) actions.add('edit');
   if (allows('accept', status)) actions.add('accept').add('decline');
-  if (invoice.kind !== 'credit_note' && allows('send', status)) actions.add('send');
+  if (allows('send', status)) actions.add('send');
   if (allows('pay', status)) actions.add('payments');
   if (allows('remind', status)) actions.add('remind');
   if (allows('pay', status) && canAdminister(shell.book.role)) actions.add('write-off');

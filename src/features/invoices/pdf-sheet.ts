@@ -3,13 +3,15 @@ import { asAmount } from '../../core/money.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { requireAccount } from '../accounts/index.ts';
 import type { Requisites } from '../contacts/index.ts';
+import { sellerLogoOf } from '../spaces/index.ts';
 import { openAmountOf } from './domain.ts';
 import type { InvoiceSheet, PdfPayment } from './pdf.ts';
 import { publicPageUrl } from './presentation.ts';
 import * as store from './store.ts';
 
-// What the PDF shows beyond the document's own row, read before it is drawn: the number of the
-// invoice a credit note corrects, and how to pay (the account's bank requisites, the pay link).
+// What the PDF shows beyond the document's own row, read before it is drawn: the book's logo,
+// the number of the invoice a credit note corrects, and how to pay (the account's bank
+// requisites, the pay link).
 
 /** The account's requisites as a payer types them, label and value. */
 export function requisiteRows(requisites: Requisites): [string, string][] {
@@ -85,8 +87,10 @@ export async function invoiceSheet(
     ? await store.findInvoice(db, row.space_id, row.corrects_invoice_id)
     : undefined;
   const due = openAmountOf(row);
+  const logo = await sellerLogoOf(db, row.space_id);
   return {
     row,
+    logo: logo && { bytes: logo.bytes, width: logo.width, height: logo.height },
     corrects: corrected?.number ?? null,
     due,
     payment: await paymentOf(db, row, due, publicUrl),

@@ -1,12 +1,14 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { asAmount, formatDecimalTextForPeople, formatMoneyForPeople } from '../../core/money.ts';
+import { documentFonts } from '../../platform/fonts.ts';
 import { readAmount } from '../ledger/index.ts';
 import type { InvoiceRow } from './store.ts';
 
-// The invoice, quote or credit note as a PDF: A4, the standard Helvetica (no font files), drawn
-// from a sheet that holds everything it shows, so drawing does no I/O. Layout, top to bottom:
-// the seller's name and the document's title and number; the seller and buyer blocks; the
+// The invoice, quote or credit note as a PDF: A4, set in DejaVu Sans embedded in the file
+// (platform/fonts.ts), drawn from a sheet that holds everything it shows, so drawing does no
+// I/O. Layout, top to bottom: the seller's name and the document's title and number; the
+// book's logo atop the seller block, the seller and buyer blocks; the
 // dates and terms; the line table (its header repeated on every page it continues on); the tax
 // summary per rate; the totals and the amount due; how to pay (bank details with a GiroCode for
 // euros, the pay link with its QR code); notes; and on every page the seller's footer and
@@ -26,8 +28,13 @@ export type PdfPayment = {
   } | null;
 };
 
+/** The book's stored logo (PNG or JPEG, at most 512 pixels a side). */
+export type PdfLogo = { bytes: Buffer; width: number; height: number };
+
 export type InvoiceSheet = {
   row: InvoiceRow;
+  /** The book's logo, drawn atop the seller block, or null. */
+  logo: PdfLogo | null;
   /** The number of the invoice a credit note corrects, or null. */
   corrects: string | null;
   /** The open amount (what is still due). */
@@ -35,6 +42,12 @@ export type InvoiceSheet = {
   /** How to pay; null for a draft, a quote, a credit note or a document paid in full. */
   payment: PdfPayment | null;
 };
+
+/** A document's files are named `<kind>-<number>` ("credit-note-CN-000001"), the number made safe. */
+export function documentFileBase(row: Pick<InvoiceRow, 'kind' | 'number'>): string {
+  const safeNumber = row.number.replace(/[^\w.-]+/g, '_').slice(0, 60);
+  return `${row.kind.replace('_', '-')}-${safeNumber}`;
+}
 
 const TITLES: Record<InvoiceRow['kind'], string> = {
   invoice: 'Invoice',
@@ -52,6 +65,14 @@ const RULE = '#cbd2d9';
 const BAND = '#f0f4f8';
 
 type Doc = InstanceType<typeof PDFDocument>;
+
+/**
+ * The embedded fonts, named by their files' paths: pdfkit keeps a font it opened by that name, so
+ * the document's default font (the regular face) is never opened twice.
+ */
+const { regular: REGULAR, bold: BOLD } = documentFonts();
+/** The largest box the logo is fitted into, in points. */
+const LOGO_BOX = { width: 150, height: 56 };
 
 const money = (value: string | bigint, currency: string) =>
   formatMoneyForPeople(typeof value === 'bigint' ? asAmount(value) : readAmount(value), currency);
@@ -79,6 +100,20 @@ function columnLayout() {
   });
 }
 
+/** The seller, buyer and terms columns under the header. */
+const BLOCK_GAP = 14;
+const BLOCKS = (() => {
+  const widths = [150, 142, CONTENT_WIDTH - 150 - 142 - 2 * BLOCK_GAP] as const;
+  const sellerX = PAGE.margin;
+  const buyerX = sellerX + widths[0] + BLOCK_GAP;
+  const termsX = buyerX + widths[1] + BLOCK_GAP;
+  return [
+    { x: sellerX, width: widths[0] },
+    { x: buyerX, width: widths[1] },
+    { x: termsX, width: widths[2] },
+  ] as const;
+})();
+
 /** The lowest y a block may end at before it must move to the next page. */
 const bottomLimit = () => PAGE.height - PAGE.margin - FOOTER_ROOM;
 
@@ -92,15 +127,15 @@ function roomFor(doc: Doc, y: number, height: number): number {
 function drawHeader(doc: Doc, sheet: InvoiceSheet): number {
   const { row } = sheet;
   const top = PAGE.margin;
-  doc.fillColor(INK).font('Helvetica-Bold').fontSize(18);
+  doc.fillColor(INK).font(BOLD).fontSize(18);
   doc.text(row.seller_name || 'Seller', PAGE.margin, top, { width: CONTENT_WIDTH / 2 });
   const nameBottom = doc.y;
-  doc.font('Helvetica-Bold').fontSize(20);
+  doc.font(BOLD).fontSize(20);
   doc.text(TITLES[row.kind], PAGE.margin + CONTENT_WIDTH / 2, top, {
     width: CONTENT_WIDTH / 2,
     align: 'right',
   });
-  doc.font('Helvetica').fontSize(11).fillColor(MUTED);
+  doc.font(REGULAR).fontSize(11).fillColor(MUTED);
   doc.text(row.number, PAGE.margin + CONTENT_WIDTH / 2, doc.y + 2, {
     width: CONTENT_WIDTH / 2,
     align: 'right',
@@ -145,12 +180,21 @@ function buyerLines(row: InvoiceRow): string[] {
   ].filter((line) => line.trim() !== '');
 }
 
+/** The logo fitted into its box (never enlarged), at the top left of `x`, `y`; returns the y under it. */
+function drawLogo(doc: Doc, logo: PdfLogo, x: number, y: number, width: number): number {
+  const box = { width: Math.min(LOGO_BOX.width, width), height: LOGO_BOX.height };
+  const scale = Math.min(box.width / logo.width, box.height / logo.height, 1);
+  const height = logo.height * scale;
+  doc.image(logo.bytes, x, y, { width: logo.width * scale, height });
+  return y + height + 10;
+}
+
 function drawBlock(doc: Doc, title: string, lines: string[], x: number, y: number, width: number): number {
-  doc.font('Helvetica-Bold').fontSize(8).fillColor(MUTED).text(title.toUpperCase(), x, y, { width });
+  doc.font(BOLD).fontSize(8).fillColor(MUTED).text(title.toUpperCase(), x, y, { width });
   let at = doc.y + 3;
   lines.forEach((line, index) => {
     doc
-      .font(index === 0 ? 'Helvetica-Bold' : 'Helvetica')
+      .font(index === 0 ? BOLD : REGULAR)
       .fontSize(index === 0 ? 11 : 9.5)
       .fillColor(INK)
       .text(line, x, at, { width });
@@ -183,14 +227,14 @@ function drawTerms(doc: Doc, rows: [string, string][], x: number, y: number, wid
   let at = y;
   for (const [label, value] of rows) {
     doc
-      .font('Helvetica')
+      .font(REGULAR)
       .fontSize(9)
       .fillColor(MUTED)
-      .text(label, x, at, { width: width * 0.45 });
+      .text(label, x, at, { width: width * 0.5 });
     doc
-      .font('Helvetica-Bold')
+      .font(BOLD)
       .fillColor(INK)
-      .text(value, x + width * 0.45, at, { width: width * 0.55, align: 'right' });
+      .text(value, x + width * 0.5, at, { width: width * 0.5, align: 'right' });
     at = doc.y + 3;
   }
   return at;
@@ -199,7 +243,7 @@ function drawTerms(doc: Doc, rows: [string, string][], x: number, y: number, wid
 function drawTableHeader(doc: Doc, y: number): number {
   const columns = columnLayout();
   doc.rect(PAGE.margin, y, CONTENT_WIDTH, 20).fill(BAND);
-  doc.font('Helvetica-Bold').fontSize(8.5).fillColor(MUTED);
+  doc.font(BOLD).fontSize(8.5).fillColor(MUTED);
   for (const column of columns) {
     doc.text(column.title, column.x + 4, y + 6, { width: column.width - 8, align: column.align });
   }
@@ -212,7 +256,8 @@ function lineCells(row: InvoiceRow, line: InvoiceRow['line_items'][number]): Rec
     quantity: quantityText(line.quantity),
     unit: line.unit,
     unit_price: formatDecimalTextForPeople(line.unit_price) ?? line.unit_price,
-    tax: `${line.tax_rate}%`,
+    // A line without a rate is untaxed: a dash, as on the app's page, never a bare "%".
+    tax: line.tax_rate.trim() === '' ? '—' : `${line.tax_rate}%`,
     amount: money(line.amount, row.currency),
   };
 }
@@ -222,7 +267,7 @@ function drawLines(doc: Doc, row: InvoiceRow, start: number): number {
   let y = drawTableHeader(doc, start);
   for (const line of row.line_items) {
     const cells = lineCells(row, line);
-    doc.font('Helvetica').fontSize(9.5);
+    doc.font(REGULAR).fontSize(9.5);
     const description = columns[0];
     const height =
       Math.max(
@@ -232,7 +277,7 @@ function drawLines(doc: Doc, row: InvoiceRow, start: number): number {
       doc.addPage();
       y = drawTableHeader(doc, PAGE.margin);
     }
-    doc.font('Helvetica').fontSize(9.5).fillColor(INK);
+    doc.font(REGULAR).fontSize(9.5).fillColor(INK);
     for (const column of columns) {
       doc.text(cells[column.key] ?? '', column.x + 4, y + 4, {
         width: column.width - 8,
@@ -268,34 +313,32 @@ function drawSums(doc: Doc, sheet: InvoiceSheet, start: number): number {
   const y = roomFor(doc, start, height);
   const half = CONTENT_WIDTH / 2 - 10;
   // Tax summary.
-  doc
-    .font('Helvetica-Bold')
-    .fontSize(8)
-    .fillColor(MUTED)
-    .text('TAX SUMMARY', PAGE.margin, y, { width: half });
+  doc.font(BOLD).fontSize(8).fillColor(MUTED).text('TAX SUMMARY', PAGE.margin, y, { width: half });
   let at = doc.y + 4;
   const cell = (text: string, x: number, width: number, align: 'left' | 'right') =>
     doc.text(text, x, at, { width, align });
-  doc.font('Helvetica-Bold').fontSize(8.5).fillColor(MUTED);
+  doc.font(BOLD).fontSize(8.5).fillColor(MUTED);
   cell('Rate', PAGE.margin, 60, 'left');
   cell('Net', PAGE.margin + 60, (half - 60) / 2, 'right');
   cell('Tax', PAGE.margin + 60 + (half - 60) / 2, (half - 60) / 2, 'right');
   at += 14;
-  doc.font('Helvetica').fontSize(9).fillColor(INK);
+  doc.font(REGULAR).fontSize(9).fillColor(INK);
   for (const group of groups) {
     const kind =
       group.tax_kind && group.tax_kind !== 'standard' ? ` ${group.tax_kind.replaceAll('_', ' ')}` : '';
-    cell(`${group.tax_rate}%${kind}`, PAGE.margin, 60, 'left');
+    const rate = `${group.tax_rate}%${kind}`;
+    cell(rate, PAGE.margin, 60, 'left');
     cell(money(group.net, row.currency), PAGE.margin + 60, (half - 60) / 2, 'right');
     cell(money(group.tax, row.currency), PAGE.margin + 60 + (half - 60) / 2, (half - 60) / 2, 'right');
-    at += 16;
+    // A long kind ("0% reverse charge") wraps in its column; the next row starts below it.
+    at += Math.max(16, doc.heightOfString(rate, { width: 60 }) + 4);
   }
   const left = at;
   // Totals.
   const x = PAGE.margin + CONTENT_WIDTH / 2 + 10;
   at = y;
   for (const [label, value, strong] of totals) {
-    doc.font(strong ? 'Helvetica-Bold' : 'Helvetica').fontSize(strong ? 11 : 9.5);
+    doc.font(strong ? BOLD : REGULAR).fontSize(strong ? 11 : 9.5);
     doc.fillColor(strong ? INK : MUTED).text(label, x, at, { width: half / 2 });
     doc.fillColor(INK).text(value, x + half / 2, at, { width: half / 2, align: 'right' });
     at += strong ? 20 : 17;
@@ -317,21 +360,17 @@ async function drawPayment(doc: Doc, payment: PdfPayment, start: number): Promis
   let y = roomFor(doc, start, height);
   doc.rect(PAGE.margin, y, CONTENT_WIDTH, 1).fill(RULE);
   y += 10;
-  doc.font('Helvetica-Bold').fontSize(11).fillColor(INK).text('How to pay', PAGE.margin, y);
+  doc.font(BOLD).fontSize(11).fillColor(INK).text('How to pay', PAGE.margin, y);
   y = doc.y + 6;
   const textWidth = CONTENT_WIDTH - 2 * (qrSize + 16);
   let at = y;
   if (payment.bank) {
-    doc
-      .font('Helvetica-Bold')
-      .fontSize(9)
-      .fillColor(MUTED)
-      .text('Bank transfer', PAGE.margin, at, { width: textWidth });
+    doc.font(BOLD).fontSize(9).fillColor(MUTED).text('Bank transfer', PAGE.margin, at, { width: textWidth });
     at = doc.y + 3;
     for (const [label, value] of bankRows) {
-      doc.font('Helvetica').fontSize(9).fillColor(MUTED).text(label, PAGE.margin, at, { width: 90 });
+      doc.font(REGULAR).fontSize(9).fillColor(MUTED).text(label, PAGE.margin, at, { width: 90 });
       doc
-        .font('Helvetica-Bold')
+        .font(BOLD)
         .fillColor(INK)
         .text(value, PAGE.margin + 90, at, { width: textWidth - 90 });
       at = doc.y + 3;
@@ -346,7 +385,7 @@ async function drawPayment(doc: Doc, payment: PdfPayment, start: number): Promis
   for (const [label, png] of codes) {
     doc.image(png, codeX, y, { width: qrSize, height: qrSize });
     doc
-      .font('Helvetica')
+      .font(REGULAR)
       .fontSize(8)
       .fillColor(MUTED)
       .text(label, codeX, y + qrSize + 2, { width: qrSize, align: 'center' });
@@ -354,9 +393,9 @@ async function drawPayment(doc: Doc, payment: PdfPayment, start: number): Promis
   }
   // The pay link on a line of its own under both, so it is never cut.
   at = Math.max(at, y + qrSize + 16);
-  doc.font('Helvetica-Bold').fontSize(9).fillColor(MUTED).text('Pay online', PAGE.margin, at, { width: 90 });
+  doc.font(BOLD).fontSize(9).fillColor(MUTED).text('Pay online', PAGE.margin, at, { width: 90 });
   doc
-    .font('Helvetica')
+    .font(REGULAR)
     .fontSize(9)
     .fillColor('#1d4ed8')
     .text(payment.url, PAGE.margin + 90, at, {
@@ -369,12 +408,12 @@ async function drawPayment(doc: Doc, payment: PdfPayment, start: number): Promis
 
 function drawNotes(doc: Doc, row: InvoiceRow, start: number): number {
   if (row.notes.trim() === '') return start;
-  doc.font('Helvetica').fontSize(9.5);
+  doc.font(REGULAR).fontSize(9.5);
   const height = doc.heightOfString(row.notes, { width: CONTENT_WIDTH }) + 20;
   const y = roomFor(doc, start, Math.min(height, 120));
-  doc.font('Helvetica-Bold').fontSize(8).fillColor(MUTED).text('NOTES', PAGE.margin, y);
+  doc.font(BOLD).fontSize(8).fillColor(MUTED).text('NOTES', PAGE.margin, y);
   doc
-    .font('Helvetica')
+    .font(REGULAR)
     .fontSize(9.5)
     .fillColor(INK)
     .text(row.notes, PAGE.margin, doc.y + 3, { width: CONTENT_WIDTH });
@@ -398,7 +437,7 @@ function drawFooters(doc: Doc, row: InvoiceRow) {
       .strokeColor(RULE)
       .lineWidth(0.5)
       .stroke();
-    doc.font('Helvetica').fontSize(8).fillColor(MUTED);
+    doc.font(REGULAR).fontSize(8).fillColor(MUTED);
     doc.text(footer, PAGE.margin, y, { width: CONTENT_WIDTH - 90, height: 24, ellipsis: true });
     doc.text(`Page ${index + 1} of ${range.count}`, PAGE.margin + CONTENT_WIDTH - 90, y, {
       width: 90,
@@ -413,10 +452,15 @@ export async function renderInvoicePdf(sheet: InvoiceSheet): Promise<Buffer> {
   const { row } = sheet;
   const doc = new PDFDocument({
     size: 'A4',
+    // PDF/A-3 (the Factur-X made from this file) rests on PDF 1.7.
+    pdfVersion: '1.7',
+    // Without it pdfkit starts every document in Helvetica, a font it names but never embeds.
+    font: REGULAR,
     margin: PAGE.margin,
     bufferPages: true,
     info: { Title: `${TITLES[row.kind]} ${row.number}`, Author: row.seller_name },
   });
+
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -424,23 +468,19 @@ export async function renderInvoicePdf(sheet: InvoiceSheet): Promise<Buffer> {
     doc.on('error', reject);
   });
   let y = drawHeader(doc, sheet);
-  const half = CONTENT_WIDTH / 2 - 10;
-  const sellerEnd = drawBlock(doc, 'From', sellerLines(row), PAGE.margin, y, half * 0.5 + 40);
+  // Three columns side by side, apart by GAP: the seller (under the logo), the buyer, the terms.
+  const [seller, buyer, terms] = BLOCKS;
+  const sellerTop = sheet.logo ? drawLogo(doc, sheet.logo, seller.x, y, seller.width) : y;
+  const sellerEnd = drawBlock(doc, 'From', sellerLines(row), seller.x, sellerTop, seller.width);
   const buyerEnd = drawBlock(
     doc,
     row.kind === 'quote' ? 'For' : 'Bill to',
     buyerLines(row),
-    PAGE.margin + half * 0.5 + 60,
+    buyer.x,
     y,
-    half * 0.5 + 20,
+    buyer.width,
   );
-  const termsEnd = drawTerms(
-    doc,
-    termRows(sheet),
-    PAGE.margin + CONTENT_WIDTH / 2 + 40,
-    y,
-    CONTENT_WIDTH / 2 - 40,
-  );
+  const termsEnd = drawTerms(doc, termRows(sheet), terms.x, y, terms.width);
   y = Math.max(sellerEnd, buyerEnd, termsEnd) + 18;
   y = drawLines(doc, row, y);
   y = drawSums(doc, sheet, y);

@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
 import { listContactsInApp } from '../contacts/index.ts';
 import { requireRole } from '../spaces/index.ts';
-import { renderInvoicePdf } from './pdf.ts';
+import { documentFileBase, renderInvoicePdf } from './pdf.ts';
 import { invoiceSheet } from './pdf-sheet.ts';
 import type { InvoiceListQueryBody } from './schemas.ts';
 import { withSellerShown } from './seller.ts';
@@ -68,9 +68,8 @@ export async function invoicePdfFile(deps: InvoicesDeps, userId: string, spaceId
   const found = await store.findInvoice(deps.db, spaceId, id);
   if (!found) throw new AppError('not_found', 'No invoice with this id in this space.');
   const row = await withSellerShown(deps.db, found);
-  const safeNumber = row.number.replace(/[^\w.-]+/g, '_').slice(0, 60);
   return {
-    filename: `${row.kind.replace('_', '-')}-${safeNumber}.pdf`,
+    filename: `${documentFileBase(row)}.pdf`,
     body: await renderInvoicePdf(await invoiceSheet(deps.db, row, deps.publicUrl)),
   };
 }

@@ -934,6 +934,7 @@ function InboundTable({ inbound }: { inbound: InboundFlag[] }) {
         caption="Transfers in from listed senders"
         columns={columns}
         rows={inbound}
+        stacked
         empty={<EmptyState title="None">Transfers from listed senders would appear here.</EmptyState>}
       />
     </section>
@@ -974,6 +975,7 @@ export function ScreeningPage(props: ScreeningPageProps) {
             },
           ]}
           rows={props.held}
+          stacked
           empty={<EmptyState title="No payment is held">Payments that match the list wait here.</EmptyState>}
         />
       </section>

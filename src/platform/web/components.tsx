@@ -87,7 +87,7 @@ export type FormState = {
 
 export const EMPTY_FORM: FormState = { values: {}, errors: {} };
 
-function typedValue(state: FormState | undefined, name: string): string | undefined {
+export function typedValue(state: FormState | undefined, name: string): string | undefined {
   // Dotted names ("addresses.0.requisites.iban") read into the nested body the form built.
   let value: unknown = state?.values;
   for (const part of name.split('.')) {
@@ -232,11 +232,16 @@ export function Table<T>(props: {
   empty: ComponentChildren;
   nextHref?: string | null;
   firstHref?: string | null;
+  /**
+   * On a phone each row is a card of label and value lines instead of a table row, for tables
+   * whose cells (addresses, hashes) would make a sideways-scrolling strip too wide to read.
+   */
+  stacked?: boolean;
 }) {
   if (props.rows.length === 0 && !props.firstHref) return <>{props.empty}</>;
   return (
     <>
-      <div class="table-wrap">
+      <div class={props.stacked ? 'table-wrap stacked' : 'table-wrap'}>
         <table>
           <caption class="skip">{props.caption}</caption>
           <thead>
@@ -252,7 +257,12 @@ export function Table<T>(props: {
             {props.rows.map((row) => (
               <tr>
                 {props.columns.map((column) => (
-                  <td class={column.numeric ? 'num' : undefined}>{column.cell(row)}</td>
+                  <td
+                    class={column.numeric ? 'num' : undefined}
+                    data-label={props.stacked && column.header !== '' ? column.header : undefined}
+                  >
+                    {column.cell(row)}
+                  </td>
                 ))}
               </tr>
             ))}

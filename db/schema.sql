@@ -323,6 +323,21 @@ CREATE TABLE public.chat_messages (
     CONSTRAINT chat_messages_text_check CHECK ((char_length(text) <= 4096))
 );
 
+CREATE TABLE public.client_credit_adjustments (
+    id uuid NOT NULL,
+    space_id uuid NOT NULL,
+    client_credit_id uuid NOT NULL,
+    amount numeric NOT NULL,
+    refund boolean DEFAULT false NOT NULL,
+    reason text NOT NULL,
+    user_id uuid NOT NULL,
+    entry_id uuid NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT client_credit_adjustments_amount_check CHECK ((amount <> (0)::numeric)),
+    CONSTRAINT client_credit_adjustments_check CHECK (((NOT refund) OR (amount < (0)::numeric))),
+    CONSTRAINT client_credit_adjustments_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 500)))
+);
+
 CREATE TABLE public.client_credits (
     id uuid NOT NULL,
     space_id uuid NOT NULL,
@@ -1260,6 +1275,9 @@ ALTER TABLE ONLY public.chat_messages
 ALTER TABLE ONLY public.chat_messages
     ADD CONSTRAINT chat_messages_space_id_id_key UNIQUE (space_id, id);
 
+ALTER TABLE ONLY public.client_credit_adjustments
+    ADD CONSTRAINT client_credit_adjustments_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.client_credits
     ADD CONSTRAINT client_credits_page_token_key UNIQUE (page_token);
 
@@ -1532,6 +1550,8 @@ CREATE INDEX chat_link_codes_expiry_idx ON public.chat_link_codes USING btree (e
 
 CREATE INDEX chat_messages_contact_idx ON public.chat_messages USING btree (space_id, contact_id, created_at);
 
+CREATE INDEX client_credit_adjustments_credit_idx ON public.client_credit_adjustments USING btree (client_credit_id, created_at DESC);
+
 CREATE INDEX contact_addresses_contact_idx ON public.contact_addresses USING btree (space_id, contact_id, "position");
 
 CREATE UNIQUE INDEX contact_chats_live_contact ON public.contact_chats USING btree (space_id, contact_id) WHERE (disconnected_at IS NULL);
@@ -1794,6 +1814,18 @@ ALTER TABLE ONLY public.chat_messages
 
 ALTER TABLE ONLY public.chat_messages
     ADD CONSTRAINT chat_messages_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.client_credit_adjustments
+    ADD CONSTRAINT client_credit_adjustments_space_id_client_credit_id_fkey FOREIGN KEY (space_id, client_credit_id) REFERENCES public.client_credits(space_id, id);
+
+ALTER TABLE ONLY public.client_credit_adjustments
+    ADD CONSTRAINT client_credit_adjustments_space_id_entry_id_fkey FOREIGN KEY (space_id, entry_id) REFERENCES public.ledger_entries(space_id, id);
+
+ALTER TABLE ONLY public.client_credit_adjustments
+    ADD CONSTRAINT client_credit_adjustments_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.client_credit_adjustments
+    ADD CONSTRAINT client_credit_adjustments_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id);
 
 ALTER TABLE ONLY public.client_credits
     ADD CONSTRAINT client_credits_contact_id_fkey FOREIGN KEY (space_id, contact_id) REFERENCES public.contacts(space_id, id);

@@ -1194,3 +1194,20 @@ export interface InvoiceDeliveriesTable {
 export interface Database {
   invoice_chat_posts: InvoiceChatPostsTable;
 }
+
+/** A change made by hand to a client's prepaid credit (grant, correction or refund), with its entry. */
+export interface ClientCreditAdjustmentsTable {
+  id: string;
+  space_id: string;
+  client_credit_id: string;
+  amount: Numeric;
+  refund: ColumnType<boolean, boolean | undefined, boolean>;
+  reason: string;
+  user_id: string;
+  entry_id: string;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  client_credit_adjustments: ClientCreditAdjustmentsTable;
+}

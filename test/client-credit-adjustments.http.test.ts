@@ -197,7 +197,7 @@ describe('the public balance page: Top up', () => {
     const topUp = await h.inject({ method: 'POST', url: `${balanceUrl.pathname}/top-up?amount=10` });
     expect(topUp.statusCode, topUp.body).toBe(303);
     const payUrl = topUp.headers.location as string;
-    expect(payUrl).toMatch(/\/pay\/pr_[0-9A-Za-z]{43}$/);
+    expect(payUrl).toMatch(/^\/pay\/pr_[0-9A-Za-z]{43}$/);
     const token = payUrl.slice(payUrl.lastIndexOf('/') + 1);
     const request = await h.db
       .selectFrom('payment_requests')

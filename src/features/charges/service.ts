@@ -123,7 +123,7 @@ export async function topUpFromBalancePage(
   deps: ChargesDeps,
   pageToken: string,
   amount: (typeof TOP_UP_CHOICES)[number],
-): Promise<{ url: string } | undefined> {
+): Promise<{ path: string } | undefined> {
   const found = await findCreditByPageToken(db, pageToken);
   if (!found) return undefined;
   const accountId = await store.lastTopUpAccount(db, found.space_id, found.id);
@@ -140,7 +140,8 @@ export async function topUpFromBalancePage(
       credit,
     }),
   );
-  return { url: request.url };
+  // A path on this server, as the invoice page's Pay answers: the browser stays on the origin it came from.
+  return { path: `/pay/${request.token}` };
 }
 
 function parseAmount(text: string): AmountE8 {

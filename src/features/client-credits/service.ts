@@ -4,7 +4,13 @@ import type { Clock } from '../../core/clock.ts';
 import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
 import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
-import { type AmountE8, asAmount, formatAmount, parseAmountInput } from '../../core/money.ts';
+import {
+  type AmountE8,
+  asAmount,
+  formatAmount,
+  formatMoneyForPeople,
+  parseAmountInput,
+} from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable, Tx } from '../../platform/db/database.ts';
 import { CommittedRows } from '../../platform/db/lasting.ts';
@@ -278,7 +284,7 @@ export async function adjustCredit(
   if (!posted.ok)
     throw new AppError(
       'insufficient_balance',
-      `The credit holds ${formatAmount(await naturalBalanceOf(deps.db, credit.ledger_account_id))} ${credit.currency}; it cannot go below zero.`,
+      `The credit holds ${formatMoneyForPeople(await naturalBalanceOf(deps.db, credit.ledger_account_id), credit.currency)}; it cannot go below zero.`,
       { field: 'amount' },
     );
   const listed = await listClientCredits(deps, userId, spaceId, { id: credit.id });

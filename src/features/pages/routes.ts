@@ -139,7 +139,7 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
       { schema: { hide: true, params: TokenParams, querystring: TopUpQuery } },
       async (request, reply) => {
         const made = await service.topUpFromCreditPage(deps, request.params.token, request.query.amount);
-        return made ? reply.code(303).header('location', made.url).send() : html(reply, 404, notFoundPage());
+        return made ? reply.code(303).header('location', made.path).send() : html(reply, 404, notFoundPage());
       },
     );
     registerInvoicePage(scope, deps);

@@ -264,7 +264,7 @@ export function topUpFromCreditPage(
   deps: PagesDeps,
   token: string,
   amount: (typeof TOP_UP_CHOICES)[number],
-): Promise<{ url: string } | undefined> {
+): Promise<{ path: string } | undefined> {
   if (!hasSecretShape(token, 'cr_')) return Promise.resolve(undefined);
   return topUpFromBalancePage(deps.db, deps, token, amount);
 }

@@ -39,9 +39,9 @@ export function MarkPaidPage(props: {
   const { shell, request: row, form } = props;
   const list = bookPath(shell.book.id, 'payment-requests');
   return (
-    <Layout shell={shell} title="Mark paid">
+    <Layout shell={shell} title="Payment request">
       <p class="muted">
-        <a href={list}>Payment requests</a> › Mark paid
+        <a href={list}>Payment requests</a> › {row.memo || 'Request'}
       </p>
       <h1>Payment request: {row.memo || row.token}</h1>
       <dl class="figures">

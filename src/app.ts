@@ -267,7 +267,19 @@ async function registerDocs(app: FastifyInstance, deps: AppDeps) {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(scalar, {
     routePrefix: '/docs',
-    configuration: { url: '/openapi.json', title: 'Tollbook API' },
+    // A self-hosted product's docs call nothing outside this server: the system's fonts instead
+    // of Scalar's font host, no telemetry, no AI agent or MCP panel, no button to Scalar's client, no
+    // developer toolbar (its Share and Deploy go to Scalar's services).
+    configuration: {
+      url: '/openapi.json',
+      title: 'Tollbook API',
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      hideClientButton: true,
+      showDeveloperTools: 'never',
+    },
   });
 }
 

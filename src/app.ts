@@ -384,6 +384,7 @@ function registerAppApi(
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
       webhookAllowList: deps.config.webhookAllowList,
+      production: deps.config.production,
     });
     registerNotificationRoutes(scope, base);
     registerPaymentRequestAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
@@ -412,6 +413,7 @@ function registerAppApi(
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
       webhookAllowList: deps.config.webhookAllowList,
+      production: deps.config.production,
     });
   });
 }
@@ -455,6 +457,7 @@ function registerWebPages(
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
       webhookAllowList: deps.config.webhookAllowList,
+      production: deps.config.production,
     });
     registerKeyPages(scope, {
       ...base,
@@ -463,6 +466,7 @@ function registerWebPages(
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
       webhookAllowList: deps.config.webhookAllowList,
+      production: deps.config.production,
     });
     registerPaymentRequestPages(scope, { ...base, publicUrl: deps.config.publicUrl });
     registerAccountPages(scope, base);

@@ -22,6 +22,16 @@ BEGIN
   RAISE EXCEPTION 'ledger rows are append-only (%)', TG_TABLE_NAME USING ERRCODE = '55000';
 END $$;
 
+CREATE TABLE public.account_edits (
+    id uuid NOT NULL,
+    space_id uuid NOT NULL,
+    account_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    changed jsonb NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT account_edits_changed_check CHECK (((jsonb_typeof(changed) = 'object'::text) AND (changed <> '{}'::jsonb)))
+);
+
 CREATE TABLE public.accounts (
     id uuid NOT NULL,
     space_id uuid NOT NULL,
@@ -1179,6 +1189,9 @@ CREATE TABLE public.x402_settlements (
     CONSTRAINT x402_settlements_via_check CHECK ((via = ANY (ARRAY['page'::text, 'facilitator'::text])))
 );
 
+ALTER TABLE ONLY public.account_edits
+    ADD CONSTRAINT account_edits_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.accounts
     ADD CONSTRAINT accounts_pkey PRIMARY KEY (id);
 
@@ -1512,6 +1525,8 @@ ALTER TABLE ONLY public.x402_pending_transactions
 ALTER TABLE ONLY public.x402_settlements
     ADD CONSTRAINT x402_settlements_pkey PRIMARY KEY (id);
 
+CREATE INDEX account_edits_account_idx ON public.account_edits USING btree (account_id, created_at DESC);
+
 CREATE INDEX accounts_address_proven_idx ON public.accounts USING btree (address_proven) WHERE (address_proven IS NOT NULL);
 
 CREATE UNIQUE INDEX accounts_push_key ON public.accounts USING btree (push_source_id, push_account_key) WHERE (push_account_key IS NOT NULL);
@@ -1691,6 +1706,15 @@ CREATE TRIGGER ledger_postings_append_only BEFORE UPDATE ON public.ledger_postin
 CREATE TRIGGER ledger_postings_balance AFTER INSERT ON public.ledger_postings REFERENCING NEW TABLE AS new_postings FOR EACH STATEMENT EXECUTE FUNCTION public.ledger_entries_balance();
 
 CREATE TRIGGER ledger_postings_no_delete BEFORE DELETE ON public.ledger_postings FOR EACH STATEMENT EXECUTE FUNCTION public.ledger_refuse_change();
+
+ALTER TABLE ONLY public.account_edits
+    ADD CONSTRAINT account_edits_space_id_account_id_fkey FOREIGN KEY (space_id, account_id) REFERENCES public.accounts(space_id, id);
+
+ALTER TABLE ONLY public.account_edits
+    ADD CONSTRAINT account_edits_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.account_edits
+    ADD CONSTRAINT account_edits_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id);
 
 ALTER TABLE ONLY public.accounts
     ADD CONSTRAINT accounts_ledger_account_id_fkey FOREIGN KEY (space_id, ledger_account_id, currency) REFERENCES public.ledger_accounts(space_id, id, currency);

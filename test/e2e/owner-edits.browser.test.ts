@@ -120,3 +120,28 @@ describe("A client's credit in a browser", () => {
     expect(publicPage.problems).toEqual([]);
   });
 });
+
+describe('Editing an account in a browser', () => {
+  it('saves a new name and bank details and lists the change on the account page', async () => {
+    const world = await h.world({ scopes: ['payments'] });
+    const bank = await h.makeAccount(world.spaceId, {
+      kind: 'bank',
+      name: 'Main bank (EUR)',
+      currency: 'EUR',
+    });
+    const { page, problems } = await pageAs(world.owner.token);
+    await page.goto(`${base}/app/books/${world.spaceId}/accounts/${bank.id}`);
+    await page.getByLabel('Name', { exact: true }).fill('Sparkasse');
+    await page.getByRole('button', { name: /Save/ }).click();
+    await page.getByText('Name: Main bank (EUR) → Sparkasse').waitFor();
+    await shoot(page, 'account-edit');
+    const edits = await h.db
+      .selectFrom('account_edits')
+      .select('changed')
+      .where('account_id', '=', bank.id)
+      .execute();
+    expect(edits).toHaveLength(1);
+    expect(Object.keys(edits[0]?.changed ?? {})).toEqual(['name']);
+    expect(problems).toEqual([]);
+  });
+});

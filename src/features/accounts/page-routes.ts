@@ -12,6 +12,7 @@ import { completeProof, startProof } from './proofs.ts';
 import { AccountCreate, AccountPatch } from './schemas.ts';
 import {
   type AccountsDeps,
+  accountEditsInApp,
   createAccountInApp,
   listAccountsInApp,
   readAccountInApp,
@@ -63,7 +64,8 @@ async function renderProve(deps: AccountsDeps, request: FastifyRequest, accountI
 async function renderEdit(deps: AccountsDeps, request: FastifyRequest, accountId: string, form: FormState) {
   const shell = shellOf(request);
   const account = await readAccountInApp(deps, shell.member, accountId);
-  return AccountEditPage({ shell, account: account as EditableAccount, form });
+  const edits = await accountEditsInApp(deps, shell.member, accountId);
+  return AccountEditPage({ shell, account: account as EditableAccount, form, edits });
 }
 
 /** One account's page and its form (name, colour, notes, bank requisites). */

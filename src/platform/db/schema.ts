@@ -1211,3 +1211,17 @@ export interface ClientCreditAdjustmentsTable {
 export interface Database {
   client_credit_adjustments: ClientCreditAdjustmentsTable;
 }
+
+/** An edit of an account in the app: who, when, and each changed field before and after. */
+export interface AccountEditsTable {
+  id: string;
+  space_id: string;
+  account_id: string;
+  user_id: string;
+  changed: ColumnType<Record<string, { from: unknown; to: unknown }>, string, string>;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  account_edits: AccountEditsTable;
+}

@@ -22,6 +22,16 @@ BEGIN
   RAISE EXCEPTION 'ledger rows are append-only (%)', TG_TABLE_NAME USING ERRCODE = '55000';
 END $$;
 
+CREATE TABLE public.account_edits (
+    id uuid NOT NULL,
+    space_id uuid NOT NULL,
+    account_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    changed jsonb NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT account_edits_changed_check CHECK (((jsonb_typeof(changed) = 'object'::text) AND (changed <> '{}'::jsonb)))
+);
+
 CREATE TABLE public.accounts (
     id uuid NOT NULL,
     space_id uuid NOT NULL,
@@ -321,6 +331,21 @@ CREATE TABLE public.chat_messages (
     CONSTRAINT chat_messages_kind_check CHECK ((kind = ANY (ARRAY['text'::text, 'file'::text]))),
     CONSTRAINT chat_messages_telegram_message_id_check CHECK ((telegram_message_id ~ '^[0-9]{1,20}$'::text)),
     CONSTRAINT chat_messages_text_check CHECK ((char_length(text) <= 4096))
+);
+
+CREATE TABLE public.client_credit_adjustments (
+    id uuid NOT NULL,
+    space_id uuid NOT NULL,
+    client_credit_id uuid NOT NULL,
+    amount numeric NOT NULL,
+    refund boolean DEFAULT false NOT NULL,
+    reason text NOT NULL,
+    user_id uuid NOT NULL,
+    entry_id uuid NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT client_credit_adjustments_amount_check CHECK ((amount <> (0)::numeric)),
+    CONSTRAINT client_credit_adjustments_check CHECK (((NOT refund) OR (amount < (0)::numeric))),
+    CONSTRAINT client_credit_adjustments_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 500)))
 );
 
 CREATE TABLE public.client_credits (
@@ -1164,6 +1189,9 @@ CREATE TABLE public.x402_settlements (
     CONSTRAINT x402_settlements_via_check CHECK ((via = ANY (ARRAY['page'::text, 'facilitator'::text])))
 );
 
+ALTER TABLE ONLY public.account_edits
+    ADD CONSTRAINT account_edits_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.accounts
     ADD CONSTRAINT accounts_pkey PRIMARY KEY (id);
 
@@ -1259,6 +1287,9 @@ ALTER TABLE ONLY public.chat_messages
 
 ALTER TABLE ONLY public.chat_messages
     ADD CONSTRAINT chat_messages_space_id_id_key UNIQUE (space_id, id);
+
+ALTER TABLE ONLY public.client_credit_adjustments
+    ADD CONSTRAINT client_credit_adjustments_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.client_credits
     ADD CONSTRAINT client_credits_page_token_key UNIQUE (page_token);
@@ -1494,6 +1525,8 @@ ALTER TABLE ONLY public.x402_pending_transactions
 ALTER TABLE ONLY public.x402_settlements
     ADD CONSTRAINT x402_settlements_pkey PRIMARY KEY (id);
 
+CREATE INDEX account_edits_account_idx ON public.account_edits USING btree (account_id, created_at DESC);
+
 CREATE INDEX accounts_address_proven_idx ON public.accounts USING btree (address_proven) WHERE (address_proven IS NOT NULL);
 
 CREATE UNIQUE INDEX accounts_push_key ON public.accounts USING btree (push_source_id, push_account_key) WHERE (push_account_key IS NOT NULL);
@@ -1531,6 +1564,8 @@ CREATE INDEX charges_credit_idx ON public.charges USING btree (client_credit_id,
 CREATE INDEX chat_link_codes_expiry_idx ON public.chat_link_codes USING btree (expires_at);
 
 CREATE INDEX chat_messages_contact_idx ON public.chat_messages USING btree (space_id, contact_id, created_at);
+
+CREATE INDEX client_credit_adjustments_credit_idx ON public.client_credit_adjustments USING btree (client_credit_id, created_at DESC);
 
 CREATE INDEX contact_addresses_contact_idx ON public.contact_addresses USING btree (space_id, contact_id, "position");
 
@@ -1672,6 +1707,15 @@ CREATE TRIGGER ledger_postings_balance AFTER INSERT ON public.ledger_postings RE
 
 CREATE TRIGGER ledger_postings_no_delete BEFORE DELETE ON public.ledger_postings FOR EACH STATEMENT EXECUTE FUNCTION public.ledger_refuse_change();
 
+ALTER TABLE ONLY public.account_edits
+    ADD CONSTRAINT account_edits_space_id_account_id_fkey FOREIGN KEY (space_id, account_id) REFERENCES public.accounts(space_id, id);
+
+ALTER TABLE ONLY public.account_edits
+    ADD CONSTRAINT account_edits_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.account_edits
+    ADD CONSTRAINT account_edits_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id);
+
 ALTER TABLE ONLY public.accounts
     ADD CONSTRAINT accounts_ledger_account_id_fkey FOREIGN KEY (space_id, ledger_account_id, currency) REFERENCES public.ledger_accounts(space_id, id, currency);
 
@@ -1794,6 +1838,18 @@ ALTER TABLE ONLY public.chat_messages
 
 ALTER TABLE ONLY public.chat_messages
     ADD CONSTRAINT chat_messages_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.client_credit_adjustments
+    ADD CONSTRAINT client_credit_adjustments_space_id_client_credit_id_fkey FOREIGN KEY (space_id, client_credit_id) REFERENCES public.client_credits(space_id, id);
+
+ALTER TABLE ONLY public.client_credit_adjustments
+    ADD CONSTRAINT client_credit_adjustments_space_id_entry_id_fkey FOREIGN KEY (space_id, entry_id) REFERENCES public.ledger_entries(space_id, id);
+
+ALTER TABLE ONLY public.client_credit_adjustments
+    ADD CONSTRAINT client_credit_adjustments_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.client_credit_adjustments
+    ADD CONSTRAINT client_credit_adjustments_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id);
 
 ALTER TABLE ONLY public.client_credits
     ADD CONSTRAINT client_credits_contact_id_fkey FOREIGN KEY (space_id, contact_id) REFERENCES public.contacts(space_id, id);

@@ -267,7 +267,19 @@ async function registerDocs(app: FastifyInstance, deps: AppDeps) {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(scalar, {
     routePrefix: '/docs',
-    configuration: { url: '/openapi.json', title: 'Tollbook API' },
+    // A self-hosted product's docs call nothing outside this server: the system's fonts instead
+    // of Scalar's font host, no telemetry, no AI agent or MCP panel, no button to Scalar's client, no
+    // developer toolbar (its Share and Deploy go to Scalar's services).
+    configuration: {
+      url: '/openapi.json',
+      title: 'Tollbook API',
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      hideClientButton: true,
+      showDeveloperTools: 'never',
+    },
   });
 }
 
@@ -372,6 +384,7 @@ function registerAppApi(
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
       webhookAllowList: deps.config.webhookAllowList,
+      production: deps.config.production,
     });
     registerNotificationRoutes(scope, base);
     registerPaymentRequestAppRoutes(scope, { ...base, publicUrl: deps.config.publicUrl });
@@ -400,6 +413,7 @@ function registerAppApi(
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
       webhookAllowList: deps.config.webhookAllowList,
+      production: deps.config.production,
     });
   });
 }
@@ -443,6 +457,7 @@ function registerWebPages(
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
       webhookAllowList: deps.config.webhookAllowList,
+      production: deps.config.production,
     });
     registerKeyPages(scope, {
       ...base,
@@ -451,6 +466,7 @@ function registerWebPages(
       resolver: deps.resolver,
       webhookAllowPrivate: deps.config.webhookAllowPrivate,
       webhookAllowList: deps.config.webhookAllowList,
+      production: deps.config.production,
     });
     registerPaymentRequestPages(scope, { ...base, publicUrl: deps.config.publicUrl });
     registerAccountPages(scope, base);

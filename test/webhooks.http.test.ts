@@ -107,6 +107,25 @@ describe('POST /app/api/spaces/{id}/subscriptions', () => {
     }
   });
 
+  it('names WEBHOOK_ALLOW_PRIVATE=1 when refusing a loopback receiver in development, never for a blocked one', async () => {
+    const owner = await strict.signup('Owner');
+    const spaceId = await strict.createSpace(owner, { plan: 'scale' });
+    const loopback = await create(owner, spaceId, { url: 'http://127.0.0.1:9/hook', events: [] }, strict);
+    expect(loopback.statusCode).toBe(422);
+    expect(loopback.json().detail).toContain('WEBHOOK_ALLOW_PRIVATE=1');
+    const metadata = await create(owner, spaceId, { url: 'https://169.254.169.254/', events: [] }, strict);
+    expect(metadata.statusCode).toBe(422);
+    expect(metadata.json().detail).not.toContain('WEBHOOK_ALLOW_PRIVATE');
+    const key = await strict.inject({
+      method: 'POST',
+      url: `/app/api/spaces/${spaceId}/keys`,
+      session: owner.token,
+      payload: { name: 'k', scopes: ['payments'], webhook_url: 'http://127.0.0.1:9/hook' },
+    });
+    expect(key.statusCode).toBe(422);
+    expect(key.json().detail).toContain('WEBHOOK_ALLOW_PRIVATE=1');
+  });
+
   it('takes only public https on port 443 without the development switch', async () => {
     const owner = await strict.signup('Owner');
     const spaceId = await strict.createSpace(owner, { plan: 'scale' });

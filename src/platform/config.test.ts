@@ -5,7 +5,7 @@ describe('loadConfig', () => {
   it('has defaults that need nothing set', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       port: 8080,
       publicUrl: 'http://localhost:8080',
       dataDir: './data',

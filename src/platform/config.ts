@@ -158,7 +158,9 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function loadConfig(env: Env = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const port = readInteger(env, 'PORT', 8080, 0, 65535);
-  const host = env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0';
+  // Loopback unless told otherwise: a development server (with its faucet and demo login) is not
+  // offered to the whole network by default; the container image sets HOST=0.0.0.0 itself.
+  const host = env.HOST && env.HOST !== '' ? env.HOST : '127.0.0.1';
   const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
   const logLevel = env.LOG_LEVEL && env.LOG_LEVEL !== '' ? env.LOG_LEVEL : 'info';
   if (!LOG_LEVELS.includes(logLevel)) {

@@ -12,6 +12,10 @@ const WAIT_MAX_MS = 10_000;
 
 /** How many sessions wait for a lock that the session of `holder` holds, directly or through one another. */
 async function waitersOn(holder: Queryable): Promise<number> {
+  // The holder polls from inside its transaction, where PostgreSQL keeps the first reading of
+  // pg_stat_activity until the transaction ends; without clearing it, a session that reached the
+  // lock after the first poll would never be seen waiting.
+  await sql`SELECT pg_stat_clear_snapshot()`.execute(holder);
   const result = await sql<{ waiters: number }>`
     WITH RECURSIVE blocked(pid) AS (
       SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))

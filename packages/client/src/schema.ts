@@ -629,6 +629,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/client-credits/{client_ref}/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant, adjust or refund a client credit
+         * @description Owners and admins change a client's prepaid credit by hand with a reason: a positive amount grants credit, a negative one takes it back, and a negative one with refund true pays it back to the client. Each is booked as a balanced ledger entry and listed in the client's history. The credit never goes below zero (422 insufficient_balance).
+         */
+        post: operations["adjustClientCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/api/spaces/{id}/client-credits/{client_ref}/contact": {
         parameters: {
             query?: never;
@@ -1451,6 +1471,26 @@ export interface paths {
         get: operations["getSpacePaymentRequest"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/payment-requests/{token}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment request (app)
+         * @description Owners and admins cancel an active request of the space: it lapses now and reads cancelled. Cancelling a cancelled request answers it again; a paid request is 409 conflict.
+         */
+        post: operations["cancelSpacePaymentRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2503,6 +2543,26 @@ export interface paths {
         get: operations["getPaymentRequest"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration/payment-requests/{token}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment request
+         * @description Cancels an active payment request of the key's space: it lapses now and reads cancelled, and takes no more payments. Cancelling a cancelled request answers it again; a paid request is 409 conflict. Needs the payments scope; a token of another space is not found.
+         */
+        post: operations["cancelPaymentRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5742,6 +5802,69 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    adjustClientCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_ref: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Above zero grants credit, below zero takes it back; a JSON number or a decimal string. */
+                    amount: number | string;
+                    /** @description Why: shown in the client’s history. */
+                    reason: string;
+                    /**
+                     * @description The credit is paid back to the client (amount below zero).
+                     * @default false
+                     */
+                    refund?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Eight decimals. */
+                        balance: string;
+                        /** @description The client's public balance page. */
+                        balance_url: string;
+                        client_ref: string;
+                        contact_id: string | null;
+                        contact_name: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The contact name once named, else the client_ref. */
+                        label: string;
+                        last_call_at: string | null;
+                        /** @description Payments that topped the credit up. */
+                        top_ups: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     linkClientCreditContact: {
         parameters: {
             query?: never;
@@ -7802,6 +7925,37 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    cancelSpacePaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A payment request record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestOut"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -10686,6 +10840,36 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    cancelPaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A payment request record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestOut"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
         };

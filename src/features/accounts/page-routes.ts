@@ -12,6 +12,7 @@ import { completeProof, startProof } from './proofs.ts';
 import { AccountCreate, AccountPatch } from './schemas.ts';
 import {
   type AccountsDeps,
+  accountEditsInApp,
   createAccountInApp,
   listAccountsInApp,
   readAccountInApp,
@@ -69,7 +70,8 @@ async function renderEdit(
 ) {
   const shell = shellOf(request);
   const account = await readAccountInApp(deps, shell.member, accountId);
-  return AccountEditPage({ shell, account: account as EditableAccount, form, scheme });
+  const edits = await accountEditsInApp(deps, shell.member, accountId);
+  return AccountEditPage({ shell, account: account as EditableAccount, form, scheme, edits });
 }
 
 /** The scheme's select asks for the page again with the scheme chosen (its own name and value). */

@@ -11,14 +11,14 @@ import {
   parseAmountInput,
   parseDecimalText,
 } from '../../core/money.ts';
-import type { Db, Queryable } from '../../platform/db/database.ts';
+import { type Db, inTransaction, type Queryable } from '../../platform/db/database.ts';
 import { CommittedRows } from '../../platform/db/lasting.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { type Member, spaceOfMember } from '../../platform/http/member.ts';
 import { normalizeRequisites, type Requisites, type RequisitesInput } from '../contacts/index.ts';
 import { increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
 import { requireWriting } from '../spaces/index.ts';
-import { normalizeAccount, refuseRequisitesOffBank } from './domain.ts';
+import { changedFields, normalizeAccount, refuseRequisitesOffBank } from './domain.ts';
 import * as store from './store.ts';
 
 export type AccountsDeps = { db: Db; clock: Clock };
@@ -172,13 +172,36 @@ export async function updateAccountInApp(
     patch.color === undefined ? undefined : normalizeAccount({ ...row, color: patch.color }).color;
   const requisites =
     patch.requisites === undefined ? undefined : checkedRequisites(row.kind, patch.requisites);
-  await store.updateAccount(deps.db, spaceId, accountId, {
-    name: patch.name,
-    color,
-    details: patch.details,
-    requisites,
-  });
+  const given = { name: patch.name, color, details: patch.details, requisites };
+  const changed = changedFields(row, given);
+  // Only a real change is written, and it is written with its record: who, when, what changed.
+  if (Object.keys(changed).length > 0) {
+    await inTransaction(deps.db, async (tx) => {
+      await store.updateAccount(tx, spaceId, accountId, given);
+      await store.insertEdit(tx, {
+        id: randomUUID(),
+        space_id: spaceId,
+        account_id: accountId,
+        user_id: member.userId,
+        changed,
+        created_at: deps.clock.now(),
+      });
+    });
+  }
   return readAccountInApp(deps, member, accountId);
+}
+
+const EDITS_SHOWN = 50;
+
+/** An account's recorded edits, newest first (its page lists them). */
+export async function accountEditsInApp(deps: AccountsDeps, member: Member, accountId: string) {
+  const rows = await store.listEdits(deps.db, spaceOfMember(member), accountId, EDITS_SHOWN);
+  return rows.map((row) => ({
+    id: row.id,
+    at: row.created_at.toISOString(),
+    by: row.by_name,
+    changed: row.changed as Record<string, { from: unknown; to: unknown }>,
+  }));
 }
 
 /** One account of the member's space, with its balance. */

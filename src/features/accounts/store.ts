@@ -238,3 +238,40 @@ export function findProvenByAddress(db: Queryable, address: string) {
     .orderBy('id')
     .execute();
 }
+
+/** The edit's record: who, when and what changed (in the edit's transaction). */
+export async function insertEdit(
+  db: Queryable,
+  row: {
+    id: string;
+    space_id: string;
+    account_id: string;
+    user_id: string;
+    changed: Record<string, unknown>;
+    created_at: Date;
+  },
+) {
+  await db
+    .insertInto('account_edits')
+    .values({ ...row, changed: JSON.stringify(row.changed) })
+    .execute();
+}
+
+/** An account's edits with who made them, newest first. */
+export function listEdits(db: Queryable, spaceId: string, accountId: string, limit: number) {
+  return db
+    .selectFrom('account_edits')
+    .innerJoin('users', 'users.id', 'account_edits.user_id')
+    .select([
+      'account_edits.id',
+      'account_edits.changed',
+      'account_edits.created_at',
+      'users.name as by_name',
+    ])
+    .where('account_edits.space_id', '=', spaceId)
+    .where('account_edits.account_id', '=', accountId)
+    .orderBy('account_edits.created_at', 'desc')
+    .orderBy('account_edits.id', 'desc')
+    .limit(limit)
+    .execute();
+}

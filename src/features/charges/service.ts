@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { defined } from '../../core/assert.ts';
+import { assert, defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
-import { type AmountE8, formatAmount } from '../../core/money.ts';
-import { inTransaction, type Queryable, type Tx } from '../../platform/db/database.ts';
+import { type AmountE8, formatAmount, parseAmountInput } from '../../core/money.ts';
+import { type Db, inTransaction, type Queryable, type Tx } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { requireAccountFacts } from '../accounts/index.ts';
 import {
   balanceUrl,
   CREDIT_CURRENCY,
+  findCreditByPageToken,
   lockClientCredit,
   type OpenCredit,
   openClientCredit,
@@ -48,58 +49,105 @@ export type ChargeInput = {
 
 export type Amounts = { price: AmountE8; topUp: AmountE8 | null };
 
+type TopUpAsk = {
+  spaceId: string;
+  keyId: string | null;
+  clientRef: string;
+  accountId: string;
+  amount: AmountE8;
+  credit: OpenCredit;
+};
+
 /**
- * The answer to a call the balance cannot carry: the current balance and a request to top it up.
- * The client's open top-up request on this account is reused while its price covers the top-up
- * asked for now, so refused calls do not pile up open requests on one address: concurrent
- * refusals for one client take turns on the credit's row lock, and each sees what the one before
- * it minted.
+ * A client's top-up request on an account: its open one while that one's price covers the
+ * top-up asked for now, else a new one, so refused calls (and the balance page's Top up) do not
+ * pile up open requests on one address. Concurrent asks for one client take turns on the
+ * credit's row lock, and each sees what the one before it minted.
  */
-async function refuseWithTopUp(
-  tx: Tx,
-  deps: ChargesDeps,
-  caller: IntegrationCaller,
-  refused: { clientRef: string; accountId: string; amount: AmountE8; credit: OpenCredit },
-) {
-  await lockClientCredit(tx, refused.credit);
+async function topUpRequest(tx: Tx, deps: ChargesDeps, ask: TopUpAsk) {
+  await lockClientCredit(tx, ask.credit);
   const now = deps.clock.now();
-  const open = await openTopUpRequest(tx, caller.spaceId, refused.credit.id, refused.accountId, now);
-  const request =
-    open && readAmount(open.amount) >= refused.amount
-      ? presentRequest(open, deps.publicUrl, now)
-      : await mintTopUp(tx, deps, caller, refused);
+  const open = await openTopUpRequest(tx, ask.spaceId, ask.credit.id, ask.accountId, now);
+  return open && readAmount(open.amount) >= ask.amount
+    ? presentRequest(open, deps.publicUrl, now)
+    : await mintTopUp(tx, deps, ask);
+}
+
+/** The answer to a call the balance cannot carry: the current balance and a request to top it up. */
+async function refuseWithTopUp(tx: Tx, deps: ChargesDeps, ask: TopUpAsk) {
+  const request = await topUpRequest(tx, deps, ask);
   return {
     paid: false,
-    client_ref: refused.clientRef,
-    balance_usd: formatAmount(await naturalBalanceOf(tx, refused.credit.ledgerAccount.id)),
+    client_ref: ask.clientRef,
+    balance_usd: formatAmount(await naturalBalanceOf(tx, ask.credit.ledgerAccount.id)),
     charged_usd: null,
     entry_id: null,
     top_up: request,
-    balance_url: balanceUrl(deps.publicUrl, refused.credit.page_token),
+    balance_url: balanceUrl(deps.publicUrl, ask.credit.page_token),
   };
 }
 
-function mintTopUp(
-  tx: Queryable,
-  deps: ChargesDeps,
-  caller: IntegrationCaller,
-  refused: { clientRef: string; accountId: string; amount: AmountE8; credit: OpenCredit },
-) {
+function mintTopUp(tx: Queryable, deps: ChargesDeps, ask: TopUpAsk) {
   return mintRequest(
     tx,
     { clock: deps.clock, publicUrl: deps.publicUrl },
     {
-      spaceId: caller.spaceId,
-      keyId: caller.keyId,
-      accountId: refused.accountId,
-      amount: refused.amount,
+      spaceId: ask.spaceId,
+      keyId: ask.keyId,
+      accountId: ask.accountId,
+      amount: ask.amount,
       currency: CREDIT_CURRENCY,
       expiresAt: null,
-      memo: `Top-up for ${refused.clientRef}`,
+      memo: `Top-up for ${ask.clientRef}`,
       resource: '',
-      topUpFor: { clientCreditId: refused.credit.id },
+      topUpFor: { clientCreditId: ask.credit.id },
     },
   );
+}
+
+/** Whether the balance page can offer Top up: the client has used an account of the book. */
+export async function canTopUp(db: Queryable, spaceId: string, clientCreditId: string): Promise<boolean> {
+  return (await store.lastTopUpAccount(db, spaceId, clientCreditId)) !== undefined;
+}
+
+/** What the balance page's Top up offers, in USD. */
+export const TOP_UP_CHOICES = ['10', '25', '50'] as const;
+
+/**
+ * The balance page's Top up: a top-up request the way a refused charge makes one, on the
+ * account the client last used (its last call's or last top-up's). Undefined when the page is
+ * unknown or the client never used an account (nothing to top up).
+ */
+export async function topUpFromBalancePage(
+  db: Db,
+  deps: ChargesDeps,
+  pageToken: string,
+  amount: (typeof TOP_UP_CHOICES)[number],
+): Promise<{ path: string } | undefined> {
+  const found = await findCreditByPageToken(db, pageToken);
+  if (!found) return undefined;
+  const accountId = await store.lastTopUpAccount(db, found.space_id, found.id);
+  if (!accountId) return undefined;
+  const at = deps.clock.now();
+  const credit = await openClientCredit(db, found.space_id, found.client_ref, at);
+  const request = await inTransaction(db, (tx) =>
+    topUpRequest(tx, deps, {
+      spaceId: found.space_id,
+      keyId: null,
+      clientRef: found.client_ref,
+      accountId,
+      amount: parseAmount(amount),
+      credit,
+    }),
+  );
+  // A path on this server, as the invoice page's Pay answers: the browser stays on the origin it came from.
+  return { path: `/pay/${request.token}` };
+}
+
+function parseAmount(text: string): AmountE8 {
+  const parsed = parseAmountInput(text);
+  assert(parsed.ok, 'The top-up choices are decimal numbers.');
+  return parsed.value;
 }
 
 /** What must hold before a charge: USD, an account that can take a USD top-up, a payable top-up. */
@@ -207,7 +255,9 @@ export async function charge(
     };
   }
   return inTransaction(db, (tx) =>
-    refuseWithTopUp(tx, deps, caller, {
+    refuseWithTopUp(tx, deps, {
+      spaceId: caller.spaceId,
+      keyId: caller.keyId,
       clientRef: input.client_ref,
       accountId: account.id,
       amount: topUp,

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { Queryable } from '../../platform/db/database.ts';
 import type { Rider } from '../../platform/db/rider.ts';
 
 export type ChargeRow = {
@@ -23,4 +24,19 @@ export function chargeRider(row: ChargeRow): Rider {
       ${row.key_id}::uuid, ${row.amount}::numeric, ${row.currency}::text, ${row.memo}::text,
       ${row.resource_id}::uuid, ${entry}.id, ${row.created_at}::timestamptz
     FROM ${entry}`;
+}
+
+/** The account the client's last call was charged to, or its last top-up asked on, if any. */
+export async function lastTopUpAccount(db: Queryable, spaceId: string, clientCreditId: string) {
+  const result = await sql<{ account_id: string }>`
+    SELECT account_id FROM (
+      (SELECT account_id, created_at FROM charges
+        WHERE space_id = ${spaceId} AND client_credit_id = ${clientCreditId}
+        ORDER BY created_at DESC LIMIT 1)
+      UNION ALL
+      (SELECT account_id, created_at FROM payment_requests
+        WHERE space_id = ${spaceId} AND client_credit_id = ${clientCreditId}
+        ORDER BY created_at DESC LIMIT 1)
+    ) AS used ORDER BY created_at DESC LIMIT 1`.execute(db);
+  return result.rows[0]?.account_id;
 }

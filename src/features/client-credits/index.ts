@@ -5,6 +5,7 @@ export {
   CREDIT_CURRENCY,
   creditPage,
   findClientCredit,
+  findCreditByPageToken,
   lockClientCredit,
   type OpenCredit,
   openClientCredit,

@@ -8,9 +8,9 @@ import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { listContactsInApp } from '../contacts/index.ts';
-import { ClientCreditsPage } from './pages.tsx';
-import { CreditListQuery, NameContactIn } from './routes.ts';
-import { listClientCredits, nameContact } from './service.ts';
+import { ClientCreditPage, ClientCreditsPage } from './pages.tsx';
+import { AdjustmentIn, CreditListQuery, NameContactIn } from './routes.ts';
+import { adjustCredit, clientDetail, listClientCredits, nameContact, parseSignedAmount } from './service.ts';
 
 type Deps = { db: Db; clock: Clock; publicUrl: string };
 const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
@@ -33,6 +33,12 @@ async function render(
   return ClientCreditsPage({ shell, page, cursor: query.cursor, contacts: contacts.items, form });
 }
 
+async function renderClient(deps: Deps, request: FastifyRequest, clientRef: string, form?: FormState) {
+  const shell = shellOf(request);
+  const detail = await clientDetail(deps, shell.user.id, shell.book.id, clientRef);
+  return ClientCreditPage({ shell, detail, form });
+}
+
 export function registerClientCreditPages(server: FastifyInstance, deps: Deps) {
   const scope = typedRoutes(server);
   const path = '/app/books/:book_id/clients';
@@ -52,6 +58,27 @@ export function registerClientCreditPages(server: FastifyInstance, deps: Deps) {
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'clients'));
       return sendPage(reply, await render(deps, request, outcome.form), outcome.status);
+    },
+  );
+  scope.get(`${path}/:client_ref`, { schema: { hide: true, params: CreditParams } }, async (request, reply) =>
+    sendPage(reply, await renderClient(deps, request, request.params.client_ref)),
+  );
+  scope.post(
+    `${path}/:client_ref/adjustments`,
+    formRoute({ params: CreditParams, body: AdjustmentIn }, { form: { booleans: ['refund'] } }),
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { client_ref } = request.params;
+      const outcome = await runForm(request, ({ body }) =>
+        adjustCredit(deps, shell.user.id, shell.book.id, client_ref, {
+          amount: parseSignedAmount(body.amount),
+          reason: body.reason,
+          refund: body.refund ?? false,
+        }),
+      );
+      if (outcome.ok)
+        return seeOther(reply, bookPath(shell.book.id, `clients/${encodeURIComponent(client_ref)}`));
+      return sendPage(reply, await renderClient(deps, request, client_ref, outcome.form), outcome.status);
     },
   );
 }

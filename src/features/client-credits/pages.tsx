@@ -3,6 +3,8 @@ import {
   type Column,
   DateTime,
   EmptyState,
+  Field,
+  Form,
   type FormState,
   hrefWith,
   Money,
@@ -11,7 +13,7 @@ import {
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
-import type { listClientCredits } from './service.ts';
+import type { clientDetail, listClientCredits } from './service.ts';
 
 // Client credits: every client_ref with its prepaid balance, last call and top-ups; name a
 // contact for it; the client's public balance page. Keys live under this screen.
@@ -65,7 +67,14 @@ export function ClientCreditsPage(props: {
   const { shell, page } = props;
   const path = bookPath(shell.book.id, 'clients');
   const columns: Column<Credit>[] = [
-    { header: 'Client', cell: (credit) => credit.label },
+    {
+      header: 'Client',
+      cell: (credit) => (
+        <a href={bookPath(shell.book.id, `clients/${encodeURIComponent(credit.client_ref)}`)}>
+          {credit.label}
+        </a>
+      ),
+    },
     { header: 'client_ref', cell: (credit) => <code>{credit.client_ref}</code> },
     {
       header: 'Balance',
@@ -111,6 +120,154 @@ export function ClientCreditsPage(props: {
           </EmptyState>
         }
       />
+    </Layout>
+  );
+}
+
+type Detail = Awaited<ReturnType<typeof clientDetail>>;
+
+const KIND_WORDS: Record<string, string> = { grant: 'Grant', correction: 'Taken back', refund: 'Refund' };
+
+/** The form owners and admins use to grant, take back or refund credit, with a reason. */
+function AdjustForm({
+  shell,
+  detail,
+  form,
+}: {
+  shell: BookShell;
+  detail: Detail;
+  form?: FormState | undefined;
+}) {
+  const refund = form?.values.refund === true;
+  return (
+    <div class="card">
+      <h2>Change the credit</h2>
+      <p class="muted">
+        A positive amount grants credit; a negative one takes it back. Tick refund when you pay it back to the
+        client. The credit never goes below zero.
+      </p>
+      <Form
+        action={bookPath(
+          shell.book.id,
+          `clients/${encodeURIComponent(detail.credit.client_ref)}/adjustments`,
+        )}
+        csrf={shell.csrfToken}
+        form={form}
+        label="Change the credit"
+      >
+        <Field name="amount" label={`Amount (${detail.credit.currency}, + or −)`} form={form} required />
+        <Field name="reason" label="Reason" form={form} required maxLength={500} />
+        <div class="field">
+          <label>
+            <input type="checkbox" name="refund" value="true" checked={refund} /> Refund to the client
+          </label>
+        </div>
+        <button type="submit">Book the change</button>
+      </Form>
+    </div>
+  );
+}
+
+/** The client's paid calls and settled top-ups, newest first. */
+function CallsAndTopUps({ detail }: { detail: Detail }) {
+  const currency = detail.credit.currency;
+  return (
+    <>
+      <Table
+        caption="Calls"
+        columns={[
+          { header: 'When', cell: (row) => <DateTime at={row.created_at} /> },
+          { header: 'Endpoint', cell: (row) => row.resource ?? <span class="muted">—</span> },
+          { header: 'Memo', cell: (row) => row.memo || <span class="muted">—</span> },
+          {
+            header: 'Amount',
+            numeric: true,
+            cell: (row) => <Money amount={row.amount} currency={currency} />,
+          },
+        ]}
+        rows={detail.calls}
+        nextHref={null}
+        firstHref={null}
+        empty={<EmptyState title="No calls yet" />}
+      />
+      <Table
+        caption="Top-ups"
+        columns={[
+          { header: 'When', cell: (row) => <DateTime at={row.settled_at} /> },
+          { header: 'Paid by', cell: (row) => row.rail },
+          {
+            header: 'Amount',
+            numeric: true,
+            cell: (row) => <Money amount={row.amount} currency={currency} />,
+          },
+        ]}
+        rows={detail.topUps}
+        nextHref={null}
+        firstHref={null}
+        empty={<EmptyState title="No top-ups yet" />}
+      />
+    </>
+  );
+}
+
+export function ClientCreditPage(props: { shell: BookShell; detail: Detail; form?: FormState | undefined }) {
+  const { shell, detail } = props;
+  const { credit } = detail;
+  const currency = credit.currency;
+  return (
+    <Layout shell={shell} title={credit.label}>
+      <p class="muted">
+        <a href={bookPath(shell.book.id, 'clients')}>Client credits</a> › {credit.label}
+      </p>
+      <h1>{credit.label}</h1>
+      <dl class="figures">
+        <div>
+          <dt>Balance</dt>
+          <dd>
+            <Money amount={detail.balance} currency={currency} />
+          </dd>
+        </div>
+        <div>
+          <dt>Calls</dt>
+          <dd>{String(detail.calls.length)}</dd>
+        </div>
+        <div>
+          <dt>Top-ups</dt>
+          <dd>{String(detail.topUps.length)}</dd>
+        </div>
+        <div>
+          <dt>Balance page</dt>
+          <dd>
+            <a href={credit.balance_url} target="_blank" rel="noopener">
+              Open
+            </a>
+          </dd>
+        </div>
+      </dl>
+      {canAdminister(shell.book.role) && <AdjustForm shell={shell} detail={detail} form={props.form} />}
+      <Table
+        caption="Adjustments"
+        columns={[
+          { header: 'When', cell: (row) => <DateTime at={row.created_at} /> },
+          { header: 'What', cell: (row) => KIND_WORDS[row.kind] ?? row.kind },
+          {
+            header: 'Amount',
+            numeric: true,
+            cell: (row) => <Money amount={row.amount} currency={currency} />,
+          },
+          { header: 'Reason', cell: (row) => row.reason },
+          { header: 'By', cell: (row) => row.by_name || row.by_email },
+          {
+            header: 'Entry',
+            cell: (row) => <a href={bookPath(shell.book.id, `ledger/${row.entry_id}`)}>Open</a>,
+          },
+        ]}
+        rows={detail.adjustments}
+        nextHref={null}
+        firstHref={null}
+        empty={<EmptyState title="No adjustments yet" />}
+      />
+      <CallsAndTopUps detail={detail} />
     </Layout>
   );
 }

@@ -2,20 +2,33 @@ import { randomUUID } from 'node:crypto';
 import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { decodeCursor, PAGE_SIZE, pageOf } from '../../core/cursor.ts';
+import { utcDateOf } from '../../core/day.ts';
 import { AppError } from '../../core/errors.ts';
-import { formatAmount } from '../../core/money.ts';
+import {
+  type AmountE8,
+  asAmount,
+  formatAmount,
+  formatMoneyForPeople,
+  parseAmountInput,
+} from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
 import type { Db, Queryable, Tx } from '../../platform/db/database.ts';
 import { CommittedRows } from '../../platform/db/lasting.ts';
 import { contactExists } from '../contacts/index.ts';
 import {
+  decrease,
+  ensureLedgerAccounts,
+  increase,
   type LedgerAccountRef,
+  ledgerAccountSpecs,
   ledgerAccounts,
   naturalBalance,
   naturalBalanceOf,
+  postEntry,
   readAmount,
 } from '../ledger/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
+import { adjustmentKind, GRANT_EXPENSE } from './domain.ts';
 import * as store from './store.ts';
 
 // A client's prepaid credit: money the seller holds for one client_ref, in USD, never below
@@ -82,6 +95,11 @@ export async function openClientCredit(
     page_token: row.page_token,
     ledgerAccount,
   };
+}
+
+/** A client credit by its balance page's token. */
+export function findCreditByPageToken(db: Queryable, token: string) {
+  return store.findByPageToken(db, token);
 }
 
 export async function findClientCredit(db: Queryable, spaceId: string, id: string) {
@@ -153,4 +171,122 @@ export async function nameContact(
   await store.setContact(deps.db, spaceId, credit.id, contactId);
   const listed = await listClientCredits(deps, userId, spaceId, { id: credit.id });
   return defined(listed.items[0], 'the client credit just linked');
+}
+
+async function requireCredit(db: Queryable, spaceId: string, clientRef: string) {
+  const credit = await store.findByRef(db, spaceId, clientRef, CREDIT_CURRENCY);
+  if (!credit) throw new AppError('not_found', 'No client credit with this client_ref in this space.');
+  return credit;
+}
+
+/** One client's page in the app: its balance, calls, top-ups and adjustments (any member). */
+export async function clientDetail(
+  deps: { db: Db; publicUrl: string },
+  userId: string,
+  spaceId: string,
+  clientRef: string,
+) {
+  await requireRole(deps.db, spaceId, userId);
+  const credit = await requireCredit(deps.db, spaceId, clientRef);
+  const [listed, balance, history, adjustments] = await Promise.all([
+    listClientCredits(deps, userId, spaceId, { id: credit.id }),
+    naturalBalanceOf(deps.db, credit.ledger_account_id),
+    store.history(deps.db, spaceId, credit.id, HISTORY_LIMIT),
+    store.adjustments(deps.db, spaceId, credit.id, HISTORY_LIMIT),
+  ]);
+  return {
+    credit: defined(listed.items[0], 'the client credit just read'),
+    balance: formatAmount(balance),
+    calls: history.calls,
+    topUps: history.topUps,
+    adjustments: adjustments.map((row) => ({
+      ...row,
+      amount: formatAmount(readAmount(row.amount)),
+      kind: kindOf(readAmount(row.amount), row.refund),
+    })),
+  };
+}
+
+function kindOf(amount: AmountE8, refund: boolean) {
+  const judged = adjustmentKind(amount, refund);
+  return judged.ok ? judged.kind : 'correction';
+}
+
+/** An amount the schema's `signed` check let through. */
+export function parseSignedAmount(value: number | string): AmountE8 {
+  const parsed = parseAmountInput(value);
+  if (!parsed.ok)
+    throw new AppError('invalid_request', 'The amount is not a decimal number.', { field: 'amount' });
+  return parsed.value;
+}
+
+export type AdjustmentInput = { amount: AmountE8; reason: string; refund: boolean };
+
+/**
+ * Owners and admins grant (+), correct (±) or refund (−) a client's credit, with a reason. Each
+ * is one ledger entry with its adjustment row as a rider: a grant books the credit against the
+ * expense `credit_grant` (a correction takes it back from there); a refund moves it to the
+ * clearing account `refunds_due`, owed to the client until paid out. The credit's guarded
+ * balance never goes below zero: such an adjustment is refused (422 insufficient_balance).
+ */
+export async function adjustCredit(
+  deps: { db: Db; clock: Clock; publicUrl: string },
+  userId: string,
+  spaceId: string,
+  clientRef: string,
+  input: AdjustmentInput,
+) {
+  await requireAdministrator(deps.db, spaceId, userId);
+  const judged = adjustmentKind(input.amount, input.refund);
+  if (!judged.ok) throw new AppError('invalid_request', judged.detail, { field: judged.field });
+  const credit = await requireCredit(deps.db, spaceId, clientRef);
+  const at = deps.clock.now();
+  const where = { spaceId, currency: credit.currency, at };
+  const [creditAccount, counter] = await ensureLedgerAccounts(deps.db, [
+    ledgerAccountSpecs.clientCredit({ ...where, clientRef }),
+    judged.kind === 'refund'
+      ? ledgerAccountSpecs.refundsDue(where)
+      : ledgerAccountSpecs.expense({ ...where, ref: GRANT_EXPENSE }),
+  ]);
+  const size = asAmount(input.amount < 0n ? -input.amount : input.amount);
+  const row: store.AdjustmentRow = {
+    id: randomUUID(),
+    space_id: spaceId,
+    client_credit_id: credit.id,
+    amount: formatAmount(input.amount),
+    refund: input.refund,
+    reason: input.reason,
+    user_id: userId,
+    created_at: at,
+  };
+  const postings =
+    input.amount > 0n
+      ? [increase(counter, size), increase(creditAccount, size)]
+      : judged.kind === 'refund'
+        ? [decrease(creditAccount, size), increase(counter, size)]
+        : [decrease(creditAccount, size), decrease(counter, size)];
+  const posted = await postEntry(
+    deps.db,
+    {
+      spaceId,
+      origin: 'manual',
+      kind: judged.kind === 'refund' ? 'transfer' : 'expense',
+      occurredOn: utcDateOf(at),
+      causeType: 'credit_adjustment',
+      causeId: row.id,
+      counterparty: clientRef,
+      memo: input.reason,
+      postings,
+    },
+    at,
+    [store.adjustmentRider(row)],
+  );
+  if (!posted.ok)
+    throw new AppError(
+      'insufficient_balance',
+      `The credit holds ${formatMoneyForPeople(await naturalBalanceOf(deps.db, credit.ledger_account_id), credit.currency)}; it cannot go below zero.`,
+      { field: 'amount' },
+    );
+  const listed = await listClientCredits(deps, userId, spaceId, { id: credit.id });
+  return defined(listed.items[0], 'the client credit just adjusted');
 }

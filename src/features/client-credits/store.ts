@@ -1,8 +1,9 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { defined } from '../../core/assert.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { readBeforeAnyWrite } from '../../platform/db/lasting.ts';
-import type { ClientCreditsTable } from '../../platform/db/schema.ts';
+import type { Rider } from '../../platform/db/rider.ts';
+import type { ClientCreditAdjustmentsTable, ClientCreditsTable } from '../../platform/db/schema.ts';
 
 export type ClientCreditRow = Selectable<ClientCreditsTable>;
 
@@ -163,4 +164,40 @@ export function history(db: Queryable, spaceId: string, clientCreditId: string, 
     calls: callRows,
     topUps: topUpRows,
   }));
+}
+
+export type AdjustmentRow = Omit<Selectable<ClientCreditAdjustmentsTable>, 'entry_id'>;
+
+/** The adjustment's row, written in its ledger entry's own statement (and only if the entry is). */
+export function adjustmentRider(row: AdjustmentRow): Rider {
+  return (entry) => sql`
+    INSERT INTO client_credit_adjustments (id, space_id, client_credit_id, amount, refund, reason, user_id,
+      entry_id, created_at)
+    SELECT ${row.id}::uuid, ${row.space_id}::uuid, ${row.client_credit_id}::uuid, ${row.amount}::numeric,
+      ${row.refund}::boolean, ${row.reason}::text, ${row.user_id}::uuid, ${entry}.id,
+      ${row.created_at}::timestamptz
+    FROM ${entry}`;
+}
+
+/** A client's adjustments with who made them, newest first. */
+export function adjustments(db: Queryable, spaceId: string, clientCreditId: string, limit: number) {
+  return db
+    .selectFrom('client_credit_adjustments')
+    .innerJoin('users', 'users.id', 'client_credit_adjustments.user_id')
+    .select([
+      'client_credit_adjustments.id',
+      'client_credit_adjustments.amount',
+      'client_credit_adjustments.refund',
+      'client_credit_adjustments.reason',
+      'client_credit_adjustments.entry_id',
+      'client_credit_adjustments.created_at',
+      'users.name as by_name',
+      'users.email as by_email',
+    ])
+    .where('client_credit_adjustments.space_id', '=', spaceId)
+    .where('client_credit_adjustments.client_credit_id', '=', clientCreditId)
+    .orderBy('client_credit_adjustments.created_at', 'desc')
+    .orderBy('client_credit_adjustments.id', 'desc')
+    .limit(limit)
+    .execute();
 }

@@ -8,7 +8,12 @@ import type { AuthStamps } from '../../platform/auth-stamps.ts';
 import { randomSecret, type SecretBox, sha256Hex } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { Scope } from '../../platform/http/context.ts';
-import { checkPublicUrl, type Resolver } from '../../platform/net/public-address.ts';
+import {
+  checkPublicUrl,
+  DEVELOPMENT_SWITCH_HINT,
+  developmentSwitchWouldAdmit,
+  type Resolver,
+} from '../../platform/net/public-address.ts';
 import { insertNotification } from '../notifications/index.ts';
 import { invalidateKeys, requireAdministrator } from '../spaces/index.ts';
 import { expiryFor, KEYS_PER_SPACE_MAX, keyStatus, type LifetimeDays, REMINDER_LEAD_MS } from './domain.ts';
@@ -22,6 +27,8 @@ export type KeysDeps = {
   resolver: Resolver;
   webhookAllowPrivate: boolean;
   webhookAllowList?: readonly string[] | undefined;
+  /** False in development: a refusal the development switch would lift names it. */
+  production?: boolean | undefined;
 };
 
 export type KeyIssueInput = {
@@ -55,15 +62,20 @@ function present(row: KeyRow, now: Date) {
 
 async function checkWebhookUrl(deps: KeysDeps, url: string | null | undefined): Promise<string | null> {
   if (url === undefined || url === null || url === '') return null;
-  const verdict = await checkPublicUrl(
-    url,
-    { allowPrivate: deps.webhookAllowPrivate, allowList: deps.webhookAllowList ?? [] },
-    deps.resolver,
-  );
+  const policy = { allowPrivate: deps.webhookAllowPrivate, allowList: deps.webhookAllowList ?? [] };
+  const verdict = await checkPublicUrl(url, policy, deps.resolver);
   if (!verdict.ok) {
-    throw new AppError('webhook_address_not_public', `The webhook address is refused: ${verdict.reason}`, {
-      field: 'webhook_url',
-    });
+    const hint =
+      deps.production === false && (await developmentSwitchWouldAdmit(url, policy, deps.resolver))
+        ? ` ${DEVELOPMENT_SWITCH_HINT}`
+        : '';
+    throw new AppError(
+      'webhook_address_not_public',
+      `The webhook address is refused: ${verdict.reason}${hint}`,
+      {
+        field: 'webhook_url',
+      },
+    );
   }
   return verdict.url.toString();
 }

@@ -319,6 +319,15 @@ export const ledgerAccountSpecs = {
     tracksBalance: false,
     noOverdraft: false,
   }),
+  /** Prepaid credit refunded to clients and not yet paid out to them (a refund by hand). */
+  refundsDue: (where: Where): store.LedgerAccountSpec => ({
+    ...where,
+    kind: 'clearing',
+    ref: 'refunds_due',
+    normalSide: 'credit',
+    tracksBalance: false,
+    noOverdraft: false,
+  }),
   /** The bridge between pegged currencies (USDC received, USD owed), one per currency. */
   peg: (where: Where & { pair: string }): store.LedgerAccountSpec => ({
     ...where,

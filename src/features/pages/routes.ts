@@ -2,14 +2,16 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { Text, Type } from '../../platform/http/schema-kit.ts';
+import { Enum, Text, Type } from '../../platform/http/schema-kit.ts';
 import { type TypedApp, typedRoutes } from '../../platform/http/typed.ts';
+import { TOP_UP_CHOICES } from '../charges/index.ts';
 import { frameAncestors } from '../sites/index.ts';
 import { machineQuote, payOnPage } from '../x402/index.ts';
 import * as service from './service.ts';
 import { cardProblemPage, creditPage, invoicePage, notFoundPage, payPage, quotePage } from './views.tsx';
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
+const TopUpQuery = Type.Object({ amount: Enum(TOP_UP_CHOICES) });
 /**
  * What the pages read from their query: `?card=returned` back from Checkout, `?by=card` on the
  * invoice's Pay button. Any other value (or a repeated one) only means "not that", so the schema
@@ -132,6 +134,14 @@ export function registerPageRoutes(app: FastifyInstance, deps: service.PagesDeps
       const model = await service.creditPageModel(deps, token);
       return model ? html(reply, 200, creditPage(model)) : html(reply, 404, notFoundPage());
     });
+    scope.post(
+      '/credit/:token/top-up',
+      { schema: { hide: true, params: TokenParams, querystring: TopUpQuery } },
+      async (request, reply) => {
+        const made = await service.topUpFromCreditPage(deps, request.params.token, request.query.amount);
+        return made ? reply.code(303).header('location', made.path).send() : html(reply, 404, notFoundPage());
+      },
+    );
     registerInvoicePage(scope, deps);
     registerPayPageExtras(scope, deps);
   });

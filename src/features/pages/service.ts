@@ -10,6 +10,7 @@ import { walletPayment } from '../../platform/chain/wallet-payment.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
 import { type CardPaymentsDeps, cardTakes, openCheckout } from '../card-payments/index.ts';
+import { canTopUp, TOP_UP_CHOICES, topUpFromBalancePage } from '../charges/index.ts';
 import { creditPage } from '../client-credits/index.ts';
 import type { Requisites } from '../contacts/index.ts';
 import { answerQuote, documentLinks, invoiceByToken, quoteByToken } from '../invoices/index.ts';
@@ -238,6 +239,8 @@ export async function creditPageModel(deps: PagesDeps, token: string): Promise<C
   if (!page) return undefined;
   const paidIn = page.topUps.reduce((sum, topUp) => sum + readAmount(topUp.amount), 0n);
   return {
+    token,
+    topUpChoices: (await canTopUp(deps.db, page.credit.space_id, page.credit.id)) ? TOP_UP_CHOICES : [],
     handle: (await publicFace(deps.db, page.credit.space_id)).publicHandle,
     clientRef: page.credit.client_ref,
     balance: formatMoneyForPeople(page.balance, 'USD'),
@@ -254,6 +257,16 @@ export async function creditPageModel(deps: PagesDeps, token: string): Promise<C
       rail: topUp.rail,
     })),
   };
+}
+
+/** The balance page's Top up: the pay page of the client's top-up request, or undefined. */
+export function topUpFromCreditPage(
+  deps: PagesDeps,
+  token: string,
+  amount: (typeof TOP_UP_CHOICES)[number],
+): Promise<{ path: string } | undefined> {
+  if (!hasSecretShape(token, 'cr_')) return Promise.resolve(undefined);
+  return topUpFromBalancePage(deps.db, deps, token, amount);
 }
 
 /** "Pay by card": a Stripe Checkout Session for what the request still needs, and its address. */

@@ -293,6 +293,9 @@ export function payPage(model: PayPageModel): string {
 }
 
 export type CreditPageModel = {
+  token: string;
+  /** The Top up amounts offered (USD), empty while the client has made no call to top up for. */
+  topUpChoices: readonly string[];
   handle: string;
   clientRef: string;
   balance: string;
@@ -346,6 +349,15 @@ function CreditPage({ model }: { model: CreditPageModel }) {
         <p class="muted">
           Paid in: <span id="paid-in">{model.paidIn}</span>
         </p>
+        {model.topUpChoices.length > 0 && (
+          <div class="actions" id="top-up">
+            {model.topUpChoices.map((amount) => (
+              <form method="post" action={`/credit/${model.token}/top-up?amount=${amount}`}>
+                <button type="submit">Top up {amount} USD</button>
+              </form>
+            ))}
+          </div>
+        )}
       </div>
       <section class="card">
         <h2>Calls</h2>

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { asAmount, UNIT } from '../../core/money.ts';
 import {
   afterSettlement,
+  cancelDecision,
   checkMint,
   currenciesFit,
   expiryFor,
@@ -88,5 +89,13 @@ describe('tagLadder', () => {
         },
       ),
     );
+  });
+});
+
+describe('cancelDecision', () => {
+  it('lapses an active request now, answers a cancelled one, and refuses a paid one', () => {
+    expect(cancelDecision('active')).toBe('lapse_now');
+    expect(cancelDecision('cancelled')).toBe('already_cancelled');
+    expect(cancelDecision('paid')).toBe('refuse_paid');
   });
 });

@@ -131,3 +131,13 @@ export function afterReversal(
   if (left >= total) return { received: left, status: 'paid' };
   return { received: left, status: expiresAt.getTime() > at.getTime() ? 'active' : 'cancelled' };
 }
+
+/**
+ * What cancelling a request does, from the status a reader sees. The spec's only road to
+ * `cancelled` is the lapse, so cancelling an active request makes it lapse now; a cancelled one
+ * is answered as it is; a paid one cannot be undone this way.
+ */
+export function cancelDecision(visible: RequestStatus): 'lapse_now' | 'already_cancelled' | 'refuse_paid' {
+  if (visible === 'active') return 'lapse_now';
+  return visible === 'cancelled' ? 'already_cancelled' : 'refuse_paid';
+}

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { typedRoutes } from '../../platform/http/typed.ts';
-import type { FormState } from '../../platform/web/components.tsx';
+import { type FormState, hrefWith } from '../../platform/web/components.tsx';
 import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
@@ -31,10 +31,11 @@ async function renderMarkPaid(
   request: FastifyRequest,
   token: string,
   form?: FormState,
+  notice?: string,
 ) {
   const shell = shellOf(request);
   const found = await service.getRequestInApp(deps, shell.member, token);
-  return MarkPaidPage({ shell, request: found, form });
+  return MarkPaidPage({ shell, request: found, form, notice });
 }
 
 export function registerPaymentRequestPages(scope: FastifyInstance, deps: service.RequestsDeps) {
@@ -61,6 +62,27 @@ export function registerPaymentRequestPages(scope: FastifyInstance, deps: servic
       if (outcome.status === 404)
         throw new AppError('not_found', 'No payment request with this token in this space.');
       return sendPage(reply, await renderMarkPaid(deps, request, token, outcome.form), outcome.status);
+    },
+  );
+  app.post(
+    `${path}/:token/cancel`,
+    { schema: { hide: true, params: TokenParams } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { token } = request.params;
+      const outcome = await runForm(request, () => service.cancelRequestInApp(deps, shell.member, token));
+      if (outcome.ok)
+        return seeOther(
+          reply,
+          hrefWith(bookPath(shell.book.id, 'payment-requests'), { status: 'cancelled' }),
+        );
+      if (outcome.status === 404)
+        throw new AppError('not_found', 'No payment request with this token in this space.');
+      return sendPage(
+        reply,
+        await renderMarkPaid(deps, request, token, undefined, outcome.form.sentence),
+        outcome.status,
+      );
     },
   );
 }

@@ -1,5 +1,6 @@
 import { canAdminister } from '../../core/roles.ts';
 import {
+  ActionButton,
   type Column,
   DateTime,
   EmptyState,
@@ -9,6 +10,7 @@ import {
   type FormState,
   hrefWith,
   Money,
+  Notice,
   Pill,
   Table,
 } from '../../platform/web/components.tsx';
@@ -31,15 +33,17 @@ export function MarkPaidPage(props: {
   shell: Shell & { book: ShellBook };
   request: PaymentRequestRecord;
   form?: FormState | undefined;
+  /** A refused cancel's sentence. */
+  notice?: string | undefined;
 }) {
   const { shell, request: row, form } = props;
   const list = bookPath(shell.book.id, 'payment-requests');
   return (
-    <Layout shell={shell} title="Mark paid">
+    <Layout shell={shell} title="Payment request">
       <p class="muted">
-        <a href={list}>Payment requests</a> › Mark paid
+        <a href={list}>Payment requests</a> › {row.memo || 'Request'}
       </p>
-      <h1>Mark paid: {row.memo || row.token}</h1>
+      <h1>Payment request: {row.memo || row.token}</h1>
       <dl class="figures">
         <div>
           <dt>Amount</dt>
@@ -66,6 +70,7 @@ export function MarkPaidPage(props: {
           </dd>
         </div>
       </dl>
+      {props.notice && <Notice kind="error">{props.notice}</Notice>}
       {!canAdminister(shell.book.role) ? (
         <div class="notice warn" role="status">
           Only owners and admins record payments by hand.
@@ -84,6 +89,15 @@ export function MarkPaidPage(props: {
             <Field name="payer" label="Payer (optional)" form={form} maxLength={200} />
             <button type="submit">Record the payment</button>
           </Form>
+          <h2>Cancel this request</h2>
+          <p class="muted">It lapses now: the pay page stops taking payments.</p>
+          <ActionButton
+            action={bookPath(shell.book.id, `payment-requests/${row.token}/cancel`)}
+            csrf={shell.csrfToken}
+            label="Cancel the request"
+            tone="danger"
+            confirm="Cancel this payment request? The payer can no longer pay it."
+          />
         </div>
       ) : (
         <div class="notice warn" role="status">
@@ -128,7 +142,7 @@ export function PaymentRequestsPage(props: {
       cell: (row) =>
         // A link, not a form per row: the page stays small (each row's form weighed on every load).
         row.status === 'active' ? (
-          <a href={bookPath(shell.book.id, `payment-requests/${row.token}/mark-paid`)}>Mark paid</a>
+          <a href={bookPath(shell.book.id, `payment-requests/${row.token}/mark-paid`)}>Mark paid or cancel</a>
         ) : null,
     });
   }

@@ -47,6 +47,22 @@ const docs = {
     tags: ['Payment requests'],
     errors: APP_WRITE_ERRORS,
   }),
+  cancelPaymentRequest: routeDoc({
+    operationId: 'cancelPaymentRequest',
+    summary: 'Cancel a payment request',
+    description:
+      "Cancels an active payment request of the key's space: it lapses now and reads cancelled, and takes no more payments. Cancelling a cancelled request answers it again; a paid request is 409 conflict. Needs the payments scope; a token of another space is not found.",
+    tags: ['Payment requests'],
+    errors: INTEGRATION_WRITE_ERRORS,
+  }),
+  cancelSpacePaymentRequest: routeDoc({
+    operationId: 'cancelSpacePaymentRequest',
+    summary: 'Cancel a payment request (app)',
+    description:
+      'Owners and admins cancel an active request of the space: it lapses now and reads cancelled. Cancelling a cancelled request answers it again; a paid request is 409 conflict.',
+    tags: ['Payment requests'],
+    errors: APP_WRITE_ERRORS,
+  }),
 };
 
 export function registerPaymentRequestRoutes(server: FastifyInstance, deps: service.RequestsDeps) {
@@ -90,6 +106,19 @@ export function registerPaymentRequestRoutes(server: FastifyInstance, deps: serv
     },
     async (request) =>
       service.getRequest(deps, requireCaller(request, 'integration').spaceId, request.params.token),
+  );
+  app.post(
+    '/integration/payment-requests/:token/cancel',
+    {
+      config: { scope: 'payments' },
+      schema: {
+        ...docs.cancelPaymentRequest,
+        params: TokenParams,
+        response: { 200: PaymentRequestOut },
+      },
+    },
+    async (request) =>
+      service.cancelRequest(deps, requireCaller(request, 'integration').spaceId, request.params.token),
   );
 }
 
@@ -156,6 +185,21 @@ export function registerPaymentRequestAppRoutes(server: FastifyInstance, deps: s
       const { id, token } = request.params;
       const member = await requireMember(deps.db, id, requireCaller(request).userId);
       return service.markPaid(deps, member, token, request.body);
+    },
+  );
+  app.post(
+    '/app/api/spaces/:id/payment-requests/:token/cancel',
+    {
+      schema: {
+        ...docs.cancelSpacePaymentRequest,
+        params: SpaceTokenParams,
+        response: { 200: PaymentRequestOut },
+      },
+    },
+    async (request) => {
+      const { id, token } = request.params;
+      const member = await requireMember(deps.db, id, requireCaller(request).userId);
+      return service.cancelRequestInApp(deps, member, token);
     },
   );
 }

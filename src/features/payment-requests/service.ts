@@ -40,6 +40,7 @@ import { requireAdministering } from '../spaces/index.ts';
 import {
   afterReversal,
   afterSettlement,
+  cancelDecision,
   checkMint,
   expiryFor,
   pegOf,
@@ -736,6 +737,39 @@ export async function markPaid(
       { status: outcome.status },
     );
   return present(outcome.request, deps.publicUrl, deps.clock.now());
+}
+
+/**
+ * Cancels a request of the space: under its row lock (where settlements queue too), an active
+ * request lapses now; a cancelled one is answered as it is; a paid one is 409 `conflict`. Whoever
+ * takes the lock first wins: a settlement after the cancel finds the request not payable, a
+ * cancel after a settlement that paid it in full is refused.
+ */
+export async function cancelRequest(
+  deps: RequestsDeps,
+  spaceId: string,
+  token: string,
+): Promise<PaymentRequestRecord> {
+  const row = await findOwnByToken(deps.db, spaceId, token);
+  if (!row) throw new AppError('not_found', 'No payment request with this token in this space.');
+  const after = await inTransaction(deps.db, async (tx) => {
+    const locked = await store.lockRequest(tx, spaceId, row.id);
+    assert(locked, 'A request is never deleted.');
+    const now = deps.clock.now();
+    const decision = cancelDecision(visibleStatus(locked.status, locked.expires_at, now));
+    if (decision === 'refuse_paid')
+      throw new AppError('conflict', 'This payment request is paid; a paid request cannot be cancelled.', {
+        status: 'paid',
+      });
+    return decision === 'lapse_now' ? store.lapseNow(tx, spaceId, locked.id, now) : locked;
+  });
+  return present(after, deps.publicUrl, deps.clock.now());
+}
+
+/** The app's Cancel: owners and admins, as for marking a request paid. */
+export function cancelRequestInApp(deps: RequestsDeps, member: Member, token: string) {
+  requireAdministering(member);
+  return cancelRequest(deps, spaceOfMember(member), token);
 }
 
 /** Job: lapsed requests become cancelled (readers already see them so). */

@@ -331,3 +331,18 @@ export function listRequests(db: Queryable, spaceId: string, filter: RequestList
   const args = { spaceId, now, beforeAt: before?.at ?? null, beforeId: before?.id ?? null };
   return listQuery(db, args, shape);
 }
+
+/** The request lapses now (the caller holds its row lock): cancelled, its deadline the moment of cancelling. */
+export async function lapseNow(db: Queryable, spaceId: string, id: string, now: Date): Promise<RequestRow> {
+  return db
+    .updateTable('payment_requests')
+    .set({
+      status: 'cancelled',
+      cancelled_at: now,
+      expires_at: sql<Date>`LEAST(expires_at, ${now}::timestamptz)`,
+    })
+    .where('space_id', '=', spaceId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -4,7 +4,12 @@ import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { randomSecret, type SecretBox } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { checkPublicUrl, type Resolver } from '../../platform/net/public-address.ts';
+import {
+  checkPublicUrl,
+  DEVELOPMENT_SWITCH_HINT,
+  developmentSwitchWouldAdmit,
+  type Resolver,
+} from '../../platform/net/public-address.ts';
 import { lockSpacePlan, requireAdministrator, subscriptionAllowance } from '../spaces/index.ts';
 import { judgeResult, openSigningSecrets, type Senders, webhookHeaders } from './delivery-service.ts';
 import {
@@ -28,6 +33,8 @@ export type WebhooksDeps = {
   resolver: Resolver;
   webhookAllowPrivate: boolean;
   webhookAllowList?: readonly string[] | undefined;
+  /** False in development: a refusal the development switch would lift names it. */
+  production?: boolean | undefined;
   senders: Senders;
 };
 
@@ -53,9 +60,17 @@ async function checkSubscriptionUrl(deps: WebhooksDeps, raw: string): Promise<st
   const policy = { allowPrivate, allowList: deps.webhookAllowList ?? [], requirePort443: !allowPrivate };
   const verdict = await checkPublicUrl(raw, policy, deps.resolver);
   if (!verdict.ok) {
-    throw new AppError('webhook_address_not_public', `The webhook address is refused: ${verdict.reason}`, {
-      field: 'url',
-    });
+    const hint =
+      deps.production === false && (await developmentSwitchWouldAdmit(raw, policy, deps.resolver))
+        ? ` ${DEVELOPMENT_SWITCH_HINT}`
+        : '';
+    throw new AppError(
+      'webhook_address_not_public',
+      `The webhook address is refused: ${verdict.reason}${hint}`,
+      {
+        field: 'url',
+      },
+    );
   }
   return verdict.url.toString();
 }

@@ -1194,3 +1194,34 @@ export interface InvoiceDeliveriesTable {
 export interface Database {
   invoice_chat_posts: InvoiceChatPostsTable;
 }
+
+/** A change made by hand to a client's prepaid credit (grant, correction or refund), with its entry. */
+export interface ClientCreditAdjustmentsTable {
+  id: string;
+  space_id: string;
+  client_credit_id: string;
+  amount: Numeric;
+  refund: ColumnType<boolean, boolean | undefined, boolean>;
+  reason: string;
+  user_id: string;
+  entry_id: string;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  client_credit_adjustments: ClientCreditAdjustmentsTable;
+}
+
+/** An edit of an account in the app: who, when, and each changed field before and after. */
+export interface AccountEditsTable {
+  id: string;
+  space_id: string;
+  account_id: string;
+  user_id: string;
+  changed: ColumnType<Record<string, { from: unknown; to: unknown }>, string, string>;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  account_edits: AccountEditsTable;
+}

@@ -200,6 +200,23 @@ export function isPublicIp(address: string): boolean {
   return classify(address)?.kind === 'public';
 }
 
+/** Added to a refusal the development switch would lift, outside production (where it does not exist). */
+export const DEVELOPMENT_SWITCH_HINT =
+  'In development, start the server with WEBHOOK_ALLOW_PRIVATE=1 to let webhooks reach loopback and private addresses over http.';
+
+/**
+ * Whether the development switch (WEBHOOK_ALLOW_PRIVATE=1) would admit a URL `policy` refused:
+ * a loopback or private receiver, or http, or another port. Blocked ranges stay refused.
+ */
+export async function developmentSwitchWouldAdmit(
+  raw: string,
+  policy: AddressPolicy,
+  resolve: Resolver,
+): Promise<boolean> {
+  if (policy.allowPrivate) return false;
+  return (await checkPublicUrl(raw, { ...policy, allowPrivate: true, requirePort443: false }, resolve)).ok;
+}
+
 function refuse(reason: string): AddressVerdict {
   return { ok: false, reason };
 }

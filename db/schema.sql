@@ -1190,7 +1190,7 @@ CREATE TABLE public.x402_settlements (
 );
 
 ALTER TABLE ONLY public.account_edits
-    ADD CONSTRAINT account_edits_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT account_edits_pkey PRIMARY KEY (space_id, id);
 
 ALTER TABLE ONLY public.accounts
     ADD CONSTRAINT accounts_pkey PRIMARY KEY (id);
@@ -1289,7 +1289,7 @@ ALTER TABLE ONLY public.chat_messages
     ADD CONSTRAINT chat_messages_space_id_id_key UNIQUE (space_id, id);
 
 ALTER TABLE ONLY public.client_credit_adjustments
-    ADD CONSTRAINT client_credit_adjustments_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT client_credit_adjustments_pkey PRIMARY KEY (space_id, id);
 
 ALTER TABLE ONLY public.client_credits
     ADD CONSTRAINT client_credits_page_token_key UNIQUE (page_token);
@@ -1525,7 +1525,7 @@ ALTER TABLE ONLY public.x402_pending_transactions
 ALTER TABLE ONLY public.x402_settlements
     ADD CONSTRAINT x402_settlements_pkey PRIMARY KEY (id);
 
-CREATE INDEX account_edits_account_idx ON public.account_edits USING btree (account_id, created_at DESC);
+CREATE INDEX account_edits_account_idx ON public.account_edits USING btree (space_id, account_id, created_at DESC);
 
 CREATE INDEX accounts_address_proven_idx ON public.accounts USING btree (address_proven) WHERE (address_proven IS NOT NULL);
 
@@ -1565,7 +1565,7 @@ CREATE INDEX chat_link_codes_expiry_idx ON public.chat_link_codes USING btree (e
 
 CREATE INDEX chat_messages_contact_idx ON public.chat_messages USING btree (space_id, contact_id, created_at);
 
-CREATE INDEX client_credit_adjustments_credit_idx ON public.client_credit_adjustments USING btree (client_credit_id, created_at DESC);
+CREATE INDEX client_credit_adjustments_credit_idx ON public.client_credit_adjustments USING btree (space_id, client_credit_id, created_at DESC);
 
 CREATE INDEX contact_addresses_contact_idx ON public.contact_addresses USING btree (space_id, contact_id, "position");
 

@@ -2,7 +2,7 @@
 -- (amount above zero), a correction (either sign) or a refund (below zero, paid back to the
 -- client). Each is booked as one ledger entry, written in that entry's own statement.
 CREATE TABLE client_credit_adjustments (
-  id uuid PRIMARY KEY,
+  id uuid NOT NULL,
   space_id uuid NOT NULL REFERENCES spaces (id),
   client_credit_id uuid NOT NULL,
   amount numeric NOT NULL CHECK (amount <> 0),
@@ -11,8 +11,9 @@ CREATE TABLE client_credit_adjustments (
   user_id uuid NOT NULL REFERENCES users (id),
   entry_id uuid NOT NULL,
   created_at timestamptz NOT NULL,
+  PRIMARY KEY (space_id, id),
   CHECK (NOT refund OR amount < 0),
   FOREIGN KEY (space_id, client_credit_id) REFERENCES client_credits (space_id, id),
   FOREIGN KEY (space_id, entry_id) REFERENCES ledger_entries (space_id, id)
 );
-CREATE INDEX client_credit_adjustments_credit_idx ON client_credit_adjustments (client_credit_id, created_at DESC);
+CREATE INDEX client_credit_adjustments_credit_idx ON client_credit_adjustments (space_id, client_credit_id, created_at DESC);

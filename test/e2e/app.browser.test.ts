@@ -97,8 +97,12 @@ describe('the owner web app in a browser', () => {
     await owner.getByLabel('Name', { exact: true }).fill(EVIL);
     await owner.getByLabel('Base currency').fill('USD');
     await owner.getByRole('button', { name: 'Create the book' }).click();
-    await owner.waitForURL(/\/settings$/);
+    // A new book opens on its Home, with the first-steps checklist.
+    await owner.waitForURL(/\/app\/books\/[0-9a-f-]{36}$/);
+    await owner.getByRole('heading', { name: 'First steps' }).waitFor();
     bookId = bookIdOf(owner);
+    await owner.getByRole('link', { name: 'Book settings' }).click();
+    await owner.waitForURL(/\/settings$/);
     // The name is text in the switcher and the settings form, and no script ran.
     expect(await owner.locator('#book-switch option:checked').textContent()).toBe(EVIL);
     expect(await owner.locator('#field-name').inputValue()).toBe(EVIL);

@@ -252,7 +252,9 @@ export function Table<T>(props: {
             {props.rows.map((row) => (
               <tr>
                 {props.columns.map((column) => (
-                  <td class={column.numeric ? 'num' : undefined}>{column.cell(row)}</td>
+                  <td class={column.numeric ? 'num' : undefined} data-label={column.header || undefined}>
+                    {column.cell(row)}
+                  </td>
                 ))}
               </tr>
             ))}

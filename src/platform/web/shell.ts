@@ -45,6 +45,7 @@ export type NavEntry = { screen: string; label: string; group: string; sub?: boo
  * Payments out and Agents wait for their features (no service to call yet).
  */
 export const NAV: readonly NavEntry[] = [
+  { screen: '', label: 'Home', group: '' },
   { screen: 'endpoints', label: 'Endpoints', group: 'Money in' },
   { screen: 'income', label: 'Income', group: 'Money in' },
   { screen: 'payment-requests', label: 'Payment requests', group: 'Money in' },

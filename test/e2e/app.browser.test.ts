@@ -226,7 +226,7 @@ describe('the owner web app in a browser', () => {
     // The seller sees it paid in the list, on the endpoint's card, in Income and in the Ledger.
     await owner.reload();
     const paid = owner.locator('tr', { hasText: 'Weather call' });
-    await paid.getByText('paid', { exact: true }).waitFor();
+    await paid.getByText('Paid', { exact: true }).waitFor();
     expect(await paid.getByText('2.00 USDC').count()).toBe(2);
     await owner.getByRole('link', { name: 'Endpoints' }).click();
     const card = owner.locator('article.endpoint', { hasText: resource });
@@ -262,7 +262,7 @@ describe('the owner web app in a browser', () => {
     await owner.getByLabel('Amount received (USDC)').fill('12.5');
     await owner.getByRole('button', { name: 'Record the payment' }).click();
     const paid = owner.locator('tr', { hasText: 'Pro plan, November' });
-    await paid.getByText('paid', { exact: true }).waitFor();
+    await paid.getByText('Paid', { exact: true }).waitFor();
     expect(await paid.getByText('12.50 USDC').count()).toBe(2);
     await owner.getByRole('link', { name: 'active', exact: true }).click();
     await owner.getByText('No active payment requests').waitFor();

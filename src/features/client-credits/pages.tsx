@@ -66,7 +66,7 @@ export function ClientCreditsPage(props: {
   const path = bookPath(shell.book.id, 'clients');
   const columns: Column<Credit>[] = [
     { header: 'Client', cell: (credit) => credit.label },
-    { header: 'client_ref', cell: (credit) => <code>{credit.client_ref}</code> },
+    { header: 'Client', cell: (credit) => <code>{credit.client_ref}</code> },
     {
       header: 'Balance',
       numeric: true,
@@ -104,10 +104,7 @@ export function ClientCreditsPage(props: {
         firstHref={props.cursor ? path : null}
         empty={
           <EmptyState title="No client credits yet">
-            <p>
-              A client appears here when your server first charges or tops up its <code>client_ref</code> with
-              a key.
-            </p>
+            <p>A client appears here when your server first charges or tops up its credit with a key.</p>
           </EmptyState>
         }
       />

@@ -29,6 +29,7 @@ function IncomeChart({ series }: { series: CurrencySeries }) {
       <svg
         class="chart wide"
         viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`}
+        preserveAspectRatio="none"
         aria-hidden="true"
         focusable="false"
       >

@@ -264,7 +264,7 @@ describe('the owner web app in a browser', () => {
     const paid = owner.locator('tr', { hasText: 'Pro plan, November' });
     await paid.getByText('Paid', { exact: true }).waitFor();
     expect(await paid.getByText('12.50 USDC').count()).toBe(2);
-    await owner.getByRole('link', { name: 'active', exact: true }).click();
+    await owner.getByRole('link', { name: 'Active', exact: true }).click();
     await owner.getByText('No active payment requests').waitFor();
   });
 

@@ -50,25 +50,27 @@ function IncomeChart({ series }: { series: CurrencySeries }) {
       <figcaption id={captionId} class="muted small">
         Per day, {series.days[0]?.day} to {series.days.at(-1)?.day}
       </figcaption>
-      <table class="visually-hidden" aria-describedby={captionId}>
-        <caption>{`Money in per day in ${series.currency}`}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col">Amount</th>
-          </tr>
-        </thead>
-        <tbody>
-          {series.days.map((point) => (
+      <div class="visually-hidden">
+        <table aria-describedby={captionId}>
+          <caption>{`Money in per day in ${series.currency}`}</caption>
+          <thead>
             <tr>
-              <td>{point.day}</td>
-              <td>
-                <Money amount={amountText(point.amount)} currency={series.currency} />
-              </td>
+              <th scope="col">Day</th>
+              <th scope="col">Amount</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {series.days.map((point) => (
+              <tr>
+                <td>{point.day}</td>
+                <td>
+                  <Money amount={amountText(point.amount)} currency={series.currency} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

@@ -10,6 +10,7 @@ import {
   hrefWith,
   Money,
   Pill,
+  statusWords,
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
@@ -141,7 +142,7 @@ export function PaymentRequestsPage(props: {
           { href: path, label: 'All', current: status === undefined },
           ...STATUSES.map((option) => ({
             href: hrefWith(path, { status: option }),
-            label: option,
+            label: statusWords(option),
             current: status === option,
           })),
         ]}

@@ -30,6 +30,7 @@ export async function hasAnyDocument(db: Queryable, spaceId: string): Promise<bo
     .selectFrom('invoices')
     .select('id')
     .where('space_id', '=', spaceId)
+    .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();
   return found !== undefined;

@@ -6,6 +6,7 @@ export async function hasAnyKey(db: Queryable, spaceId: string): Promise<boolean
     .selectFrom('integration_keys')
     .select('id')
     .where('space_id', '=', spaceId)
+    .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();
   return found !== undefined;

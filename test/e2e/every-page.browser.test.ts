@@ -16,7 +16,8 @@ const RESULTS_DIR = fileURLToPath(new URL('../../test-results/pages/', import.me
 /** Words and shapes that must never reach a person: field names, internal words, raw amounts. */
 const FORBIDDEN: readonly [RegExp, string][] = [
   [/CLIENT_REF/, 'a raw field name'],
-  [/\bRail\b/, 'the internal word "Rail"'],
+  [/\b[Rr]ail\b/, 'the internal word "rail"'],
+  [/\b(?:equity|clearing) ·/, 'a ledger account kind'],
   [/\bpeg:[A-Z]/, 'a ledger account reference'],
   [/\d\.\d{8}\b/, 'an amount in the records’ eight-place spelling'],
   [/String should|should have at least|must NOT have|must match pattern/, 'validator wording'],
@@ -214,8 +215,8 @@ describe('every page, as people read it', () => {
     let context: BrowserContext = await app!.browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
       const anonymous = await context.newPage();
-      for (const path of seeded.publicPaths) {
-        await inspect(anonymous, path, `public${nameOf(path, seeded.spaceId)}`, findings);
+      for (const [index, path] of seeded.publicPaths.entries()) {
+        await inspect(anonymous, path, `public-${index}-${nameOf(path, seeded.spaceId)}`, findings);
       }
       await context.close();
       context = await app!.browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -33,17 +33,26 @@ export async function readHome(deps: HomeDeps, member: Member) {
   const now = deps.clock.now();
   const today = utcDateOf(now);
   const longest = WINDOWS[WINDOWS.length - 1] ?? 30;
+  const accountsRead = listAccountsInApp(deps, member, {});
   const [income, accounts, open, overdue, approvals, proposals, failing, lagging, checklist] =
     await Promise.all([
       incomeByDay(deps.db, spaceId, windowStart(today, longest)),
-      listAccountsInApp(deps, member, {}),
+      accountsRead,
       openRequestTotals(deps.db, spaceId, now),
       overdueTotals(deps.db, spaceId, today),
       awaitingApprovalBy(deps, member),
       listProposals(deps, member.userId, spaceId, 'pending'),
       canAdminister(member.role) ? failingSubscriptions(deps.db, spaceId) : Promise.resolve([]),
       laggingNetworks(deps.db, now, WATCH_LAG_MS),
-      checklistFor(deps, member),
+      checklistFor(
+        deps,
+        member,
+        // Never rejects on its own: a failed read of the accounts fails Home through `accountsRead`.
+        accountsRead.then(
+          (page) => page.items.length > 0,
+          () => false,
+        ),
+      ),
     ]);
   return {
     today,
@@ -62,13 +71,17 @@ export async function readHome(deps: HomeDeps, member: Member) {
 export type Home = Awaited<ReturnType<typeof readHome>>;
 
 /** The first-steps checklist, or null when this person hid it, every step is done, or they only read. */
-async function checklistFor(deps: HomeDeps, member: Member): Promise<Checklist | null> {
+async function checklistFor(
+  deps: HomeDeps,
+  member: Member,
+  hasAccount: Promise<boolean>,
+): Promise<Checklist | null> {
   if (!canWrite(member.role)) return null;
   const spaceId = member.spaceId;
   if (await store.isChecklistDismissed(deps.db, spaceId, member.userId)) return null;
   const [profile, account, key, request, document, second] = await Promise.all([
     sellerProfileOf(deps.db, spaceId),
-    listAccountsInApp(deps, member, {}),
+    hasAccount,
     hasAnyKey(deps.db, spaceId),
     hasAnyRequest(deps.db, spaceId),
     hasAnyDocument(deps.db, spaceId),
@@ -76,7 +89,7 @@ async function checklistFor(deps: HomeDeps, member: Member): Promise<Checklist |
   ]);
   const checklist = checklistOf({
     profile: profile.legal_name !== '',
-    account: account.items.length > 0,
+    account,
     key,
     requestOrInvoice: request || document,
     member: second,

@@ -175,6 +175,7 @@ type Finding = { path: string; problem: string };
 async function inspect(page: Page, path: string, name: string, findings: Finding[]) {
   const res = await page.goto(`${base}${path}`);
   if (!res || res.status() >= 400) findings.push({ path, problem: `answered ${res?.status()}` });
+  // biome-ignore lint/performance/useDomNodeTextContent: the visible text is the point (textContent reads hidden text too)
   const text = await page.evaluate(() => document.body.innerText);
   for (const [pattern, what] of FORBIDDEN) {
     const found = pattern.exec(text);

@@ -419,6 +419,12 @@ CREATE TABLE public.document_numbering (
     CONSTRAINT document_numbering_prefix_check CHECK (((length(prefix) <= 20) AND (prefix ~ '^[A-Za-z0-9/._-]*$'::text)))
 );
 
+CREATE TABLE public.home_checklist_dismissals (
+    space_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    dismissed_at timestamp with time zone NOT NULL
+);
+
 CREATE TABLE public.idempotency_records (
     space_id uuid NOT NULL,
     key_id uuid NOT NULL,
@@ -1321,6 +1327,9 @@ ALTER TABLE ONLY public.contacts
 ALTER TABLE ONLY public.document_numbering
     ADD CONSTRAINT document_numbering_pkey PRIMARY KEY (space_id, kind);
 
+ALTER TABLE ONLY public.home_checklist_dismissals
+    ADD CONSTRAINT home_checklist_dismissals_pkey PRIMARY KEY (space_id, user_id);
+
 ALTER TABLE ONLY public.idempotency_records
     ADD CONSTRAINT idempotency_records_pkey PRIMARY KEY (key_id, route, idempotency_key);
 
@@ -1603,6 +1612,8 @@ CREATE INDEX invoices_auto_remind_idx ON public.invoices USING btree (due_on) WH
 
 CREATE UNIQUE INDEX invoices_live_number ON public.invoices USING btree (space_id, number) WHERE (status <> 'void'::text);
 
+CREATE INDEX invoices_owed_due_idx ON public.invoices USING btree (space_id, due_on) WHERE ((kind = 'invoice'::text) AND (status = ANY (ARRAY['sent'::text, 'partial'::text])));
+
 CREATE INDEX invoices_space_idx ON public.invoices USING btree (space_id, created_at);
 
 CREATE UNIQUE INDEX ledger_entries_one_reversal ON public.ledger_entries USING btree (reverses_entry_id) WHERE (reverses_entry_id IS NOT NULL);
@@ -1880,6 +1891,9 @@ ALTER TABLE ONLY public.contacts
 
 ALTER TABLE ONLY public.document_numbering
     ADD CONSTRAINT document_numbering_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.home_checklist_dismissals
+    ADD CONSTRAINT home_checklist_dismissals_space_id_user_id_fkey FOREIGN KEY (space_id, user_id) REFERENCES public.members(space_id, user_id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.inbound_screening_flag_entries
     ADD CONSTRAINT inbound_screening_flag_entries_space_id_entry_id_fkey FOREIGN KEY (space_id, entry_id) REFERENCES public.ledger_entries(space_id, id);

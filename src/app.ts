@@ -46,6 +46,7 @@ import {
   registerContactRoutes,
 } from './features/contacts/index.ts';
 import { registerDevFaucetRoutes } from './features/dev-faucet/index.ts';
+import { registerHomePages } from './features/home/index.ts';
 import {
   registerInvoiceAppRoutes,
   registerInvoiceDocumentAppRoutes,
@@ -440,6 +441,7 @@ function registerWebPages(
   };
   return registerWebApp(app, webDeps, (scope) => {
     registerShellPages(scope);
+    registerHomePages(scope, base);
     registerUserPages(scope, userDeps);
     registerPasswordResetPages(scope, {
       ...userDeps,

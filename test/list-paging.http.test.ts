@@ -83,7 +83,7 @@ describe('lists page by cursor, 50 a page, newest first: page 2 holds the 51st r
         api: `/app/api/spaces/${spaceId}/keys`,
         screen: `/app/books/${spaceId}/keys`,
         key: (item) => item.name,
-        marker: (index) => `<td>${label(index)}</td>`,
+        marker: (index) => `<td data-label="Name">${label(index)}</td>`,
       },
       label,
     );
@@ -128,7 +128,7 @@ describe('lists page by cursor, 50 a page, newest first: page 2 holds the 51st r
         api: `/app/api/spaces/${spaceId}/members`,
         screen: `/app/books/${spaceId}/members`,
         key: (item) => item.name,
-        marker: (index) => `<td>${label(index)}</td>`,
+        marker: (index) => `<td data-label="Name">${label(index)}</td>`,
         extra: 1,
       },
       label,

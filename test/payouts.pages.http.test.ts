@@ -207,14 +207,14 @@ describe('payments through the pages', () => {
         headers: { cookie: cookie(book.owner) },
       });
     const first = await open('');
-    const rows = first.body.match(/<tr><td>/g) ?? [];
+    const rows = first.body.match(/<tr><td data-label=/g) ?? [];
     expect(rows).toHaveLength(50);
     expect(text(first.body).indexOf('Payee 50')).toBeLessThan(text(first.body).indexOf('Payee 49'));
     expect(text(first.body)).not.toContain('Payee 0 ');
     const next = /href="([^"]*starting_after=[^"]+)"/.exec(first.body)?.[1]?.replace(/&amp;/g, '&');
     expect(next).toBeDefined();
     const second = await h.inject({ method: 'GET', url: next!, headers: { cookie: cookie(book.owner) } });
-    expect(second.body.match(/<tr><td>/g)).toHaveLength(1);
+    expect(second.body.match(/<tr><td data-label=/g)).toHaveLength(1);
     expect(text(second.body)).toContain('Payee 0');
     expect(text(second.body)).toContain('1.00 USD');
     const blocked = await open('?status=blocked');

@@ -69,7 +69,7 @@ describe('the Agents screen', () => {
     // An observing agent offers Freeze too: the page has turned once Make active is gone.
     const botRow = page.locator('tr', { hasText: 'Expenses bot' });
     await botRow.getByRole('button', { name: 'Make active' }).waitFor({ state: 'detached' });
-    expect(await botRow.locator('.pill').textContent()).toBe('active');
+    expect(await botRow.locator('.pill').textContent()).toBe('Active');
     const agent = { id: '', token, wallet_address: '' };
     const first = (await b.agentPay(agent, { amount: '5' })).json();
     const second = (await b.agentPay(agent, { amount: '1.5', payee: 'Stranger' })).json();
@@ -85,7 +85,9 @@ describe('the Agents screen', () => {
     await stranger().getByLabel('Reason to reject').fill('   ');
     await stranger().getByRole('button', { name: 'Reject' }).click();
     await page.locator('.error').first().waitFor();
-    expect(await stranger().locator('.field .error').textContent()).toMatch(/reason|characters|required/i);
+    expect(await stranger().locator('.field .error').textContent()).toMatch(
+      /^(?:Fill this in\.|Type at least \d+ characters\.)$/,
+    );
     expect(await stranger().getByLabel('Reason to reject').getAttribute('aria-invalid')).toBe('true');
     await shoot(page, 'agents-reject-error');
     await stranger().getByLabel('Reason to reject').fill('Unknown payee');

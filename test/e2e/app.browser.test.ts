@@ -97,8 +97,12 @@ describe('the owner web app in a browser', () => {
     await owner.getByLabel('Name', { exact: true }).fill(EVIL);
     await owner.getByLabel('Base currency').fill('USD');
     await owner.getByRole('button', { name: 'Create the book' }).click();
-    await owner.waitForURL(/\/settings$/);
+    // A new book opens on its Home, with the first-steps checklist.
+    await owner.waitForURL(/\/app\/books\/[0-9a-f-]{36}$/);
+    await owner.getByRole('heading', { name: 'First steps' }).waitFor();
     bookId = bookIdOf(owner);
+    await owner.getByRole('link', { name: 'Book settings' }).click();
+    await owner.waitForURL(/\/settings$/);
     // The name is text in the switcher and the settings form, and no script ran.
     expect(await owner.locator('#book-switch option:checked').textContent()).toBe(EVIL);
     expect(await owner.locator('#field-name').inputValue()).toBe(EVIL);
@@ -222,7 +226,7 @@ describe('the owner web app in a browser', () => {
     // The seller sees it paid in the list, on the endpoint's card, in Income and in the Ledger.
     await owner.reload();
     const paid = owner.locator('tr', { hasText: 'Weather call' });
-    await paid.getByText('paid', { exact: true }).waitFor();
+    await paid.getByText('Paid', { exact: true }).waitFor();
     expect(await paid.getByText('2.00 USDC').count()).toBe(2);
     await owner.getByRole('link', { name: 'Endpoints' }).click();
     const card = owner.locator('article.endpoint', { hasText: resource });
@@ -258,9 +262,9 @@ describe('the owner web app in a browser', () => {
     await owner.getByLabel('Amount received (USDC)').fill('12.5');
     await owner.getByRole('button', { name: 'Record the payment' }).click();
     const paid = owner.locator('tr', { hasText: 'Pro plan, November' });
-    await paid.getByText('paid', { exact: true }).waitFor();
+    await paid.getByText('Paid', { exact: true }).waitFor();
     expect(await paid.getByText('12.50 USDC').count()).toBe(2);
-    await owner.getByRole('link', { name: 'active', exact: true }).click();
+    await owner.getByRole('link', { name: 'Active', exact: true }).click();
     await owner.getByText('No active payment requests').waitFor();
   });
 

@@ -122,9 +122,9 @@ describe('the first start, as a new user meets it', () => {
     await page.getByLabel('Email').fill(email!);
     await page.getByLabel('Password').fill(password!);
     await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(/\/app\/books\/[0-9a-f-]{36}\//);
+    await page.waitForURL(/\/app\/books\/[0-9a-f-]{36}$/);
     expect(await page.locator('#book-switch option:checked').textContent()).toBe('Demo space');
-    const bookId = /\/app\/books\/([0-9a-f-]{36})\//.exec(page.url())![1]!;
+    const bookId = /\/app\/books\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
 
     // An account to be paid into, made on the Accounts screen.
     await page.goto(`http://localhost:${port}/app/books/${bookId}/accounts`);

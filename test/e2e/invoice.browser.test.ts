@@ -67,7 +67,7 @@ describe('the public invoice page in a browser', () => {
       }
       expect(result.toLowerCase()).toContain('paid');
       await page.goto(`${base}/i/${token}`, { waitUntil: 'load' });
-      expect(await page.textContent('#invoice-status')).toBe('paid');
+      expect(await page.textContent('#invoice-status')).toBe('Paid');
       expect(await page.$('#pay-invoice')).toBeNull();
       expect(problems).toEqual([]);
     } finally {

@@ -10,6 +10,7 @@ export {
   type AccountFacts,
   createAccount,
   findProvenAccounts,
+  listAccountsInApp,
   listSpaceAccounts,
   markServerProven,
   type PushAccount,

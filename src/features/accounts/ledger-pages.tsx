@@ -47,9 +47,26 @@ function accountName(posting: LedgerPosting, names: AccountNames): string {
   if (posting.account_kind === 'income')
     return posting.account_ref === 'general' ? 'Income' : 'Income · endpoint';
   if (posting.account_kind === 'client_credit') return `Client credit · ${posting.account_ref}`;
-  if (posting.account_kind === 'clearing') return `Clearing · ${posting.account_ref}`;
-  return `${posting.account_kind} · ${posting.account_ref}`;
+  if (posting.account_kind === 'clearing') {
+    const pair = /^peg:([A-Z0-9]+)\/([A-Z0-9]+)$/.exec(posting.account_ref);
+    return pair ? `Conversion ${pair[1]} to ${pair[2]}` : 'Clearing';
+  }
+  if (posting.account_kind === 'equity')
+    return posting.account_ref === 'opening' ? 'Opening balance' : 'Equity';
+  if (posting.account_kind === 'expense')
+    return posting.account_ref.startsWith('import:') ? 'Expenses · imported' : 'Expenses';
+  return 'Other';
 }
+
+/** Where an entry came from, as people say it. */
+const ORIGIN_WORDS: Record<string, string> = {
+  rail: 'Payment received',
+  manual: 'Entered by hand',
+  import: 'Imported',
+  internal: 'Bookkeeping',
+};
+
+const originWords = (origin: string) => ORIGIN_WORDS[origin] ?? origin;
 
 /** Debits and credits in two columns, as a bookkeeper reads them. */
 function Postings({ entry, names }: { entry: LedgerEntry; names: AccountNames }) {
@@ -112,7 +129,7 @@ export function LedgerPage(props: {
         </a>
       ),
     },
-    { header: 'Origin', cell: (entry) => entry.origin },
+    { header: 'Origin', cell: (entry) => originWords(entry.origin) },
     { header: 'Postings', cell: (entry) => <Postings entry={entry} names={names} /> },
   ];
   const filtered = Boolean(filter.account_id || filter.from || filter.to);
@@ -184,7 +201,7 @@ export function LedgerEntryPage(props: { shell: BookShell; entry: LedgerEntry; n
         </div>
         <div>
           <dt>Origin</dt>
-          <dd>{entry.origin}</dd>
+          <dd>{originWords(entry.origin)}</dd>
         </div>
         <div>
           <dt>Cause</dt>

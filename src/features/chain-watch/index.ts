@@ -1,1 +1,2 @@
 export { type WatchDeps, type WatchReport, watchOnce } from './service.ts';
+export { laggingNetworks, type WatchLag } from './summary.ts';

@@ -75,7 +75,7 @@ export function ClientCreditsPage(props: {
         </a>
       ),
     },
-    { header: 'client_ref', cell: (credit) => <code>{credit.client_ref}</code> },
+    { header: 'Reference', cell: (credit) => <code>{credit.client_ref}</code> },
     {
       header: 'Balance',
       numeric: true,
@@ -113,10 +113,7 @@ export function ClientCreditsPage(props: {
         firstHref={props.cursor ? path : null}
         empty={
           <EmptyState title="No client credits yet">
-            <p>
-              A client appears here when your server first charges or tops up its <code>client_ref</code> with
-              a key.
-            </p>
+            <p>A client appears here when your server first charges or tops up its credit with a key.</p>
           </EmptyState>
         }
       />

@@ -47,3 +47,4 @@ export {
   writeOffInvoice,
 } from './service.ts';
 export type { InvoiceRow } from './store.ts';
+export { hasAnyDocument, type OverdueTotal, overdueTotals } from './summary.ts';

@@ -34,3 +34,4 @@ export {
   reverseEntry,
 } from './service.ts';
 export type { EntryCondition, EntryRider, LedgerAccountSpec } from './store.ts';
+export { type IncomeDay, incomeByDay } from './summary.ts';

@@ -21,17 +21,17 @@ const STYLE = `
   button{font:inherit;margin-top:.8rem;padding:.55rem 1rem;border:0;border-radius:6px;background:#1a7f5a;color:#fff;cursor:pointer}
   table{width:100%;border-collapse:collapse} td,th{padding:.35rem .2rem;border-bottom:1px solid #eceef2;text-align:left}
   td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-  .status{display:inline-block;padding:.1rem .5rem;border-radius:99px;background:#e8f5ef;color:#1a7f5a;font-size:.85rem}
-  .status.cancelled{background:#f6e8e8;color:#a12a2a}
+  .status{display:inline-block;padding:.1rem .5rem;border-radius:99px;background:#fef0c7;color:#7a4f00;font-size:.85rem}
+  .status.cancelled,.status.void{background:#fbe9e9;color:#9b2222}
   #card-result{margin-top:.6rem}
-  .status.paid{background:#1a7f5a;color:#fff} .status.expired{background:#eceef2;color:#5c6370}
+  .status.paid{background:#146c4c;color:#fff} .status.expired{background:#eceef2;color:#4d535e}
   .paid-note{font-size:1.15rem;font-weight:600;color:#1a7f5a}
   .qr{width:200px;max-width:100%} .qr svg{display:block;width:100%;height:auto}
   .wallets{display:flex;flex-wrap:wrap;gap:.5rem} .wallets button{display:inline-flex;align-items:center;gap:.5rem}
   .wallets img{width:20px;height:20px}
   dl.transfer{margin:.6rem 0} .copy-row{margin:.45rem 0} .copy-row dt{color:#5c6370;font-size:.85rem}
   .copy-row dd{margin:0;display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
-  .copy-row code{font-size:1rem} button.copy{margin:0;padding:.2rem .6rem;font-size:.85rem;background:#e8f5ef;color:#1a7f5a}
+  .copy-row code{font-size:1rem} button.copy{margin:0;padding:.2rem .6rem;font-size:.85rem;background:#e8f5ef;color:#11573d}
   .girocode img.qr{display:block;width:200px;height:200px;image-rendering:pixelated}
   p.details{white-space:pre-line}
   a.open-wallet{display:inline-block;margin-top:.4rem;color:#1a5f9f}
@@ -107,6 +107,15 @@ const STATUS_LABELS: Record<string, string> = {
   paid: 'Paid',
   expired: 'Expired',
   cancelled: 'Cancelled',
+};
+
+/** An invoice's status on its public page, as its client reads it. */
+const INVOICE_STATUS_WORDS: Record<string, string> = {
+  sent: 'Awaiting payment',
+  partial: 'Partly paid',
+  paid: 'Paid',
+  issued: 'Issued',
+  void: 'Void',
 };
 
 /** The request's status as a person reads it; the raw status stays in data-status. */
@@ -415,8 +424,8 @@ function InvoicePage({ model }: { model: InvoicePageModel }) {
       <div class="card">
         <p>
           Status{' '}
-          <span class="status" id="invoice-status">
-            {model.status}
+          <span class={`status ${model.status}`} id="invoice-status" data-status={model.status}>
+            {INVOICE_STATUS_WORDS[model.status] ?? model.status}
           </span>
         </p>
         <p>

@@ -22,3 +22,4 @@ export {
   settlePaymentRequest,
 } from './service.ts';
 export type { RequestRow } from './store.ts';
+export { hasAnyRequest, type OpenTotal, openRequestTotals } from './summary.ts';

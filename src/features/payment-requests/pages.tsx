@@ -12,6 +12,7 @@ import {
   Money,
   Notice,
   Pill,
+  statusWords,
   Table,
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
@@ -155,7 +156,7 @@ export function PaymentRequestsPage(props: {
           { href: path, label: 'All', current: status === undefined },
           ...STATUSES.map((option) => ({
             href: hrefWith(path, { status: option }),
-            label: option,
+            label: statusWords(option),
             current: status === option,
           })),
         ]}

@@ -108,7 +108,7 @@ function paymentColumns(shell: BookShell): Column<PaymentView>[] {
       cell: (row) => <a href={bookPath(shell.book.id, `payments-out/${row.id}`)}>{row.payee}</a>,
     },
     { header: 'Amount', numeric: true, cell: (row) => <Money amount={row.amount} currency={row.currency} /> },
-    { header: 'Rail', cell: (row) => row.rail },
+    { header: 'Sent by', cell: (row) => RAIL_LABELS[row.rail] ?? row.rail },
     {
       header: 'Status',
       cell: (row) => (
@@ -154,7 +154,7 @@ function CreateForm({
       >
         <div class="row">
           <Select name="account_id" label="From account" options={accounts} form={form} />
-          <Select name="rail" label="Rail" options={Object.entries(RAIL_LABELS)} form={form} />
+          <Select name="rail" label="Send by" options={Object.entries(RAIL_LABELS)} form={form} />
         </div>
         <div class="row">
           <Field name="amount" label="Amount" form={form} required placeholder="250.00" maxLength={40} />
@@ -268,7 +268,7 @@ function Facts({ shell, detail }: { shell: BookShell; detail: PayoutDetail }) {
         </dd>
       </div>
       <div>
-        <dt>Rail</dt>
+        <dt>Sent by</dt>
         <dd>{RAIL_LABELS[payment.rail] ?? payment.rail}</dd>
       </div>
       <div>

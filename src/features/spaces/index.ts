@@ -35,3 +35,4 @@ export {
   type SpacesDeps,
   spaceNameAndPlan,
 } from './service.ts';
+export { hasSecondMember } from './summary.ts';

@@ -40,14 +40,11 @@ export function registerSpacePages(server: FastifyInstance, deps: service.Spaces
   scope.post('/app/books', formRoute({ body: SpaceCreate }), async (request, reply) => {
     const shell = viewerShellOf(request);
     const outcome = await runForm(request, ({ body }) => service.createSpace(deps, shell.user.id, body));
-    if (outcome.ok) return seeOther(reply, bookPath(outcome.value.id, 'settings'));
+    if (outcome.ok) return seeOther(reply, bookPath(outcome.value.id));
     const page = await service.listSpaces(deps, shell.user.id);
     const books = BooksPage({ shell, page, cursor: undefined, form: outcome.form });
     return sendPage(reply, books, outcome.status);
   });
-  scope.get('/app/books/:book_id', { schema: { hide: true, params: BookParams } }, async (request, reply) =>
-    seeOther(reply, bookPath(shellOf(request).book.id, 'payment-requests')),
-  );
   registerSettingsPages(scope, deps);
   registerMemberPages(scope, deps);
 }

@@ -70,7 +70,7 @@ export function BooksPage(props: {
 }) {
   const { shell, page, form } = props;
   const columns: Column<Space>[] = [
-    { header: 'Name', cell: (space) => <a href={bookPath(space.id, 'payment-requests')}>{space.name}</a> },
+    { header: 'Name', cell: (space) => <a href={bookPath(space.id)}>{space.name}</a> },
     { header: 'Base currency', cell: (space) => space.base_currency },
     { header: 'Plan', cell: (space) => space.plan },
     { header: 'Your role', cell: (space) => space.role },

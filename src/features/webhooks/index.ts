@@ -11,4 +11,5 @@ export { BOOK_EVENTS, SCHEDULES_MS } from './domain.ts';
 export { registerSubscriptionPages } from './page-routes.ts';
 export { registerWebhookRoutes } from './routes.ts';
 export { signBody, verifySignature } from './signature.ts';
+export { type FailingSubscription, failingSubscriptions } from './summary.ts';
 export { startWebhookWorkers, type WebhookHost, WebhookWorker, type WorkerOptions } from './worker.ts';

@@ -424,12 +424,20 @@ export interface PushUsageTable {
   rows_booked: number;
 }
 
+/** A person hid the first-steps checklist on a book's Home (`home_checklist_dismissals`). */
+export interface HomeChecklistDismissalsTable {
+  space_id: string;
+  user_id: string;
+  dismissed_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   spaces: SpacesTable;
   seller_profiles: SellerProfilesTable;
   seller_logos: SellerLogosTable;
+  home_checklist_dismissals: HomeChecklistDismissalsTable;
   members: MembersTable;
   push_sources: PushSourcesTable;
   integration_keys: IntegrationKeysTable;

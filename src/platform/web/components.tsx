@@ -73,9 +73,22 @@ export function Notice({ kind, children }: { kind: 'error' | 'ok' | 'warn'; chil
   );
 }
 
-/** A status word as a coloured pill. */
+/** A record's word as people read it: "awaiting_approval" → "Awaiting approval". */
+export function statusWords(word: string): string {
+  const spaced = word.replaceAll('_', ' ');
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}
+
+/**
+ * A status as a chip coloured by what it means: `warn` (amber) for what waits, `ok` (green) for
+ * what succeeded, `bad` (red) for what failed or ended; a plain word is capitalised.
+ */
 export function Pill({ tone, children }: { tone?: 'ok' | 'warn' | 'bad'; children: ComponentChildren }) {
-  return <span class={tone ? `pill ${tone}` : 'pill'}>{children}</span>;
+  return (
+    <span class={tone ? `pill ${tone}` : 'pill'}>
+      {typeof children === 'string' ? statusWords(children) : children}
+    </span>
+  );
 }
 
 /** What a form shows after a refused write: one sentence, and messages beside named fields. */
@@ -257,10 +270,7 @@ export function Table<T>(props: {
             {props.rows.map((row) => (
               <tr>
                 {props.columns.map((column) => (
-                  <td
-                    class={column.numeric ? 'num' : undefined}
-                    data-label={props.stacked && column.header !== '' ? column.header : undefined}
-                  >
+                  <td class={column.numeric ? 'num' : undefined} data-label={column.header || undefined}>
                     {column.cell(row)}
                   </td>
                 ))}

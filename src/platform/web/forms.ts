@@ -103,10 +103,45 @@ function sentValues(request: FastifyRequest): Record<string, unknown> {
   return isRecord(sent) ? sent : {};
 }
 
-/** Messages a person reads better than the API's (a raw pattern says nothing to them). */
-const FOR_PEOPLE: Record<string, string> = {
+/**
+ * The API's validator wording ("String should have at least 10 characters") as a sentence a
+ * person reads beside the field. The API's 422 body keeps its own wording; only forms say this.
+ */
+const FOR_PEOPLE: Record<string, string | ((limit: string) => string)> = {
+  missing: 'Fill this in.',
   string_pattern_mismatch: 'This is not in the expected form.',
+  string_too_short: (limit) => (limit === '1' ? 'Fill this in.' : `Type at least ${limit} characters.`),
+  string_too_long: (limit) => `Keep this to ${limit} characters or fewer.`,
+  too_short: (limit) => `Choose at least ${limit}.`,
+  too_long: (limit) => `Choose at most ${limit}.`,
+  enum: 'Choose one of the options.',
+  literal_error: 'Choose one of the options.',
+  int_type: 'Type a whole number.',
+  int_parsing: 'Type a whole number.',
+  float_type: 'Type a number.',
+  decimal_type: 'Type an amount, like 12.50.',
+  bool_type: 'Choose yes or no.',
+  greater_than_equal: (limit) => `Type a number of ${limit} or more.`,
+  greater_than: (limit) => `Type a number above ${limit}.`,
+  less_than_equal: (limit) => `Type a number of ${limit} or less.`,
+  less_than: (limit) => `Type a number below ${limit}.`,
+  uuid_parsing: 'Choose one from the list.',
+  date_parsing: 'Type a date as YYYY-MM-DD.',
+  datetime_parsing: 'Type a date and time.',
+  url_parsing: 'Type a full web address, starting with https://.',
 };
+
+/** The API's wording for one failed field, as a sentence for the form. */
+export function sentenceForPeople(item: { type: string; msg: string }): string {
+  const known = FOR_PEOPLE[item.type];
+  if (typeof known === 'string') return known;
+  if (known) return known(/(-?\d+(?:\.\d+)?)/.exec(item.msg)?.[1] ?? '');
+  if (item.type === 'value_error' && /email/i.test(item.msg))
+    return 'Type an email address, like name@example.com.';
+  // Anything still in the validator's words says nothing to a person.
+  if (/^(?:String|Input|List)\b.* should/.test(item.msg)) return 'This is not a value this field takes.';
+  return item.msg;
+}
 
 type FormRefusal = { ok: false; status: number; form: FormState };
 
@@ -122,7 +157,7 @@ export function openForm<R extends FastifyRequest>(request: R): ({ ok: true } & 
   const errors: Record<string, string> = {};
   for (const item of items) {
     const field = item.loc.slice(1).join('.');
-    errors[field] ??= FOR_PEOPLE[item.type] ?? item.msg;
+    errors[field] ??= sentenceForPeople(item);
   }
   const sentence = errors[''] ?? 'Some fields need another look.';
   return { ok: false, status: 422, form: { values: sentValues(request), errors, sentence } };

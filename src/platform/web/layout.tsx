@@ -62,6 +62,11 @@ function BookSwitcher({ shell }: { shell: Shell }) {
 function TopBar({ shell }: { shell: Shell }) {
   return (
     <header class="topbar">
+      {shell.book && (
+        <label for="menu-toggle" class="menu-button">
+          Menu
+        </label>
+      )}
       <a class="brand" href="/app">
         Tollbook
       </a>
@@ -102,7 +107,8 @@ function SideNav({ shell }: { shell: Shell }) {
       <ul>
         {NAV.map((entry) => {
           const href = bookPath(book.id, entry.screen);
-          const current = shell.path === href || shell.path.startsWith(`${href}/`);
+          // Home is the book's root: every screen's path starts with it, so only itself is current.
+          const current = shell.path === href || (entry.screen !== '' && shell.path.startsWith(`${href}/`));
           const heading = entry.group !== group ? entry.group : null;
           group = entry.group;
           return (
@@ -142,6 +148,9 @@ export function Layout({
         <a class="skip" href="#main">
           Skip to the content
         </a>
+        {shell.book && (
+          <input type="checkbox" id="menu-toggle" class="menu-toggle" aria-label="Show the screens" />
+        )}
         <TopBar shell={shell} />
         <div class={shell.book ? 'frame' : undefined}>
           <SideNav shell={shell} />

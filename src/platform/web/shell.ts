@@ -45,12 +45,12 @@ export type NavEntry = { screen: string; label: string; group: string; sub?: boo
  * Payments out and Agents wait for their features (no service to call yet).
  */
 export const NAV: readonly NavEntry[] = [
+  { screen: '', label: 'Home', group: '' },
   { screen: 'endpoints', label: 'Endpoints', group: 'Money in' },
   { screen: 'income', label: 'Income', group: 'Money in' },
   { screen: 'payment-requests', label: 'Payment requests', group: 'Money in' },
   { screen: 'invoices', label: 'Invoices', group: 'Money in' },
   { screen: 'clients', label: 'Client credits', group: 'Money in' },
-  { screen: 'keys', label: 'Keys', group: 'Money in', sub: true },
   { screen: 'payments-out', label: 'Payments out', group: 'Money out' },
   { screen: 'accounts', label: 'Accounts', group: 'Books' },
   { screen: 'contacts', label: 'Contacts', group: 'Books' },
@@ -58,6 +58,7 @@ export const NAV: readonly NavEntry[] = [
   { screen: 'ledger', label: 'Ledger', group: 'Books' },
   { screen: 'push', label: 'Push sources', group: 'Books' },
   { screen: 'agents', label: 'Agents', group: 'Books' },
+  { screen: 'keys', label: 'Keys', group: 'Settings' },
   { screen: 'subscriptions', label: 'Connections', group: 'Settings' },
   { screen: 'members', label: 'Members', group: 'Settings' },
   { screen: 'sites', label: 'Sites', group: 'Settings' },

@@ -1,0 +1,2 @@
+export { registerHomePages } from './page-routes.ts';
+export { type Home, type HomeDeps, readHome } from './service.ts';

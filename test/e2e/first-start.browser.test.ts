@@ -116,8 +116,9 @@ describe('the first start, as a new user meets it', () => {
 
     const context = await browser!.newContext({ viewport: { width: 1280, height: 860 } });
     const page = await context.newPage();
-    // The printed address, as a person pastes it (localhost is this machine).
-    await page.goto(appUrl);
+    // The printed address's path, on this machine by its IP address: tests name no host.
+    const base = `http://127.0.0.1:${port}`;
+    await page.goto(`${base}${new URL(appUrl).pathname}`);
     expect(page.url()).toContain('/app/login');
     await page.getByLabel('Email').fill(email!);
     await page.getByLabel('Password').fill(password!);
@@ -127,13 +128,13 @@ describe('the first start, as a new user meets it', () => {
     const bookId = /\/app\/books\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
 
     // An account to be paid into, made on the Accounts screen.
-    await page.goto(`http://localhost:${port}/app/books/${bookId}/accounts`);
+    await page.goto(`${base}/app/books/${bookId}/accounts`);
     await page.getByLabel('Kind').selectOption('bank');
     await page.getByLabel('Name', { exact: true }).fill('Main bank account');
     await page.getByLabel('Currency').fill('EUR');
     await page.getByRole('button', { name: 'Create the account' }).click();
     await page.locator('table').getByText('Main bank account').waitFor();
-    const accounts = await fetch(`http://localhost:${port}/integration/accounts`, {
+    const accounts = await fetch(`${base}/integration/accounts`, {
       headers: { authorization: `Bearer ${key}` },
     });
     const accountId = ((await accounts.json()) as { items: { id: string }[] }).items[0]!.id;
@@ -142,7 +143,7 @@ describe('the first start, as a new user meets it', () => {
       ['Support plan, November', '49.9'],
       ['API usage, October', '2'],
     ] as const) {
-      const minted = await fetch(`http://localhost:${port}/integration/payment-requests`, {
+      const minted = await fetch(`${base}/integration/payment-requests`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ account_id: accountId, amount, memo }),

@@ -144,7 +144,7 @@ describe('lists page by cursor, 50 a page, newest first: page 2 holds the 51st r
         api: '/app/api/spaces',
         screen: '/app/books',
         key: (item) => item.name,
-        marker: (index) => `payment-requests">${label(index)}</a></td>`,
+        marker: (index) => `">${label(index)}</a></td>`,
       },
       label,
     );

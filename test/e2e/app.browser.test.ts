@@ -251,8 +251,8 @@ describe('the owner web app in a browser', () => {
   it('marks a payment request paid by hand and filters the list by status', async () => {
     await owner.goto(`${base}/app/books/${bookId}/payment-requests`);
     const row = owner.locator('tr', { hasText: 'Pro plan, November' });
-    await row.getByRole('link', { name: 'Mark paid' }).click();
-    await owner.getByRole('heading', { name: 'Mark paid: Pro plan, November' }).waitFor();
+    await row.getByRole('link', { name: 'Mark paid or cancel' }).click();
+    await owner.getByRole('heading', { name: 'Payment request: Pro plan, November' }).waitFor();
     // A refused amount is answered in place, beside its field.
     await owner.getByLabel('Amount received (USDC)').fill('twelve');
     await owner.getByLabel('Bank reference').fill('BANK-REF-1');

@@ -1147,6 +1147,21 @@ CREATE TABLE public.webhook_deliveries (
     CONSTRAINT webhook_deliveries_target_kind_check CHECK ((target_kind = ANY (ARRAY['key'::text, 'subscription'::text])))
 );
 
+CREATE TABLE public.webhook_delivery_attempts (
+    space_id uuid NOT NULL,
+    delivery_id uuid NOT NULL,
+    attempt integer NOT NULL,
+    attempted_at timestamp with time zone NOT NULL,
+    status_code integer,
+    error text,
+    duration_ms integer,
+    response_excerpt text,
+    CONSTRAINT webhook_delivery_attempts_attempt_check CHECK ((attempt >= 1)),
+    CONSTRAINT webhook_delivery_attempts_check CHECK (((status_code IS NOT NULL) OR (error IS NOT NULL))),
+    CONSTRAINT webhook_delivery_attempts_duration_ms_check CHECK ((duration_ms >= 0)),
+    CONSTRAINT webhook_delivery_attempts_response_excerpt_check CHECK ((char_length(response_excerpt) <= 2048))
+);
+
 CREATE TABLE public.webhook_subscriptions (
     id uuid NOT NULL,
     space_id uuid NOT NULL,
@@ -1163,6 +1178,22 @@ CREATE TABLE public.webhook_subscriptions (
     previous_secret_until timestamp with time zone,
     CONSTRAINT webhook_subscriptions_previous_secret_check CHECK (((previous_secret_sealed IS NULL) = (previous_secret_until IS NULL))),
     CONSTRAINT webhook_subscriptions_status_check CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text])))
+);
+
+CREATE TABLE public.webhook_test_sends (
+    space_id uuid NOT NULL,
+    id uuid NOT NULL,
+    subscription_id uuid NOT NULL,
+    url text NOT NULL,
+    sent_at timestamp with time zone NOT NULL,
+    delivered boolean NOT NULL,
+    status_code integer,
+    error text,
+    duration_ms integer NOT NULL,
+    response_excerpt text,
+    CONSTRAINT webhook_test_sends_check CHECK (((status_code IS NOT NULL) OR (error IS NOT NULL))),
+    CONSTRAINT webhook_test_sends_duration_ms_check CHECK ((duration_ms >= 0)),
+    CONSTRAINT webhook_test_sends_response_excerpt_check CHECK ((char_length(response_excerpt) <= 2048))
 );
 
 CREATE TABLE public.x402_pending_transactions (
@@ -1525,8 +1556,14 @@ ALTER TABLE ONLY public.users
 ALTER TABLE ONLY public.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.webhook_delivery_attempts
+    ADD CONSTRAINT webhook_delivery_attempts_pkey PRIMARY KEY (space_id, delivery_id, attempt);
+
 ALTER TABLE ONLY public.webhook_subscriptions
     ADD CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.webhook_test_sends
+    ADD CONSTRAINT webhook_test_sends_pkey PRIMARY KEY (space_id, id);
 
 ALTER TABLE ONLY public.x402_pending_transactions
     ADD CONSTRAINT x402_pending_transactions_pkey PRIMARY KEY (signature_hash);
@@ -1698,7 +1735,13 @@ CREATE INDEX webhook_deliveries_subscription_idx ON public.webhook_deliveries US
 
 CREATE UNIQUE INDEX webhook_deliveries_target_idx ON public.webhook_deliveries USING btree (event_id, COALESCE(key_id, subscription_id));
 
+CREATE INDEX webhook_delivery_attempts_delivery_idx ON public.webhook_delivery_attempts USING btree (delivery_id, attempt);
+
 CREATE INDEX webhook_subscriptions_space_idx ON public.webhook_subscriptions USING btree (space_id, created_at);
+
+CREATE INDEX webhook_test_sends_sent_idx ON public.webhook_test_sends USING btree (sent_at);
+
+CREATE INDEX webhook_test_sends_subscription_idx ON public.webhook_test_sends USING btree (subscription_id, sent_at DESC);
 
 CREATE UNIQUE INDEX x402_settlements_authorization_idx ON public.x402_settlements USING btree (network, asset, payer, nonce) WHERE (status <> 'failed'::text);
 
@@ -2141,8 +2184,20 @@ ALTER TABLE ONLY public.webhook_deliveries
 ALTER TABLE ONLY public.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES public.webhook_subscriptions(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY public.webhook_delivery_attempts
+    ADD CONSTRAINT webhook_delivery_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES public.webhook_deliveries(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.webhook_delivery_attempts
+    ADD CONSTRAINT webhook_delivery_attempts_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
 ALTER TABLE ONLY public.webhook_subscriptions
     ADD CONSTRAINT webhook_subscriptions_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.webhook_test_sends
+    ADD CONSTRAINT webhook_test_sends_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.webhook_test_sends
+    ADD CONSTRAINT webhook_test_sends_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES public.webhook_subscriptions(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.x402_settlements
     ADD CONSTRAINT x402_settlements_payment_request_id_fkey FOREIGN KEY (space_id, payment_request_id) REFERENCES public.payment_requests(space_id, id);

@@ -78,6 +78,8 @@ const FOREIGN_KEYS_ALLOWED: Record<string, string> = {
   payouts_contact_id_fkey: BY_ID,
   webhook_deliveries_subscription_id_fkey: BY_ID,
   webhook_deliveries_event_id_fkey: BY_ID,
+  webhook_delivery_attempts_delivery_id_fkey: BY_ID,
+  webhook_test_sends_subscription_id_fkey: BY_ID,
   chain_transfers_rebooks_fkey: BY_ID,
   invoice_deliveries_mail_id_fkey: 'mail_outbox is keyed by id alone (see mail_outbox above)',
 };

@@ -12,12 +12,12 @@ import { listOwnerIds } from '../spaces/index.ts';
 import {
   afterAttempt,
   attemptsMaxFor,
-  bookBody,
+  deliveryBody,
   isDeliveredStatus,
   JOURNAL_RETENTION_MS,
-  keyBody,
   PAUSE_AFTER_FAILING_MS,
   planDeliveries,
+  responseExcerpt,
   signingSecrets,
   type TargetKind,
 } from './domain.ts';
@@ -203,12 +203,18 @@ export async function attemptDelivery(deps: DeliveryDeps, row: Sendable): Promis
       statusCode: null,
       error,
       at: deps.clock.now(),
+      durationMs: null,
+      responseExcerpt: null,
     };
   }
   const body = Buffer.from(
-    row.channel === 'key'
-      ? keyBody(row.event, row.space_id, row.occurred_at, row.payload)
-      : bookBody(row.event, row.occurred_at, row.payload),
+    deliveryBody({
+      channel: row.channel,
+      event: row.event,
+      spaceId: row.space_id,
+      occurredAt: row.occurred_at,
+      payload: row.payload,
+    }),
   );
   const secrets = openSigningSecrets(deps, { ...row, secret_sealed: row.secret_sealed });
   if (secrets === null) {
@@ -221,6 +227,8 @@ export async function attemptDelivery(deps: DeliveryDeps, row: Sendable): Promis
       statusCode: null,
       error,
       at,
+      durationMs: null,
+      responseExcerpt: null,
     };
   }
   const sender = row.target_kind === 'key' ? deps.senders.key : deps.senders.subscription;
@@ -229,7 +237,17 @@ export async function attemptDelivery(deps: DeliveryDeps, row: Sendable): Promis
   const { statusCode, error, delivered } = judgeResult(result);
   const at = deps.clock.now();
   const next = afterAttempt(row.target_kind, attempt, row.attempts_max, delivered, at);
-  return { ...meta, ...next, statusCode, error, at };
+  return { ...meta, ...next, statusCode, error, at, ...answerOf(result) };
+}
+
+/** What the journal keeps of an answer: how long the exchange took and the body's first 2 KB. */
+export function answerOf(result: PostResult): { durationMs: number | null; responseExcerpt: string | null } {
+  if (result.kind === 'refused') return { durationMs: null, responseExcerpt: null };
+  const durationMs = Math.max(0, Math.round(result.durationMs));
+  return {
+    durationMs,
+    responseExcerpt: result.kind === 'answered' ? responseExcerpt(result.body) : null,
+  };
 }
 
 /** A target's stored secrets (a subscription's, or a key's under the same names). */
@@ -341,7 +359,10 @@ async function pauseFailing(deps: DeliveryDeps, tx: Queryable, ids: string[]): P
   }
 }
 
-/** Deletes events (and with them their deliveries) older than the journal keeps, in bounded steps. */
+/**
+ * Deletes events (and with them their deliveries and attempts) and test sends older than the
+ * journal keeps, in bounded steps.
+ */
 export async function pruneJournal(
   deps: Pick<DeliveryDeps, 'db' | 'clock'>,
   options: { batchSize?: number; spaceIds?: string[] | undefined } = {},
@@ -351,6 +372,11 @@ export async function pruneJournal(
   let total = 0;
   for (let round = 0; round < 100; round += 1) {
     const deleted = await store.pruneEvents(deps.db, { cutoff, limit, spaceIds: options.spaceIds });
+    total += deleted;
+    if (deleted < limit) break;
+  }
+  for (let round = 0; round < 100; round += 1) {
+    const deleted = await store.pruneTestSends(deps.db, { cutoff, limit, spaceIds: options.spaceIds });
     total += deleted;
     if (deleted < limit) break;
   }

@@ -175,3 +175,30 @@ export function signingSecrets<T>(secrets: SecretsOf<T>, now: Date): [T, ...T[]]
 export function overlapEnd(now: Date): Date {
   return new Date(now.getTime() + SECRET_OVERLAP_MS);
 }
+
+/** How much of an answer's body the journal keeps, in bytes. */
+export const RESPONSE_EXCERPT_BYTES = 2_048;
+
+/**
+ * The journal's excerpt of an answer: its first 2 KB read as UTF-8 text. A character cut at the
+ * end is dropped, bytes that are not UTF-8 read as U+FFFD and NUL characters (which PostgreSQL
+ * text cannot hold) are removed, so the excerpt never has more characters than bytes read.
+ */
+export function responseExcerpt(body: Uint8Array): string {
+  const head = body.subarray(0, RESPONSE_EXCERPT_BYTES);
+  // `stream: true` holds back an incomplete last character instead of emitting U+FFFD for it.
+  return new TextDecoder('utf-8').decode(head, { stream: true }).replaceAll('\u0000', '');
+}
+
+/** The body of a delivery of a stored event, the same bytes at every attempt. */
+export function deliveryBody(event: {
+  channel: 'key' | 'book';
+  event: string;
+  spaceId: string;
+  occurredAt: Date;
+  payload: Record<string, unknown>;
+}): string {
+  return event.channel === 'key'
+    ? keyBody(event.event, event.spaceId, event.occurredAt, event.payload)
+    : bookBody(event.event, event.occurredAt, event.payload);
+}

@@ -8,7 +8,7 @@ import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
 import { closeSenders, createSenders } from './delivery-service.ts';
-import { JournalPage, SubscriptionsPage, type SubscriptionsPageProps } from './pages.tsx';
+import { DeliveryPage, JournalPage, SubscriptionsPage, type SubscriptionsPageProps } from './pages.tsx';
 import { JournalQuery, SubscriptionCreate } from './schemas.ts';
 import * as service from './service.ts';
 
@@ -177,6 +177,10 @@ function registerJournalPages(server: FastifyInstance, deps: service.WebhooksDep
         { spaceId: shell.book.id, subscriptionId: sid },
         query,
       );
+      const testSends = await service.listTestSends(deps, shell.user.id, {
+        spaceId: shell.book.id,
+        subscriptionId: sid,
+      });
       const last = page.items.at(-1);
       const base = bookPath(shell.book.id, `subscriptions/${sid}`);
       return sendPage(
@@ -185,12 +189,33 @@ function registerJournalPages(server: FastifyInstance, deps: service.WebhooksDep
           shell,
           subscription,
           deliveries: page.items,
+          testSends,
           status: query.status,
           nextHref:
             page.has_more && last ? hrefWith(base, { status: query.status, starting_after: last.id }) : null,
           done: query.done && DONE_SENTENCES[query.done],
         }),
       );
+    },
+  );
+  scope.get(
+    `${path}/deliveries/:did`,
+    { schema: { hide: true, params: DeliveryParams } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const { sid, did } = request.params;
+      if (!canAdminister(shell.book.role))
+        throw new AppError('forbidden', 'Only owners and admins read the journal of a subscription.');
+      const subscription = (await service.listSubscriptions(deps, shell.user.id, shell.book.id)).find(
+        (row) => row.id === sid,
+      );
+      if (!subscription) throw new AppError('not_found', 'No such subscription in this space.');
+      const delivery = await service.getDelivery(deps, shell.user.id, {
+        spaceId: shell.book.id,
+        subscriptionId: sid,
+        deliveryId: did,
+      });
+      return sendPage(reply, DeliveryPage({ shell, subscription, delivery }));
     },
   );
   scope.post(
@@ -220,12 +245,17 @@ function registerJournalPages(server: FastifyInstance, deps: service.WebhooksDep
         { spaceId: shell.book.id, subscriptionId: sid },
         {},
       );
+      const testSends = await service.listTestSends(deps, shell.user.id, {
+        spaceId: shell.book.id,
+        subscriptionId: sid,
+      });
       return sendPage(
         reply,
         JournalPage({
           shell,
           subscription,
           deliveries: page.items,
+          testSends,
           status: undefined,
           nextHref: null,
           problem: outcome.form.sentence,

@@ -159,10 +159,75 @@ export function SubscriptionsPage(props: SubscriptionsPageProps) {
 
 export const DELIVERY_STATUSES = ['pending', 'held', 'delivered', 'given_up'] as const;
 
+export type TestSendView = {
+  event_id: string;
+  sent_at: string;
+  response_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+};
+
+export type AttemptView = {
+  attempt: number;
+  attempted_at: string;
+  response_code: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  response_excerpt: string | null;
+};
+
+export type DeliveryDetailView = DeliveryView & {
+  event_id: string;
+  next_attempt_at: string | null;
+  payload: string;
+  attempts: AttemptView[];
+};
+
+/** An answer's status (or the error when none came), as the journal shows it. */
+const answerText = (row: { response_code: number | null; error: string | null }) =>
+  row.response_code === null ? (row.error ?? '—') : String(row.response_code);
+
+const durationText = (ms: number | null) => (ms === null ? '—' : `${ms} ms`);
+
+function Excerpt({ text }: { text: string | null }) {
+  if (text === null) return <span class="muted">No answer</span>;
+  if (text === '') return <span class="muted">Empty body</span>;
+  return <pre class="payload mono">{text}</pre>;
+}
+
+function TestSends({ sends }: { sends: TestSendView[] }) {
+  const columns: Column<TestSendView>[] = [
+    { header: 'Time', cell: (row) => <DateTime at={row.sent_at} /> },
+    {
+      header: 'Status',
+      cell: (row) => <Pill tone={tone(isOk(row.response_code))}>{answerText(row)}</Pill>,
+    },
+    { header: 'Duration', numeric: true, cell: (row) => durationText(row.duration_ms) },
+    { header: 'Response', cell: (row) => <Excerpt text={row.response_excerpt} /> },
+  ];
+  return (
+    <Table
+      caption="Test sends of the last 30 days"
+      stacked
+      columns={columns}
+      rows={sends}
+      empty={
+        <EmptyState title="No test sends yet">
+          Send test on Connections posts a webhook.test event.
+        </EmptyState>
+      }
+    />
+  );
+}
+
+const isOk = (code: number | null) => (code !== null && code >= 200 && code < 300 ? 'delivered' : 'failed');
+
 export function JournalPage(props: {
   shell: BookShell;
   subscription: SubscriptionView;
   deliveries: DeliveryView[];
+  testSends: TestSendView[];
   status: string | undefined;
   nextHref: string | null;
   done?: string | undefined;
@@ -172,13 +237,10 @@ export function JournalPage(props: {
   const path = bookPath(shell.book.id, `subscriptions/${subscription.id}`);
   const columns: Column<DeliveryView>[] = [
     { header: 'Time', cell: (row) => <DateTime at={row.last_attempt_at ?? row.created_at} /> },
-    { header: 'Event', cell: (row) => row.event },
+    { header: 'Event', cell: (row) => <a href={`${path}/deliveries/${row.id}`}>{row.event}</a> },
     { header: 'Status', cell: (row) => <Pill tone={tone(row.status)}>{row.status}</Pill> },
     { header: 'Attempt', numeric: true, cell: (row) => `${row.attempt} of ${row.attempts_max}` },
-    {
-      header: 'Response',
-      cell: (row) => (row.response_code === null ? (row.error ?? '—') : String(row.response_code)),
-    },
+    { header: 'Response', cell: answerText },
     {
       header: '',
       cell: (row) => (
@@ -221,6 +283,85 @@ export function JournalPage(props: {
         rows={props.deliveries}
         nextHref={props.nextHref}
         empty={<EmptyState title="No deliveries in the last 30 days" />}
+      />
+      <h2>Test sends</h2>
+      <TestSends sends={props.testSends} />
+    </Layout>
+  );
+}
+
+export function DeliveryPage(props: {
+  shell: BookShell;
+  subscription: SubscriptionView;
+  delivery: DeliveryDetailView;
+}) {
+  const { shell, subscription, delivery } = props;
+  const journal = bookPath(shell.book.id, `subscriptions/${subscription.id}`);
+  const columns: Column<AttemptView>[] = [
+    { header: 'Attempt', numeric: true, cell: (row) => String(row.attempt) },
+    { header: 'Time', cell: (row) => <DateTime at={row.attempted_at} /> },
+    {
+      header: 'Status',
+      cell: (row) => <Pill tone={tone(isOk(row.response_code))}>{answerText(row)}</Pill>,
+    },
+    { header: 'Duration', numeric: true, cell: (row) => durationText(row.duration_ms) },
+    { header: 'Response', cell: (row) => <Excerpt text={row.response_excerpt} /> },
+  ];
+  return (
+    <Layout shell={shell} title="Delivery">
+      <p>
+        <a href={journal}>← Journal</a>
+      </p>
+      <h1>{delivery.event}</h1>
+      <p>
+        <code class="address">{subscription.url}</code>
+      </p>
+      <dl class="figures">
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <Pill tone={tone(delivery.status)}>{delivery.status}</Pill>
+          </dd>
+        </div>
+        <div>
+          <dt>Attempts</dt>
+          <dd>{`${delivery.attempt} of ${delivery.attempts_max}`}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>
+            <DateTime at={delivery.created_at} />
+          </dd>
+        </div>
+        {delivery.next_attempt_at !== null && (
+          <div>
+            <dt>Next attempt</dt>
+            <dd>
+              <DateTime at={delivery.next_attempt_at} />
+            </dd>
+          </div>
+        )}
+        <div>
+          <dt>Event id</dt>
+          <dd>
+            <code>{delivery.event_id}</code>
+          </dd>
+        </div>
+      </dl>
+      <ActionButton
+        action={`${journal}/deliveries/${delivery.id}/retry`}
+        csrf={shell.csrfToken}
+        label="Retry"
+      />
+      <h2>Payload</h2>
+      <pre class="payload mono card">{delivery.payload}</pre>
+      <h2>Attempts</h2>
+      <Table
+        caption="Attempts"
+        stacked
+        columns={columns}
+        rows={delivery.attempts}
+        empty={<EmptyState title="Not attempted yet" />}
       />
     </Layout>
   );

@@ -11,11 +11,18 @@ import {
   type Resolver,
 } from '../../platform/net/public-address.ts';
 import { lockSpacePlan, requireAdministrator, subscriptionAllowance } from '../spaces/index.ts';
-import { judgeResult, openSigningSecrets, type Senders, webhookHeaders } from './delivery-service.ts';
+import {
+  answerOf,
+  judgeResult,
+  openSigningSecrets,
+  type Senders,
+  webhookHeaders,
+} from './delivery-service.ts';
 import {
   type BookEvent,
   bookBody,
   type DeliveryStatus,
+  deliveryBody,
   JOURNAL_RETENTION_MS,
   overlapEnd,
   retryBudget,
@@ -395,6 +402,22 @@ export async function sendTest(
     });
   }
   const { statusCode, error, delivered } = judgeResult(result);
+  if (target.subscriptionId !== undefined) {
+    // Listed in the subscription's journal. Recorded after the send, outside any transaction.
+    const answer = answerOf(result);
+    await store.insertTestSend(deps.db, {
+      space_id: spaceId,
+      id: eventId,
+      subscription_id: target.subscriptionId,
+      url: target.url,
+      sent_at: at,
+      delivered,
+      status_code: statusCode,
+      error,
+      duration_ms: answer.durationMs ?? 0,
+      response_excerpt: answer.responseExcerpt,
+    });
+  }
   return {
     event_id: eventId,
     url: target.url,
@@ -419,7 +442,7 @@ async function testTarget(deps: WebhooksDeps, spaceId: string, input: WebhookTes
         "The subscription's secret cannot be opened with this server's MASTER_KEY.",
       );
     }
-    return { url: row.url, secrets, generated: false };
+    return { url: row.url, secrets, generated: false, subscriptionId: row.id };
   }
   if (input.url === undefined) {
     throw new AppError('invalid_request', 'Send url (and optionally secret) or subscription_id.', {
@@ -429,5 +452,74 @@ async function testTarget(deps: WebhooksDeps, spaceId: string, input: WebhookTes
   const url = await checkSubscriptionUrl(deps, input.url);
   const secret = input.secret ?? randomSecret(SECRET_PREFIX);
   const secrets: [string] = [secret];
-  return { url, secrets, generated: input.secret === undefined };
+  return { url, secrets, generated: input.secret === undefined, subscriptionId: undefined };
+}
+
+/** How many test sends a journal lists (the newest). */
+const TEST_SENDS_SHOWN = 20;
+
+/** A subscription's test sends of the last 30 days, newest first. */
+export async function listTestSends(
+  deps: WebhooksDeps,
+  actorId: string,
+  ids: { spaceId: string; subscriptionId: string },
+) {
+  await requireAdministrator(deps.db, ids.spaceId, actorId);
+  await requireSubscription(deps, ids.spaceId, ids.subscriptionId);
+  const rows = await store.listTestSends(deps.db, {
+    ...ids,
+    since: new Date(deps.clock.now().getTime() - JOURNAL_RETENTION_MS),
+    limit: TEST_SENDS_SHOWN,
+  });
+  return rows.map((row) => ({
+    event_id: row.id,
+    url: row.url,
+    sent_at: row.sent_at.toISOString(),
+    delivered: row.delivered,
+    response_code: row.status_code,
+    error: row.error,
+    duration_ms: row.duration_ms,
+    response_excerpt: row.response_excerpt,
+  }));
+}
+
+/**
+ * One delivery of a subscription: its journal row, the body it sends (pretty-printed; the bytes
+ * on the wire are the compact form of the same JSON) and each recorded attempt.
+ */
+export async function getDelivery(
+  deps: WebhooksDeps,
+  actorId: string,
+  ids: { spaceId: string; subscriptionId: string; deliveryId: string },
+) {
+  await requireAdministrator(deps.db, ids.spaceId, actorId);
+  await requireSubscription(deps, ids.spaceId, ids.subscriptionId);
+  const row = await store.findDelivery(deps.db, ids.spaceId, ids.deliveryId);
+  if (!row || row.subscription_id !== ids.subscriptionId) {
+    throw new AppError('not_found', 'No such delivery for this subscription.');
+  }
+  const event = defined(
+    await store.findDeliveryEvent(deps.db, ids.spaceId, row.event_id),
+    "a delivery's event (deleted with it)",
+  );
+  const body = deliveryBody({
+    channel: event.channel,
+    event: event.event,
+    spaceId: ids.spaceId,
+    occurredAt: event.occurred_at,
+    payload: event.payload,
+  });
+  const attempts = await store.listAttempts(deps.db, ids.spaceId, row.id);
+  return {
+    ...presentDelivery(row),
+    payload: JSON.stringify(JSON.parse(body), null, 2),
+    attempts: attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      attempted_at: attempt.attempted_at.toISOString(),
+      response_code: attempt.status_code,
+      error: attempt.error,
+      duration_ms: attempt.duration_ms,
+      response_excerpt: attempt.response_excerpt,
+    })),
+  };
 }

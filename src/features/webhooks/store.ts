@@ -1,6 +1,11 @@
-import { type NotNull, type Selectable, sql } from 'kysely';
+import { type Insertable, type NotNull, type Selectable, sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.ts';
-import type { WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../../platform/db/schema.ts';
+import type {
+  WebhookDeliveriesTable,
+  WebhookDeliveryAttemptsTable,
+  WebhookSubscriptionsTable,
+  WebhookTestSendsTable,
+} from '../../platform/db/schema.ts';
 import type {
   DeliveryStatus,
   FanOutEvent,
@@ -231,12 +236,17 @@ export type RecordedAttempt = {
   statusCode: number | null;
   error: string | null;
   at: Date;
+  /** Null when nothing was sent. */
+  durationMs: number | null;
+  /** The first 2 KB of the answer's body; null when no answer came back. */
+  responseExcerpt: string | null;
 };
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
 /**
- * Records attempts in one statement. Only the lease holder's result counts; a delivery whose
+ * Records attempts in one statement: each on its delivery and as a row of
+ * webhook_delivery_attempts. Only the lease holder's result counts (for both); a delivery whose
  * subscription was paused meanwhile stays held unless this attempt delivered it.
  */
 export async function recordAttempts(
@@ -246,26 +256,101 @@ export async function recordAttempts(
   if (attempts.length === 0) return [];
   const column = <T>(pick: (attempt: RecordedAttempt) => T) => attempts.map(pick);
   const result = await sql<{ id: string; subscription_id: string | null }>`
-    UPDATE webhook_deliveries d SET
-      attempts = v.attempt,
-      status = CASE WHEN d.status = 'held' AND v.status <> 'delivered' THEN 'held' ELSE v.status END,
-      next_attempt_at = COALESCE(v.next_attempt_at, d.next_attempt_at),
-      last_status_code = v.status_code,
-      last_error = v.error,
-      last_attempt_at = v.at,
-      delivered_at = CASE WHEN v.status = 'delivered' THEN v.at ELSE d.delivered_at END,
-      leased_until = NULL,
-      lease_token = NULL,
-      updated_at = v.at
-    FROM unnest(
-      ${column((a) => a.id)}::uuid[], ${column((a) => a.leaseToken)}::uuid[],
-      ${column((a) => a.attempt)}::int[], ${column((a) => a.status)}::text[],
-      ${column((a) => iso(a.nextAttemptAt))}::timestamptz[], ${column((a) => a.statusCode)}::int[],
-      ${column((a) => a.error)}::text[], ${column((a) => iso(a.at))}::timestamptz[]
-    ) AS v(id, token, attempt, status, next_attempt_at, status_code, error, at)
-    WHERE d.id = v.id AND d.lease_token = v.token
-    RETURNING d.id, d.subscription_id`.execute(db);
+    WITH recorded AS (
+      UPDATE webhook_deliveries d SET
+        attempts = v.attempt,
+        status = CASE WHEN d.status = 'held' AND v.status <> 'delivered' THEN 'held' ELSE v.status END,
+        next_attempt_at = COALESCE(v.next_attempt_at, d.next_attempt_at),
+        last_status_code = v.status_code,
+        last_error = v.error,
+        last_attempt_at = v.at,
+        delivered_at = CASE WHEN v.status = 'delivered' THEN v.at ELSE d.delivered_at END,
+        leased_until = NULL,
+        lease_token = NULL,
+        updated_at = v.at
+      FROM unnest(
+        ${column((a) => a.id)}::uuid[], ${column((a) => a.leaseToken)}::uuid[],
+        ${column((a) => a.attempt)}::int[], ${column((a) => a.status)}::text[],
+        ${column((a) => iso(a.nextAttemptAt))}::timestamptz[], ${column((a) => a.statusCode)}::int[],
+        ${column((a) => a.error)}::text[], ${column((a) => iso(a.at))}::timestamptz[],
+        ${column((a) => (a.durationMs === null ? null : Math.round(a.durationMs)))}::int[],
+        ${column((a) => a.responseExcerpt)}::text[]
+      ) AS v(id, token, attempt, status, next_attempt_at, status_code, error, at, duration_ms, excerpt)
+      WHERE d.id = v.id AND d.lease_token = v.token
+      RETURNING d.id, d.space_id, d.subscription_id, v.attempt, v.at, v.status_code, v.error,
+        v.duration_ms, v.excerpt
+    ), journal AS (
+      INSERT INTO webhook_delivery_attempts (space_id, delivery_id, attempt, attempted_at, status_code,
+        error, duration_ms, response_excerpt)
+      SELECT space_id, id, attempt, at, status_code, error, duration_ms, excerpt FROM recorded
+    )
+    SELECT id, subscription_id FROM recorded`.execute(db);
   return result.rows;
+}
+
+export type AttemptRow = Selectable<WebhookDeliveryAttemptsTable>;
+
+/** A delivery's attempts, first to last. */
+export function listAttempts(db: Queryable, spaceId: string, deliveryId: string): Promise<AttemptRow[]> {
+  return db
+    .selectFrom('webhook_delivery_attempts')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute();
+}
+
+/** The event a delivery carries, as stored: enough to render the body that was sent. */
+export function findDeliveryEvent(db: Queryable, spaceId: string, eventId: string) {
+  return db
+    .selectFrom('outbox_events')
+    .select(['id', 'channel', 'event', 'payload', 'occurred_at'])
+    .where('space_id', '=', spaceId)
+    .where('id', '=', eventId)
+    .executeTakeFirst();
+}
+
+// Test sends.
+
+export type TestSendRow = Selectable<WebhookTestSendsTable>;
+
+export async function insertTestSend(db: Queryable, row: Insertable<WebhookTestSendsTable>): Promise<void> {
+  await db.insertInto('webhook_test_sends').values(row).execute();
+}
+
+/** A subscription's test sends from `since`, newest first. */
+export function listTestSends(
+  db: Queryable,
+  page: { spaceId: string; subscriptionId: string; since: Date; limit: number },
+): Promise<TestSendRow[]> {
+  return db
+    .selectFrom('webhook_test_sends')
+    .selectAll()
+    .where('space_id', '=', page.spaceId)
+    .where('subscription_id', '=', page.subscriptionId)
+    .where('sent_at', '>=', page.since)
+    .orderBy('sent_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .execute();
+}
+
+/** Deletes up to `limit` test sends made before `cutoff`. */
+export async function pruneTestSends(
+  db: Queryable,
+  prune: { cutoff: Date; limit: number; spaceIds?: string[] },
+): Promise<number> {
+  const spaceIds = prune.spaceIds ?? null;
+  const result = await sql`
+    DELETE FROM webhook_test_sends WHERE (space_id, id) IN (
+      SELECT space_id, id FROM webhook_test_sends
+      WHERE sent_at < ${prune.cutoff}
+        AND (${spaceIds}::uuid[] IS NULL OR space_id = ANY(${spaceIds}::uuid[]))
+      LIMIT ${prune.limit}
+      FOR UPDATE SKIP LOCKED
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
 
 // Subscriptions: failure bookkeeping and pausing.

@@ -1233,3 +1233,34 @@ export interface AccountEditsTable {
 export interface Database {
   account_edits: AccountEditsTable;
 }
+
+/** One attempt at sending a webhook delivery, with the answer's status, duration and excerpt. */
+export interface WebhookDeliveryAttemptsTable {
+  space_id: string;
+  delivery_id: string;
+  attempt: number;
+  attempted_at: Timestamp;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  response_excerpt: string | null;
+}
+
+/** A subscription's "Send test": the webhook.test event sent once, and what came back. */
+export interface WebhookTestSendsTable {
+  space_id: string;
+  id: string;
+  subscription_id: string;
+  url: string;
+  sent_at: Timestamp;
+  delivered: boolean;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+}
+
+export interface Database {
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  webhook_test_sends: WebhookTestSendsTable;
+}

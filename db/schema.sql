@@ -1159,7 +1159,9 @@ CREATE TABLE public.x402_settlements (
     lease_until timestamp with time zone NOT NULL,
     created_at timestamp with time zone NOT NULL,
     settled_at timestamp with time zone,
+    payment_id text,
     CONSTRAINT x402_settlements_amount_base_check CHECK ((amount_base > (0)::numeric)),
+    CONSTRAINT x402_settlements_payment_id_check CHECK ((payment_id ~ '^[A-Za-z0-9_-]{16,128}$'::text)),
     CONSTRAINT x402_settlements_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'settled'::text, 'failed'::text]))),
     CONSTRAINT x402_settlements_via_check CHECK ((via = ANY (ARRAY['page'::text, 'facilitator'::text])))
 );
@@ -1655,6 +1657,8 @@ CREATE UNIQUE INDEX webhook_deliveries_target_idx ON public.webhook_deliveries U
 CREATE INDEX webhook_subscriptions_space_idx ON public.webhook_subscriptions USING btree (space_id, created_at);
 
 CREATE UNIQUE INDEX x402_settlements_authorization_idx ON public.x402_settlements USING btree (network, asset, payer, nonce) WHERE (status <> 'failed'::text);
+
+CREATE UNIQUE INDEX x402_settlements_payment_id_idx ON public.x402_settlements USING btree (pay_to, payment_id) WHERE ((payment_id IS NOT NULL) AND (status <> 'failed'::text));
 
 CREATE UNIQUE INDEX x402_settlements_request_idx ON public.x402_settlements USING btree (payment_request_id) WHERE ((status <> 'failed'::text) AND (via = 'page'::text));
 

@@ -24,11 +24,16 @@ import { getResource } from '../resources/index.ts';
 import { payerListed, SANCTIONED_PAYER } from '../screening/index.ts';
 import {
   CLAIM_LEASE_MS,
+  DUPLICATE_WAIT_MS,
   describeReason,
+  PAYMENT_ID_CONFLICT,
   type PayloadFacts,
+  paymentIdDeclaration,
   type Requirements,
   readPayload,
+  readPaymentId,
   requirementsFor,
+  samePayment,
   X402_VERSION,
 } from './domain.ts';
 import { type Facilitator, pendingKey } from './facilitator.ts';
@@ -52,6 +57,8 @@ export type PaymentRequired = {
   error: string;
   resource: { url: string; description: string; mimeType: string };
   accepts: Requirements[];
+  /** The extensions this quote declares (payment-identifier: a payer may send an idempotency id). */
+  extensions: Record<string, unknown>;
 };
 
 /** An answer the page route sends as it is: status, extra headers and JSON body. */
@@ -111,6 +118,7 @@ async function quoteFor(
     // The endpoint the request pays for, when the seller named one; else the page itself.
     resource: { url: resourceUrl ?? record.url, description: request.memo, mimeType: 'application/json' },
     accepts,
+    extensions: paymentIdDeclaration(),
   };
 }
 
@@ -164,9 +172,13 @@ export async function payOnPage(deps: X402Deps, token: string, header: string): 
   const { request, payee } = await requestOr404(deps.db, token);
   const payload = decodePayment(header);
   const read = readPayload(payload);
+  const paymentId = readPaymentId(payload);
   const record = presentRequest(request, deps.publicUrl, deps.clock.now());
-  if (record.status !== 'active') return answerForClosed(deps, request, record, read);
+  if (record.status !== 'active')
+    return answerForClosed(deps, request, record, read, paymentId.ok ? paymentId.id : null);
   if (!read.ok) return quoteAnswer(await quoteFor(deps, request, payee, `invalid_payload: ${read.reason}`));
+  if (!paymentId.ok)
+    return quoteAnswer(await quoteFor(deps, request, payee, `invalid_payload: ${paymentId.reason}`));
   const quote = await quoteFor(deps, request, payee, 'Payment required');
   const requirement = quote.accepts.find(
     (entry) => entry.network === read.facts.network && entry.scheme === read.facts.scheme,
@@ -180,10 +192,40 @@ export async function payOnPage(deps: X402Deps, token: string, header: string): 
   // The claim is committed before the facilitator's settle runs, so a crash during the broadcast
   // stays recoverable and two calls never both broadcast. A refused authorization frees the
   // claim; a retry of the same authorization finds it.
-  const claim = newClaim(deps, request, requirement, read.facts, 'page');
-  if (!(await store.insertClaim(deps.db, claim)))
+  const claim = newClaim(deps, request, requirement, read.facts, 'page', null, paymentId.id);
+  const deadline = Date.now() + DUPLICATE_WAIT_MS;
+  while (!(await store.insertClaim(deps.db, claim))) {
+    const held = claim.payment_id ? await answerForHeldId(deps, token, claim, deadline) : undefined;
+    if (held === 'wait') continue;
+    if (held) return held;
     return answerForLostClaim(deps, request, quote, requirement, payload as PaymentPayload, claim);
+  }
   return settleClaim(deps, claim, request, quote, requirement, payload as PaymentPayload, true);
+}
+
+/**
+ * When the payer's `payment-identifier` id is held by another claim at this pay-to address: the
+ * first result for the same payment (waiting while it settles), the extension's conflict for a
+ * different one, or nothing when no claim holds the id (the insert lost on another key).
+ */
+async function answerForHeldId(
+  deps: X402Deps,
+  token: string,
+  claim: store.SettlementClaim,
+  deadline: number,
+): Promise<MachineAnswer | 'wait' | undefined> {
+  const held = await store.findLiveByPaymentId(deps.db, claim.pay_to, defined(claim.payment_id, 'an id'));
+  if (!held || held.signature_hash === claim.signature_hash) return undefined;
+  if (!samePayment(held, claim))
+    return refusal(409, PAYMENT_ID_CONFLICT, 'This payment identifier was already used for another payment.');
+  if (held.status === 'settled') {
+    const { request } = await requestOr404(deps.db, token);
+    return paidAnswer(presentRequest(request, deps.publicUrl, deps.clock.now()), settledResponse(held));
+  }
+  if (Date.now() > deadline)
+    return refusal(409, 'conflict', 'This payment is being settled by another call; retry shortly.');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  return 'wait';
 }
 
 /** The answer when another call holds the authorization's claim: this call broadcast nothing. */
@@ -227,6 +269,7 @@ export function newClaim(
   facts: PayloadFacts,
   via: 'page' | 'facilitator',
   resourceUrl: string | null = null,
+  paymentId: string | null = null,
 ): store.SettlementClaim {
   const now = deps.clock.now();
   return {
@@ -239,6 +282,7 @@ export function newClaim(
     amount_base: requirement.amount,
     resource_url: resourceUrl,
     signature_hash: sha256Hex(facts.signature.toLowerCase()),
+    payment_id: paymentId,
     status: 'pending',
     tx_hash: null,
     error_reason: null,
@@ -253,13 +297,17 @@ async function answerForClosed(
   request: RequestRow,
   record: PaymentRequestRecord,
   read: ReturnType<typeof readPayload>,
+  paymentId: string | null,
 ): Promise<MachineAnswer> {
-  // The payer that paid, retrying: the same answer as the first time.
+  // The payer that paid, retrying (the same authorization, or a new one under the same
+  // payment-identifier id): the same answer as the first time.
   const live = await store.findLiveByRequest(deps.db, request.id);
+  const samePayer = read.ok && live?.payer === read.facts.authorization.from.toLowerCase();
   if (
     read.ok &&
     live?.status === 'settled' &&
-    live.signature_hash === sha256Hex(read.facts.signature.toLowerCase())
+    (live.signature_hash === sha256Hex(read.facts.signature.toLowerCase()) ||
+      (samePayer && paymentId !== null && live.payment_id === paymentId))
   )
     return paidAnswer(record, settledResponse(live));
   return refusal(

@@ -642,6 +642,8 @@ export interface X402SettlementsTable {
   amount_base: Numeric;
   resource_url: string | null;
   signature_hash: string;
+  /** The payer's `payment-identifier` id: one live claim per (pay_to, payment_id). */
+  payment_id: string | null;
   status: 'pending' | 'settled' | 'failed';
   tx_hash: string | null;
   error_reason: string | null;

@@ -1140,6 +1140,24 @@ CREATE TABLE public.x402_pending_transactions (
     created_at timestamp with time zone NOT NULL
 );
 
+CREATE TABLE public.x402_receipt_keys (
+    space_id uuid NOT NULL,
+    address text NOT NULL,
+    key_sealed text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT x402_receipt_keys_address_check CHECK ((address ~ '^0x[0-9a-f]{40}$'::text))
+);
+
+CREATE TABLE public.x402_receipts (
+    claim_id uuid NOT NULL,
+    space_id uuid NOT NULL,
+    reference text NOT NULL,
+    receipt jsonb NOT NULL,
+    issued_at timestamp with time zone NOT NULL,
+    CONSTRAINT x402_receipts_receipt_check CHECK (((receipt ->> 'format'::text) = 'eip712'::text)),
+    CONSTRAINT x402_receipts_reference_check CHECK (((length(reference) >= 1) AND (length(reference) <= 200)))
+);
+
 CREATE TABLE public.x402_settlements (
     id uuid NOT NULL,
     space_id uuid NOT NULL,
@@ -1493,6 +1511,15 @@ ALTER TABLE ONLY public.webhook_subscriptions
 ALTER TABLE ONLY public.x402_pending_transactions
     ADD CONSTRAINT x402_pending_transactions_pkey PRIMARY KEY (signature_hash);
 
+ALTER TABLE ONLY public.x402_receipt_keys
+    ADD CONSTRAINT x402_receipt_keys_address_key UNIQUE (address);
+
+ALTER TABLE ONLY public.x402_receipt_keys
+    ADD CONSTRAINT x402_receipt_keys_pkey PRIMARY KEY (space_id);
+
+ALTER TABLE ONLY public.x402_receipts
+    ADD CONSTRAINT x402_receipts_pkey PRIMARY KEY (claim_id);
+
 ALTER TABLE ONLY public.x402_settlements
     ADD CONSTRAINT x402_settlements_pkey PRIMARY KEY (id);
 
@@ -1655,6 +1682,8 @@ CREATE INDEX webhook_deliveries_subscription_idx ON public.webhook_deliveries US
 CREATE UNIQUE INDEX webhook_deliveries_target_idx ON public.webhook_deliveries USING btree (event_id, COALESCE(key_id, subscription_id));
 
 CREATE INDEX webhook_subscriptions_space_idx ON public.webhook_subscriptions USING btree (space_id, created_at);
+
+CREATE INDEX x402_receipts_reference_idx ON public.x402_receipts USING btree (space_id, reference);
 
 CREATE UNIQUE INDEX x402_settlements_authorization_idx ON public.x402_settlements USING btree (network, asset, payer, nonce) WHERE (status <> 'failed'::text);
 
@@ -2077,6 +2106,15 @@ ALTER TABLE ONLY public.webhook_deliveries
 
 ALTER TABLE ONLY public.webhook_subscriptions
     ADD CONSTRAINT webhook_subscriptions_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.x402_receipt_keys
+    ADD CONSTRAINT x402_receipt_keys_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.x402_receipts
+    ADD CONSTRAINT x402_receipts_claim_id_fkey FOREIGN KEY (claim_id) REFERENCES public.x402_settlements(id);
+
+ALTER TABLE ONLY public.x402_receipts
+    ADD CONSTRAINT x402_receipts_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.x402_receipt_keys(space_id);
 
 ALTER TABLE ONLY public.x402_settlements
     ADD CONSTRAINT x402_settlements_payment_request_id_fkey FOREIGN KEY (space_id, payment_request_id) REFERENCES public.payment_requests(space_id, id);

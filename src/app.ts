@@ -67,6 +67,7 @@ import {
 } from './features/payment-requests/index.ts';
 import { registerPayoutPages, registerPayoutRoutes } from './features/payouts/index.ts';
 import { registerPushAppRoutes, registerPushPages, registerPushRoutes } from './features/push/index.ts';
+import { registerReceiptRoutes } from './features/receipts/index.ts';
 import {
   registerEndpointAppRoutes,
   registerIncomeAppRoutes,
@@ -498,6 +499,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     publicUrl: deps.config.publicUrl,
     facilitator,
+    secrets: deps.secrets,
     logger: deps.logger === false ? undefined : deps.logger,
   };
   // The card rail in production: Stripe Checkout, when both Stripe keys are configured.
@@ -509,6 +511,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     networks: deps.chain?.networks,
   });
   if (card) await registerStripeWebhookRoute(app, card);
+  registerReceiptRoutes(app, x402);
   registerX402Routes(app, {
     ...x402,
     limiter: deps.limiter,

@@ -6269,6 +6269,8 @@ export interface operations {
                             memo: string;
                             origin: string;
                             payer: string;
+                            /** @description The signed x402 receipt of this payment (the offer-receipt extension's EIP-712 form), when it came by x402; null otherwise. The page downloads it at /app/books/{id}/income/receipts/{receipt_id}. */
+                            receipt_id: string | null;
                             reverses_entry_id: string | null;
                         }[];
                         next_cursor: string | null;

@@ -5,6 +5,7 @@ import { hrefWith } from '../../platform/web/components.tsx';
 import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
+import { downloadReceipt } from '../receipts/index.ts';
 import { EndpointsPage, IncomePage, IncomePaymentsPage } from './pages.tsx';
 import { CardListQuery } from './routes.ts';
 import * as service from './service.ts';
@@ -15,6 +16,10 @@ const BookParams = Type.Object({ book_id: Type.String({ maxLength: 64 }) });
 const CardParams = Type.Object({
   book_id: Type.String({ maxLength: 64 }),
   resource_id: Type.String({ format: 'uuid' }),
+});
+const ReceiptParams = Type.Object({
+  book_id: Type.String({ maxLength: 64 }),
+  receipt_id: Type.String({ format: 'uuid' }),
 });
 const FindableForm = Type.Object({ findable: Type.Boolean() });
 const Cursor = Type.Optional(Type.String({ minLength: 1, maxLength: 400 }));
@@ -94,6 +99,19 @@ function registerIncomePages(server: FastifyInstance, deps: service.ResourcesDep
         ? hrefWith(bookPath(shell.book.id, 'income/payments'), { ...row, cursor: page.next_cursor })
         : null;
       return sendPage(reply, IncomePaymentsPage({ shell, row, payments: page.items, nextHref: next }));
+    },
+  );
+  // A payment's signed x402 receipt, as the JSON file the payer got (the offer-receipt form).
+  scope.get(
+    `${income}/receipts/:receipt_id`,
+    { schema: { hide: true, params: ReceiptParams } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const found = await downloadReceipt(deps, shell.user.id, shell.book.id, request.params.receipt_id);
+      const name = found.reference.replace(/[^A-Za-z0-9]+/g, '-');
+      reply.header('content-disposition', `attachment; filename="x402-receipt-${name}.json"`);
+      reply.type('application/json');
+      return found.receipt;
     },
   );
 }

@@ -174,6 +174,8 @@ export type IncomePayment = {
   reverses_entry_id: string | null;
   created_at: string;
   listed_sender: { listed: string; programs: string } | null;
+  /** The payment's signed x402 receipt, when it has one (downloadable). */
+  receipt_id: string | null;
 };
 
 function paymentsHref(shell: BookShell, row: { ref: string; day: string; currency: string }) {
@@ -219,7 +221,18 @@ export function PaymentsTable(props: {
     },
     {
       header: 'Entry',
-      cell: (payment) => <a href={bookPath(shell.book.id, `ledger/${payment.entry_id}`)}>Entry</a>,
+      cell: (payment) => (
+        <>
+          <a href={bookPath(shell.book.id, `ledger/${payment.entry_id}`)}>Entry</a>
+          {payment.receipt_id && (
+            <div data-field="receipt">
+              <a href={bookPath(shell.book.id, `income/receipts/${payment.receipt_id}`)} download>
+                Signed receipt
+              </a>
+            </div>
+          )}
+        </>
+      ),
     },
   ];
   return (

@@ -138,6 +138,10 @@ const IncomePaymentOut = Type.Object({
     description:
       'The sanctions list entry the sender matched, when the payment came by direct transfer from a listed sender (booked, and flagged on the Screening page); null otherwise.',
   }),
+  receipt_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description:
+      "The signed x402 receipt of this payment (the offer-receipt extension's EIP-712 form), when it came by x402; null otherwise. The page downloads it at /app/books/{id}/income/receipts/{receipt_id}.",
+  }),
 });
 const NextCursor = Type.Union([Type.String(), Type.Null()]);
 

@@ -5,6 +5,7 @@ import { AppError } from '../../core/errors.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { CommittedRows } from '../../platform/db/lasting.ts';
 import { incomeRowEntries, incomeRows, type PageInput } from '../ledger/index.ts';
+import { receiptsOfEntries } from '../receipts/index.ts';
 import { flaggedEntries, flaggedIncomeRows } from '../screening/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
 import { chartDays, dailySeries } from './domain.ts';
@@ -161,15 +162,17 @@ export async function listIncomePayments(
 ) {
   await requireRole(deps.db, spaceId, userId);
   const entries = await incomeRowEntries(deps.db, spaceId, row, page);
-  const flags = await flaggedEntries(
-    deps.db,
-    spaceId,
-    entries.items.map((entry) => entry.entry_id),
-  );
+  const entryIds = entries.items.map((entry) => entry.entry_id);
+  const flags = await flaggedEntries(deps.db, spaceId, entryIds);
+  const receipts = await receiptsOfEntries(deps.db, spaceId, entryIds);
   return {
     items: entries.items.map((entry) => {
       const flag = flags.get(entry.entry_id);
-      return { ...entry, listed_sender: flag ? { listed: flag.listed, programs: flag.programs } : null };
+      return {
+        ...entry,
+        listed_sender: flag ? { listed: flag.listed, programs: flag.programs } : null,
+        receipt_id: receipts.get(entry.entry_id) ?? null,
+      };
     }),
     next_cursor: entries.next_cursor,
   };

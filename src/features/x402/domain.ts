@@ -1,9 +1,3 @@
-import type { PaymentPayload } from '@x402/core/types';
-import {
-  declarePaymentIdentifierExtension,
-  extractAndValidatePaymentIdentifier,
-  PAYMENT_IDENTIFIER,
-} from '@x402/extensions/payment-identifier';
 // x402 rules with no I/O: what a quote says, how token base units and 10⁻⁸ amounts convert,
 // and what shape a payment payload must have before the facilitator looks at it.
 
@@ -139,25 +133,6 @@ export function describeReason(reason: string | undefined, message?: string): st
   if (reason && REASON_TEXT[reason]) return REASON_TEXT[reason];
   if (reason && message) return `${reason}: ${(message.split('\n')[0] ?? '').slice(0, 300)}`;
   return reason ?? 'The payment was refused.';
-}
-
-/**
- * The payer's idempotency id (the `payment-identifier` extension), read and checked by the
- * extension's own validator: none, an id, or why the extension's block is not acceptable.
- */
-export function readPaymentId(
-  payload: unknown,
-): { ok: true; id: string | null } | { ok: false; reason: string } {
-  if (!isObject(payload)) return { ok: true, id: null };
-  const { id, validation } = extractAndValidatePaymentIdentifier(payload as unknown as PaymentPayload);
-  if (!validation.valid)
-    return { ok: false, reason: (validation.errors ?? ['The payment identifier is malformed.']).join('; ') };
-  return { ok: true, id };
-}
-
-/** The extension's declaration a quote carries: a payer may send an id; none is required. */
-export function paymentIdDeclaration() {
-  return { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
 }
 
 /** The reason a payment under an id another payment holds is refused (the extension's 409). */

@@ -22,11 +22,19 @@ import {
   type PayloadFacts,
   type Requirements,
   readPayload,
-  readPaymentId,
   samePayment,
 } from './domain.ts';
+import { readPaymentId } from './extensions.ts';
 import type { EnvelopeIn } from './schemas.ts';
-import { bookSettlement, claimKey, newClaim, putOnChain, settledResponse, type X402Deps } from './service.ts';
+import {
+  bookSettlement,
+  claimKey,
+  newClaim,
+  putOnChain,
+  settledResponse,
+  withReceipt,
+  type X402Deps,
+} from './service.ts';
 import * as store from './store.ts';
 
 // Tollbook as the facilitator of someone else's x402 middleware (spec §1, the facilitator
@@ -228,7 +236,7 @@ export async function settle(
       return minted.id;
     },
   });
-  return outcome.response;
+  return withReceipt(deps, claim, outcome.response);
 }
 
 /**
@@ -257,7 +265,8 @@ async function claimOrWait(
       );
       return { kind: 'answer', response };
     }
-    if (existing?.status === 'settled') return { kind: 'answer', response: settledResponse(existing) };
+    if (existing?.status === 'settled')
+      return { kind: 'answer', response: await withReceipt(deps, existing, settledResponse(existing)) };
     // Another authorization under the payer's payment-identifier id: the same payment answers the
     // first result (once settled), a different one is refused; neither broadcasts.
     const held =
@@ -268,7 +277,8 @@ async function claimOrWait(
       const message = 'This payment identifier was already used for another payment.';
       return { kind: 'answer', response: failure(network, PAYMENT_ID_CONFLICT, message, claim.payer) };
     }
-    if (held?.status === 'settled') return { kind: 'answer', response: settledResponse(held) };
+    if (held?.status === 'settled')
+      return { kind: 'answer', response: await withReceipt(deps, held, settledResponse(held)) };
     const now = deps.clock.now();
     const lease = new Date(now.getTime() + CLAIM_LEASE_MS);
     if (existing && (await store.takeOverClaim(deps.db, existing.id, now, lease))) {

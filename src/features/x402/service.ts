@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt';
 import type { Logger } from 'pino';
 import { getAddress } from 'viem';
 import { defined } from '../../core/assert.ts';
@@ -8,7 +9,7 @@ import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
 import { type NetworkName, networkDefinition } from '../../platform/chain/networks.ts';
 import { fromBaseUnits, toBaseUnits } from '../../platform/chain/units.ts';
-import { sha256Hex } from '../../platform/crypto.ts';
+import { type SecretBox, sha256Hex } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import {
   hasOnChainFloor,
@@ -20,6 +21,7 @@ import {
   type RequestRow,
   settlePaymentRequest,
 } from '../payment-requests/index.ts';
+import { receiptFor } from '../receipts/index.ts';
 import { getResource } from '../resources/index.ts';
 import { payerListed, SANCTIONED_PAYER } from '../screening/index.ts';
 import {
@@ -28,14 +30,13 @@ import {
   describeReason,
   PAYMENT_ID_CONFLICT,
   type PayloadFacts,
-  paymentIdDeclaration,
   type Requirements,
   readPayload,
-  readPaymentId,
   requirementsFor,
   samePayment,
   X402_VERSION,
 } from './domain.ts';
+import { paymentIdDeclaration, readPaymentId } from './extensions.ts';
 import { type Facilitator, pendingKey } from './facilitator.ts';
 import * as store from './store.ts';
 
@@ -49,6 +50,8 @@ export type X402Deps = {
   clock: Clock;
   publicUrl: string;
   facilitator: Facilitator;
+  /** Seals the books' receipt keys. */
+  secrets: SecretBox;
   logger?: Logger | undefined;
 };
 
@@ -137,8 +140,42 @@ function refusal(
   return { status, headers: {}, body: details ? { error, detail, details } : { error, detail } };
 }
 
-function paidAnswer(record: PaymentRequestRecord, settle: SettleResponse): MachineAnswer {
-  return { status: 200, headers: { 'payment-response': encodeHeader(settle) }, body: record };
+async function paidAnswer(
+  deps: X402Deps,
+  record: PaymentRequestRecord,
+  claim: store.SettlementClaim,
+  settle: SettleResponse,
+): Promise<MachineAnswer> {
+  const response = await withReceipt(deps, claim, settle, record.url);
+  return { status: 200, headers: { 'payment-response': encodeHeader(response) }, body: record };
+}
+
+/**
+ * A settled payment's answer with the book's signed receipt (offer-receipt) in `extensions`:
+ * the same receipt for every answer about one payment. Issued after the booking committed; the
+ * money has moved, so a receipt that cannot be made now is logged and the answer goes without it
+ * (the next answer about the payment makes it).
+ */
+export async function withReceipt(
+  deps: X402Deps,
+  claim: store.SettlementClaim,
+  settle: SettleResponse,
+  fallbackUrl = '',
+): Promise<SettleResponse> {
+  try {
+    const receipt = await receiptFor(deps, {
+      spaceId: claim.space_id,
+      claimId: claim.id,
+      network: claim.network,
+      transaction: settle.transaction,
+      resourceUrl: claim.resource_url ?? fallbackUrl,
+      payer: settle.payer ?? getAddress(claim.payer),
+    });
+    return { ...settle, extensions: { ...settle.extensions, [OFFER_RECEIPT]: { info: { receipt } } } };
+  } catch (error) {
+    deps.logger?.error({ err: error, claim: claim.id }, 'signing an x402 receipt failed');
+    return settle;
+  }
 }
 
 /** GET {pay_url} as a machine, without a payment: the quote, or the request's state. */
@@ -192,7 +229,7 @@ export async function payOnPage(deps: X402Deps, token: string, header: string): 
   // The claim is committed before the facilitator's settle runs, so a crash during the broadcast
   // stays recoverable and two calls never both broadcast. A refused authorization frees the
   // claim; a retry of the same authorization finds it.
-  const claim = newClaim(deps, request, requirement, read.facts, 'page', null, paymentId.id);
+  const claim = newClaim(deps, request, requirement, read.facts, 'page', quote.resource.url, paymentId.id);
   const deadline = Date.now() + DUPLICATE_WAIT_MS;
   while (!(await store.insertClaim(deps.db, claim))) {
     const held = claim.payment_id ? await answerForHeldId(deps, token, claim, deadline) : undefined;
@@ -220,7 +257,8 @@ async function answerForHeldId(
     return refusal(409, PAYMENT_ID_CONFLICT, 'This payment identifier was already used for another payment.');
   if (held.status === 'settled') {
     const { request } = await requestOr404(deps.db, token);
-    return paidAnswer(presentRequest(request, deps.publicUrl, deps.clock.now()), settledResponse(held));
+    const record = presentRequest(request, deps.publicUrl, deps.clock.now());
+    return paidAnswer(deps, record, held, settledResponse(held));
   }
   if (Date.now() > deadline)
     return refusal(409, 'conflict', 'This payment is being settled by another call; retry shortly.');
@@ -309,7 +347,7 @@ async function answerForClosed(
     (live.signature_hash === sha256Hex(read.facts.signature.toLowerCase()) ||
       (samePayer && paymentId !== null && live.payment_id === paymentId))
   )
-    return paidAnswer(record, settledResponse(live));
+    return paidAnswer(deps, record, live, settledResponse(live));
   return refusal(
     409,
     'request_not_payable',
@@ -335,7 +373,7 @@ async function answerForExisting(
   }
   if (existing.status === 'settled') {
     const record = presentRequest(request, deps.publicUrl, deps.clock.now());
-    return paidAnswer(record, settledResponse(existing));
+    return paidAnswer(deps, record, existing, settledResponse(existing));
   }
   const now = deps.clock.now();
   if (!(await store.takeOverClaim(deps.db, existing.id, now, new Date(now.getTime() + CLAIM_LEASE_MS)))) {
@@ -360,7 +398,7 @@ async function settleClaim(
   const outcome = await putOnChain(deps, claim, requirement, payload, firstAttempt);
   if (!outcome.ok) return outcome.answer ?? quoteAnswer({ ...quote, error: outcome.error }, outcome.response);
   const booked = await bookSettlement(deps, claim, outcome.response, { seen: request });
-  return paidAnswer(presentRequest(booked, deps.publicUrl, deps.clock.now()), outcome.response);
+  return paidAnswer(deps, presentRequest(booked, deps.publicUrl, deps.clock.now()), claim, outcome.response);
 }
 
 type ChainOutcome =

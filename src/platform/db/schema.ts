@@ -658,9 +658,28 @@ export interface X402PendingTransactionsTable {
   created_at: Timestamp;
 }
 
+/** A book's secp256k1 key for signing x402 receipts (offer-receipt), sealed. */
+export interface X402ReceiptKeysTable {
+  space_id: string;
+  address: string;
+  key_sealed: string;
+  created_at: Timestamp;
+}
+
+/** The signed receipt (the offer-receipt extension's EIP-712 form) of a settled x402 payment. */
+export interface X402ReceiptsTable {
+  claim_id: string;
+  space_id: string;
+  reference: string;
+  receipt: Json<Record<string, unknown>>;
+  issued_at: Timestamp;
+}
+
 export interface Database {
   x402_settlements: X402SettlementsTable;
   x402_pending_transactions: X402PendingTransactionsTable;
+  x402_receipt_keys: X402ReceiptKeysTable;
+  x402_receipts: X402ReceiptsTable;
 }
 
 // Proven sites.

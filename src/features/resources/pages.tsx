@@ -227,7 +227,7 @@ export function PaymentsTable(props: {
           {payment.receipt_id && (
             <div data-field="receipt">
               <a href={bookPath(shell.book.id, `income/receipts/${payment.receipt_id}`)} download>
-                Signed receipt
+                Receipt
               </a>
             </div>
           )}

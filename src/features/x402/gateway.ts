@@ -5,6 +5,7 @@ import type {
   SettleResponse,
   VerifyResponse,
 } from '@x402/core/types';
+import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt';
 import { PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { AmountE8 } from '../../core/money.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
@@ -131,7 +132,7 @@ async function admit(deps: X402Deps, envelope: Envelope, caller: GatewayCaller):
 
 export function supported(deps: X402Deps) {
   const found = deps.facilitator.engine.getSupported();
-  return { kinds: found.kinds, extensions: ['bazaar', PAYMENT_IDENTIFIER], signers: found.signers };
+  return { kinds: found.kinds, extensions: ['bazaar', PAYMENT_IDENTIFIER, OFFER_RECEIPT], signers: found.signers };
 }
 
 export async function verify(

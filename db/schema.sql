@@ -929,7 +929,19 @@ CREATE TABLE public.resources (
     name text DEFAULT ''::text NOT NULL,
     findable boolean DEFAULT false NOT NULL,
     created_at timestamp with time zone NOT NULL,
-    updated_at timestamp with time zone NOT NULL
+    updated_at timestamp with time zone NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    http_method text,
+    input_schema jsonb,
+    input_example jsonb,
+    output_schema jsonb,
+    output_example jsonb,
+    CONSTRAINT resources_description_check CHECK ((length(description) <= 1000)),
+    CONSTRAINT resources_http_method_check CHECK ((http_method = ANY (ARRAY['GET'::text, 'HEAD'::text, 'DELETE'::text, 'POST'::text, 'PUT'::text, 'PATCH'::text]))),
+    CONSTRAINT resources_input_example_check CHECK (((input_example IS NULL) OR ((jsonb_typeof(input_example) = 'object'::text) AND (length((input_example)::text) <= 20000)))),
+    CONSTRAINT resources_input_schema_check CHECK (((input_schema IS NULL) OR ((jsonb_typeof(input_schema) = 'object'::text) AND (length((input_schema)::text) <= 20000)))),
+    CONSTRAINT resources_output_example_check CHECK (((output_example IS NULL) OR (length((output_example)::text) <= 20000))),
+    CONSTRAINT resources_output_schema_check CHECK (((output_schema IS NULL) OR ((jsonb_typeof(output_schema) = 'object'::text) AND (length((output_schema)::text) <= 20000))))
 );
 
 CREATE TABLE public.schema_migrations (

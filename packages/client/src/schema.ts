@@ -788,7 +788,7 @@ export interface paths {
         head?: never;
         /**
          * Update an endpoint card
-         * @description Renames a card or marks it Findable, which lists its address and name (never volumes) in the public x402 discovery list. Owners and admins only.
+         * @description Renames a card, marks it Findable (its address, name and description, never volumes, in the public x402 discovery list), or describes it for x402 clients in the bazaar form: HTTP method and JSON Schemas of input and output, checked by the bazaar extension. Owners and admins only.
          */
         patch: operations["updateEndpoint"];
         trace?: never;
@@ -6098,11 +6098,25 @@ export interface operations {
                             call_count: number;
                             /** Format: date-time */
                             created_at: string;
+                            description: string;
                             findable: boolean;
+                            http_method: ("GET" | "HEAD" | "DELETE" | "POST" | "PUT" | "PATCH") | null;
                             /** Format: uuid */
                             id: string;
+                            input_example: {
+                                [key: string]: unknown;
+                            } | null;
+                            input_schema: {
+                                [key: string]: unknown;
+                            } | null;
                             last_payment_at: string | null;
                             name: string;
+                            output_example: {
+                                [key: string]: unknown;
+                            } | null;
+                            output_schema: {
+                                [key: string]: unknown;
+                            } | null;
                             /** @description The last 30 UTC days, oldest first: distinct paying addresses and clients. */
                             payers_per_day: {
                                 date: string;
@@ -6134,10 +6148,30 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description What the endpoint does, for x402 clients (the bazaar list). */
+                    description?: string;
                     /** @description List address and name in the public x402 discovery list. */
                     findable?: boolean;
+                    /** @description The HTTP method a client calls it with; null clears the bazaar description. */
+                    http_method?: ("GET" | "HEAD" | "DELETE" | "POST" | "PUT" | "PATCH") | null;
+                    /** @description An example input that fits input_schema (the bazaar validator checks it); null clears it. */
+                    input_example?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description A JSON Schema of its input (query parameters, or the JSON body of POST, PUT and PATCH); null clears it. */
+                    input_schema?: {
+                        [key: string]: unknown;
+                    } | null;
                     /** @description Shown on the card and, when Findable, in discovery. */
                     name?: string;
+                    /** @description An example answer that fits output_schema; the bazaar list shows the output only with one. Null clears it. */
+                    output_example?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description A JSON Schema of its answer; null clears it. */
+                    output_schema?: {
+                        [key: string]: unknown;
+                    } | null;
                 };
             };
         };
@@ -6154,11 +6188,25 @@ export interface operations {
                         call_count: number;
                         /** Format: date-time */
                         created_at: string;
+                        description: string;
                         findable: boolean;
+                        http_method: ("GET" | "HEAD" | "DELETE" | "POST" | "PUT" | "PATCH") | null;
                         /** Format: uuid */
                         id: string;
+                        input_example: {
+                            [key: string]: unknown;
+                        } | null;
+                        input_schema: {
+                            [key: string]: unknown;
+                        } | null;
                         last_payment_at: string | null;
                         name: string;
+                        output_example: {
+                            [key: string]: unknown;
+                        } | null;
+                        output_schema: {
+                            [key: string]: unknown;
+                        } | null;
                         /** @description The last 30 UTC days, oldest first: distinct paying addresses and clients. */
                         payers_per_day: {
                             date: string;
@@ -10896,6 +10944,12 @@ export interface operations {
                                 [key: string]: unknown;
                             }[];
                             description: string;
+                            /** @description The card's bazaar extension: its method and input and output schemas. */
+                            extensions?: {
+                                bazaar: {
+                                    [key: string]: unknown;
+                                };
+                            };
                             /** Format: date-time */
                             lastUpdated: string;
                             resource: string;

@@ -1,3 +1,4 @@
+export { bazaarOf } from './bazaar.ts';
 export { registerResourcePages } from './page-routes.ts';
 export { registerEndpointAppRoutes, registerIncomeAppRoutes } from './routes.ts';
 export { fileResource, getResource, listDiscoverable, listIncome, listIncomePayments } from './service.ts';

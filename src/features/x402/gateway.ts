@@ -132,7 +132,11 @@ async function admit(deps: X402Deps, envelope: Envelope, caller: GatewayCaller):
 
 export function supported(deps: X402Deps) {
   const found = deps.facilitator.engine.getSupported();
-  return { kinds: found.kinds, extensions: ['bazaar', PAYMENT_IDENTIFIER, OFFER_RECEIPT], signers: found.signers };
+  return {
+    kinds: found.kinds,
+    extensions: ['bazaar', PAYMENT_IDENTIFIER, OFFER_RECEIPT],
+    signers: found.signers,
+  };
 }
 
 export async function verify(

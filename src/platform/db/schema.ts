@@ -275,6 +275,13 @@ export interface ResourcesTable {
   address: string;
   name: ColumnType<string, string | undefined, string>;
   findable: ColumnType<boolean, boolean | undefined, boolean>;
+  /** What the bazaar discovery list says of the endpoint: description, method, JSON Schemas. */
+  description: ColumnType<string, string | undefined, string>;
+  http_method: 'GET' | 'HEAD' | 'DELETE' | 'POST' | 'PUT' | 'PATCH' | null;
+  input_schema: Json<Record<string, unknown>> | null;
+  input_example: Json<Record<string, unknown>> | null;
+  output_schema: Json<Record<string, unknown>> | null;
+  output_example: Json<Record<string, unknown>> | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

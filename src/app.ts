@@ -70,6 +70,7 @@ import { registerPushAppRoutes, registerPushPages, registerPushRoutes } from './
 import { registerReceiptRoutes } from './features/receipts/index.ts';
 import {
   registerEndpointAppRoutes,
+  registerEndpointIntegrationRoutes,
   registerIncomeAppRoutes,
   registerResourcePages,
 } from './features/resources/index.ts';
@@ -332,6 +333,7 @@ function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer
     const money = { db, clock: deps.clock, publicUrl: deps.config.publicUrl };
     registerPaymentRequestRoutes(scope, money);
     registerChargeRoutes(scope, money);
+    registerEndpointIntegrationRoutes(scope, { db, clock: deps.clock });
     registerInvoiceRoutes(scope, { ...money, mailer, chat: invoiceChatPort(chat.deps) });
     registerPushRoutes(scope, { db, clock: deps.clock });
     registerChatRoutes(scope, chat.deps);

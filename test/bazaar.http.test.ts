@@ -149,3 +149,29 @@ describe('a Findable card in the bazaar form', () => {
     expect(listed.json().items[0]).toMatchObject({ http_method: null, input_schema: null, description: '' });
   });
 });
+
+describe('PATCH /integration/endpoints/{resource_id}', () => {
+  it("describes the key's own card; another space's key gets 404 and no key 401", async () => {
+    const address = `https://keyed-${Date.now()}.example.com/v1/quote`;
+    const c = await card(address);
+    const send = (key: string | undefined, payload: Record<string, unknown>) =>
+      h.inject({ method: 'PATCH', url: `/integration/endpoints/${c.id}`, key, payload });
+    const described = await send(c.key.key, {
+      findable: true,
+      description: 'A quote',
+      http_method: 'GET',
+      input_schema: INPUT,
+      input_example: { city: 'Braga' },
+    });
+    expect(described.statusCode, described.body).toBe(200);
+    expect(described.json()).toMatchObject({ description: 'A quote', http_method: 'GET' });
+    const item = (await discovered()).find((entry) => entry.resource === address);
+    expect(validateDiscoveryExtension(item!.extensions!.bazaar as DiscoveryExtension)).toEqual({
+      valid: true,
+    });
+    const other = await h.world({ scopes: ['payments'] });
+    expect((await send(other.key.key, { description: 'Not yours' })).statusCode).toBe(404);
+    expect((await send(undefined, { description: 'No key' })).statusCode).toBe(401);
+    expect((await send(c.key.key, { input_schema: INPUT, http_method: null })).statusCode).toBe(422);
+  });
+});

@@ -2249,6 +2249,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/integration/endpoints/{resource_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Describe an endpoint card
+         * @description Renames the key's space's card, marks it Findable, or describes it for x402 clients in the bazaar form (HTTP method, JSON Schemas and examples of input and output), checked by the bazaar extension. The same fields as the app's endpoint update.
+         */
+        patch: operations["updateEndpointByKey"];
+        trace?: never;
+    };
     "/integration/invoices": {
         parameters: {
             query?: never;
@@ -10200,6 +10220,92 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateEndpointByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                resource_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the endpoint does, for x402 clients (the bazaar list). */
+                    description?: string;
+                    /** @description List address and name in the public x402 discovery list. */
+                    findable?: boolean;
+                    /** @description The HTTP method a client calls it with; null clears the bazaar description. */
+                    http_method?: ("GET" | "HEAD" | "DELETE" | "POST" | "PUT" | "PATCH") | null;
+                    /** @description An example input that fits input_schema (the bazaar validator checks it); null clears it. */
+                    input_example?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description A JSON Schema of its input (query parameters, or the JSON body of POST, PUT and PATCH); null clears it. */
+                    input_schema?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description Shown on the card and, when Findable, in discovery. */
+                    name?: string;
+                    /** @description An example answer that fits output_schema; the bazaar list shows the output only with one. Null clears it. */
+                    output_example?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description A JSON Schema of its answer; null clears it. */
+                    output_schema?: {
+                        [key: string]: unknown;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        /** @description Payments settled for it plus prepaid charges for it. */
+                        call_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        description: string;
+                        findable: boolean;
+                        http_method: ("GET" | "HEAD" | "DELETE" | "POST" | "PUT" | "PATCH") | null;
+                        /** Format: uuid */
+                        id: string;
+                        input_example: {
+                            [key: string]: unknown;
+                        } | null;
+                        input_schema: {
+                            [key: string]: unknown;
+                        } | null;
+                        last_payment_at: string | null;
+                        name: string;
+                        output_example: {
+                            [key: string]: unknown;
+                        } | null;
+                        output_schema: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description The last 30 UTC days, oldest first: distinct paying addresses and clients. */
+                        payers_per_day: {
+                            date: string;
+                            payers: number;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createInvoice: {

@@ -8,6 +8,7 @@ import {
   listIncomePayments,
   type ResourcesDeps,
   updateEndpoint,
+  updateEndpointByKey,
 } from './service.ts';
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -98,6 +99,14 @@ const docs = {
     tags: ['Endpoints'],
     errors: APP_READ_ERRORS,
   }),
+  updateEndpointByKey: routeDoc({
+    operationId: 'updateEndpointByKey',
+    summary: 'Describe an endpoint card',
+    description:
+      "Renames the key's space's card, marks it Findable, or describes it for x402 clients in the bazaar form (HTTP method, JSON Schemas and examples of input and output), checked by the bazaar extension. The same fields as the app's endpoint update.",
+    tags: ['Endpoints'],
+    errors: [401, 403, 404, 422, 429],
+  }),
   updateEndpoint: routeDoc({
     operationId: 'updateEndpoint',
     summary: 'Update an endpoint card',
@@ -107,6 +116,32 @@ const docs = {
     errors: APP_WRITE_ERRORS,
   }),
 };
+
+const KeyCardParams = Type.Object({ resource_id: Type.String({ format: 'uuid' }) });
+
+/** PATCH /integration/endpoints/{resource_id}: a seller's own code describes its cards. */
+export function registerEndpointIntegrationRoutes(server: FastifyInstance, deps: ResourcesDeps) {
+  const app = typedRoutes(server);
+  app.patch(
+    '/integration/endpoints/:resource_id',
+    {
+      config: { scope: 'payments' },
+      schema: {
+        ...docs.updateEndpointByKey,
+        params: KeyCardParams,
+        body: CardPatch,
+        response: { 200: CardOut },
+      },
+    },
+    async (request) =>
+      updateEndpointByKey(
+        deps,
+        requireCaller(request, 'integration'),
+        request.params.resource_id,
+        request.body,
+      ),
+  );
+}
 
 /** The Endpoints screen: a card per resource a payment or charge was filed under. */
 export function registerEndpointAppRoutes(server: FastifyInstance, deps: ResourcesDeps) {

@@ -102,6 +102,25 @@ export async function updateEndpoint(
   change: store.CardChange,
 ) {
   await requireAdministrator(deps.db, spaceId, userId);
+  return changeCard(deps, spaceId, resourceId, change);
+}
+
+/** The same change through an integration key of the space (its `payments` scope allows it). */
+export function updateEndpointByKey(
+  deps: ResourcesDeps,
+  caller: { spaceId: string },
+  resourceId: string,
+  change: store.CardChange,
+) {
+  return changeCard(deps, caller.spaceId, resourceId, change);
+}
+
+async function changeCard(
+  deps: ResourcesDeps,
+  spaceId: string,
+  resourceId: string,
+  change: store.CardChange,
+) {
   const [current] = await store.listCards(deps.db, spaceId, { resourceId });
   if (!current) throw new AppError('not_found', 'No such endpoint in this space.');
   const problem = bazaarProblem({

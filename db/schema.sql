@@ -960,7 +960,19 @@ CREATE TABLE public.resources (
     name text DEFAULT ''::text NOT NULL,
     findable boolean DEFAULT false NOT NULL,
     created_at timestamp with time zone NOT NULL,
-    updated_at timestamp with time zone NOT NULL
+    updated_at timestamp with time zone NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    http_method text,
+    input_schema jsonb,
+    input_example jsonb,
+    output_schema jsonb,
+    output_example jsonb,
+    CONSTRAINT resources_description_check CHECK ((length(description) <= 1000)),
+    CONSTRAINT resources_http_method_check CHECK ((http_method = ANY (ARRAY['GET'::text, 'HEAD'::text, 'DELETE'::text, 'POST'::text, 'PUT'::text, 'PATCH'::text]))),
+    CONSTRAINT resources_input_example_check CHECK (((input_example IS NULL) OR ((jsonb_typeof(input_example) = 'object'::text) AND (length((input_example)::text) <= 20000)))),
+    CONSTRAINT resources_input_schema_check CHECK (((input_schema IS NULL) OR ((jsonb_typeof(input_schema) = 'object'::text) AND (length((input_schema)::text) <= 20000)))),
+    CONSTRAINT resources_output_example_check CHECK (((output_example IS NULL) OR (length((output_example)::text) <= 20000))),
+    CONSTRAINT resources_output_schema_check CHECK (((output_schema IS NULL) OR ((jsonb_typeof(output_schema) = 'object'::text) AND (length((output_schema)::text) <= 20000))))
 );
 
 CREATE TABLE public.schema_migrations (
@@ -1202,6 +1214,24 @@ CREATE TABLE public.x402_pending_transactions (
     created_at timestamp with time zone NOT NULL
 );
 
+CREATE TABLE public.x402_receipt_keys (
+    space_id uuid NOT NULL,
+    address text NOT NULL,
+    key_sealed text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT x402_receipt_keys_address_check CHECK ((address ~ '^0x[0-9a-f]{40}$'::text))
+);
+
+CREATE TABLE public.x402_receipts (
+    claim_id uuid NOT NULL,
+    space_id uuid NOT NULL,
+    reference text NOT NULL,
+    receipt jsonb NOT NULL,
+    issued_at timestamp with time zone NOT NULL,
+    CONSTRAINT x402_receipts_receipt_check CHECK (((receipt ->> 'format'::text) = 'eip712'::text)),
+    CONSTRAINT x402_receipts_reference_check CHECK (((length(reference) >= 1) AND (length(reference) <= 200)))
+);
+
 CREATE TABLE public.x402_settlements (
     id uuid NOT NULL,
     space_id uuid NOT NULL,
@@ -1221,7 +1251,9 @@ CREATE TABLE public.x402_settlements (
     lease_until timestamp with time zone NOT NULL,
     created_at timestamp with time zone NOT NULL,
     settled_at timestamp with time zone,
+    payment_id text,
     CONSTRAINT x402_settlements_amount_base_check CHECK ((amount_base > (0)::numeric)),
+    CONSTRAINT x402_settlements_payment_id_check CHECK ((payment_id ~ '^[A-Za-z0-9_-]{16,128}$'::text)),
     CONSTRAINT x402_settlements_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'settled'::text, 'failed'::text]))),
     CONSTRAINT x402_settlements_via_check CHECK ((via = ANY (ARRAY['page'::text, 'facilitator'::text])))
 );
@@ -1568,6 +1600,15 @@ ALTER TABLE ONLY public.webhook_test_sends
 ALTER TABLE ONLY public.x402_pending_transactions
     ADD CONSTRAINT x402_pending_transactions_pkey PRIMARY KEY (signature_hash);
 
+ALTER TABLE ONLY public.x402_receipt_keys
+    ADD CONSTRAINT x402_receipt_keys_address_key UNIQUE (address);
+
+ALTER TABLE ONLY public.x402_receipt_keys
+    ADD CONSTRAINT x402_receipt_keys_pkey PRIMARY KEY (space_id);
+
+ALTER TABLE ONLY public.x402_receipts
+    ADD CONSTRAINT x402_receipts_pkey PRIMARY KEY (claim_id);
+
 ALTER TABLE ONLY public.x402_settlements
     ADD CONSTRAINT x402_settlements_pkey PRIMARY KEY (id);
 
@@ -1743,7 +1784,11 @@ CREATE INDEX webhook_test_sends_sent_idx ON public.webhook_test_sends USING btre
 
 CREATE INDEX webhook_test_sends_subscription_idx ON public.webhook_test_sends USING btree (subscription_id, sent_at DESC);
 
+CREATE INDEX x402_receipts_reference_idx ON public.x402_receipts USING btree (space_id, reference);
+
 CREATE UNIQUE INDEX x402_settlements_authorization_idx ON public.x402_settlements USING btree (network, asset, payer, nonce) WHERE (status <> 'failed'::text);
+
+CREATE UNIQUE INDEX x402_settlements_payment_id_idx ON public.x402_settlements USING btree (pay_to, payment_id) WHERE ((payment_id IS NOT NULL) AND (status <> 'failed'::text));
 
 CREATE UNIQUE INDEX x402_settlements_request_idx ON public.x402_settlements USING btree (payment_request_id) WHERE ((status <> 'failed'::text) AND (via = 'page'::text));
 
@@ -2198,6 +2243,15 @@ ALTER TABLE ONLY public.webhook_test_sends
 
 ALTER TABLE ONLY public.webhook_test_sends
     ADD CONSTRAINT webhook_test_sends_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES public.webhook_subscriptions(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.x402_receipt_keys
+    ADD CONSTRAINT x402_receipt_keys_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.x402_receipts
+    ADD CONSTRAINT x402_receipts_claim_id_fkey FOREIGN KEY (claim_id) REFERENCES public.x402_settlements(id);
+
+ALTER TABLE ONLY public.x402_receipts
+    ADD CONSTRAINT x402_receipts_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.x402_receipt_keys(space_id);
 
 ALTER TABLE ONLY public.x402_settlements
     ADD CONSTRAINT x402_settlements_payment_request_id_fkey FOREIGN KEY (space_id, payment_request_id) REFERENCES public.payment_requests(space_id, id);

@@ -68,8 +68,10 @@ import {
 } from './features/payment-requests/index.ts';
 import { registerPayoutPages, registerPayoutRoutes } from './features/payouts/index.ts';
 import { registerPushAppRoutes, registerPushPages, registerPushRoutes } from './features/push/index.ts';
+import { registerReceiptRoutes } from './features/receipts/index.ts';
 import {
   registerEndpointAppRoutes,
+  registerEndpointIntegrationRoutes,
   registerIncomeAppRoutes,
   registerResourcePages,
 } from './features/resources/index.ts';
@@ -344,6 +346,7 @@ function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer
     const money = { db, clock: deps.clock, publicUrl: deps.config.publicUrl };
     registerPaymentRequestRoutes(scope, money);
     registerChargeRoutes(scope, money);
+    registerEndpointIntegrationRoutes(scope, { db, clock: deps.clock });
     registerInvoiceRoutes(scope, { ...money, mailer, chat: invoiceChatPort(chat.deps) });
     registerPushRoutes(scope, { db, clock: deps.clock });
     registerChatRoutes(scope, chat.deps);
@@ -516,6 +519,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     publicUrl: deps.config.publicUrl,
     facilitator,
+    secrets: deps.secrets,
     logger: deps.logger === false ? undefined : deps.logger,
   };
   // The card rail in production: Stripe Checkout, when both Stripe keys are configured.
@@ -527,6 +531,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     networks: deps.chain?.networks,
   });
   if (card) await registerStripeWebhookRoute(app, card);
+  registerReceiptRoutes(app, x402);
   registerX402Routes(app, {
     ...x402,
     limiter: deps.limiter,

@@ -113,12 +113,12 @@ describe('a stock @x402/express app with Tollbook as its facilitator', () => {
 });
 
 describe('GET /x402/supported', () => {
-  it('lists every configured network as a v2 exact kind, the gas wallet as signer, and the bazaar extension', async () => {
+  it('lists every configured network as a v2 exact kind, the gas wallet as signer, and the bazaar, payment-identifier and offer-receipt extensions', async () => {
     const res = await fetch(`${w.base}/x402/supported`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as Body;
     expect(body.kinds).toEqual([{ x402Version: 2, scheme: 'exact', network: 'eip155:31337' }]);
-    expect(body.extensions).toEqual(['bazaar']);
+    expect(body.extensions).toEqual(['bazaar', 'payment-identifier', 'offer-receipt']);
     expect(Object.values(body.signers).flat()).toContain(w.chain.gasWallet);
   });
 });

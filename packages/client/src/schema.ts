@@ -808,7 +808,7 @@ export interface paths {
         head?: never;
         /**
          * Update an endpoint card
-         * @description Renames a card or marks it Findable, which lists its address and name (never volumes) in the public x402 discovery list. Owners and admins only.
+         * @description Renames a card, marks it Findable (its address, name and description, never volumes, in the public x402 discovery list), or describes it for x402 clients in the bazaar form: HTTP method and JSON Schemas of input and output, checked by the bazaar extension. Owners and admins only.
          */
         patch: operations["updateEndpoint"];
         trace?: never;
@@ -2287,6 +2287,26 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/integration/endpoints/{resource_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Describe an endpoint card
+         * @description Renames the key's space's card, marks it Findable, or describes it for x402 clients in the bazaar form (HTTP method, JSON Schemas and examples of input and output), checked by the bazaar extension. The same fields as the app's endpoint update.
+         */
+        patch: operations["updateEndpointByKey"];
         trace?: never;
     };
     "/integration/invoices": {
@@ -6221,11 +6241,25 @@ export interface operations {
                             call_count: number;
                             /** Format: date-time */
                             created_at: string;
+                            description: string;
                             findable: boolean;
+                            http_method: ("GET" | "HEAD" | "DELETE" | "POST" | "PUT" | "PATCH") | null;
                             /** Format: uuid */
                             id: string;
+                            input_example: {
+                                [key: string]: unknown;
+                            } | null;
+                            input_schema: {
+                                [key: string]: unknown;
+                            } | null;
                             last_payment_at: string | null;
                             name: string;
+                            output_example: {
+                                [key: string]: unknown;
+                            } | null;
+                            output_schema: {
+                                [key: string]: unknown;
+                            } | null;
                             /** @description The last 30 UTC days, oldest first: distinct paying addresses and clients. */
                             payers_per_day: {
                                 date: string;
@@ -6257,10 +6291,30 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description What the endpoint does, for x402 clients (the bazaar list). */
+                    description?: string;
                     /** @description List address and name in the public x402 discovery list. */
                     findable?: boolean;
+                    /** @description The HTTP method a client calls it with; null clears the bazaar description. */
+                    http_method?: ("GET" | "HEAD" | "DELETE" | "POST" | "PUT" | "PATCH") | null;
+                    /** @description An example input that fits input_schema (the bazaar validator checks it); null clears it. */
+                    input_example?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description A JSON Schema of its input (query parameters, or the JSON body of POST, PUT and PATCH); null clears it. */
+                    input_schema?: {
+                        [key: string]: unknown;
+                    } | null;
                     /** @description Shown on the card and, when Findable, in discovery. */
                     name?: string;
+                    /** @description An example answer that fits output_schema; the bazaar list shows the output only with one. Null clears it. */
+                    output_example?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description A JSON Schema of its answer; null clears it. */
+                    output_schema?: {
+                        [key: string]: unknown;
+                    } | null;
                 };
             };
         };
@@ -6277,11 +6331,25 @@ export interface operations {
                         call_count: number;
                         /** Format: date-time */
                         created_at: string;
+                        description: string;
                         findable: boolean;
+                        http_method: ("GET" | "HEAD" | "DELETE" | "POST" | "PUT" | "PATCH") | null;
                         /** Format: uuid */
                         id: string;
+                        input_example: {
+                            [key: string]: unknown;
+                        } | null;
+                        input_schema: {
+                            [key: string]: unknown;
+                        } | null;
                         last_payment_at: string | null;
                         name: string;
+                        output_example: {
+                            [key: string]: unknown;
+                        } | null;
+                        output_schema: {
+                            [key: string]: unknown;
+                        } | null;
                         /** @description The last 30 UTC days, oldest first: distinct paying addresses and clients. */
                         payers_per_day: {
                             date: string;
@@ -6392,6 +6460,8 @@ export interface operations {
                             memo: string;
                             origin: string;
                             payer: string;
+                            /** @description The signed x402 receipt of this payment (the offer-receipt extension's EIP-712 form), when it came by x402; null otherwise. The page downloads it at /app/books/{id}/income/receipts/{receipt_id}. */
+                            receipt_id: string | null;
                             reverses_entry_id: string | null;
                         }[];
                         next_cursor: string | null;
@@ -10306,6 +10376,92 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    updateEndpointByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                resource_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the endpoint does, for x402 clients (the bazaar list). */
+                    description?: string;
+                    /** @description List address and name in the public x402 discovery list. */
+                    findable?: boolean;
+                    /** @description The HTTP method a client calls it with; null clears the bazaar description. */
+                    http_method?: ("GET" | "HEAD" | "DELETE" | "POST" | "PUT" | "PATCH") | null;
+                    /** @description An example input that fits input_schema (the bazaar validator checks it); null clears it. */
+                    input_example?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description A JSON Schema of its input (query parameters, or the JSON body of POST, PUT and PATCH); null clears it. */
+                    input_schema?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description Shown on the card and, when Findable, in discovery. */
+                    name?: string;
+                    /** @description An example answer that fits output_schema; the bazaar list shows the output only with one. Null clears it. */
+                    output_example?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description A JSON Schema of its answer; null clears it. */
+                    output_schema?: {
+                        [key: string]: unknown;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        /** @description Payments settled for it plus prepaid charges for it. */
+                        call_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        description: string;
+                        findable: boolean;
+                        http_method: ("GET" | "HEAD" | "DELETE" | "POST" | "PUT" | "PATCH") | null;
+                        /** Format: uuid */
+                        id: string;
+                        input_example: {
+                            [key: string]: unknown;
+                        } | null;
+                        input_schema: {
+                            [key: string]: unknown;
+                        } | null;
+                        last_payment_at: string | null;
+                        name: string;
+                        output_example: {
+                            [key: string]: unknown;
+                        } | null;
+                        output_schema: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description The last 30 UTC days, oldest first: distinct paying addresses and clients. */
+                        payers_per_day: {
+                            date: string;
+                            payers: number;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     createInvoice: {
         parameters: {
             query?: never;
@@ -11078,6 +11234,12 @@ export interface operations {
                                 [key: string]: unknown;
                             }[];
                             description: string;
+                            /** @description The card's bazaar extension: its method and input and output schemas. */
+                            extensions?: {
+                                bazaar: {
+                                    [key: string]: unknown;
+                                };
+                            };
                             /** Format: date-time */
                             lastUpdated: string;
                             resource: string;

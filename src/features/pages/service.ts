@@ -7,6 +7,7 @@ import { hasSecretShape } from '../../core/ids.ts';
 import { asAmount, formatAmountTrimmed, formatMoneyForPeople } from '../../core/money.ts';
 import type { NetworkName, NetworkRegistry } from '../../platform/chain/networks.ts';
 import { walletPayment } from '../../platform/chain/wallet-payment.ts';
+import type { SecretBox } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { listSpaceAccounts } from '../accounts/index.ts';
 import { type CardPaymentsDeps, cardTakes, openCheckout } from '../card-payments/index.ts';
@@ -45,6 +46,8 @@ export type PagesDeps = {
   publicUrl: string;
   production: boolean;
   facilitator: Facilitator;
+  /** Seals the books' x402 receipt keys. */
+  secrets: SecretBox;
   /** The card rail through Stripe Checkout, when Stripe's keys are configured. */
   card?: CardPaymentsDeps | undefined;
   /** The chain's configured networks, for the wallet rail's transfer; none without a chain. */

@@ -21,3 +21,7 @@ export function dailySeries(
 ): { date: string; payers: number }[] {
   return days.map((day) => ({ date: day.date, payers: counts.get(day.date) ?? 0 }));
 }
+
+/** The HTTP methods an endpoint card may name for x402 clients (the bazaar extension's). */
+export const HTTP_METHODS = ['GET', 'HEAD', 'DELETE', 'POST', 'PUT', 'PATCH'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];

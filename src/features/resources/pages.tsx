@@ -5,6 +5,7 @@ import {
   DateTime,
   EmptyState,
   Filters,
+  Form,
   type FormState,
   hrefWith,
   Money,
@@ -14,6 +15,7 @@ import {
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
+import { HTTP_METHODS } from './domain.ts';
 
 // The Endpoints screen (a card per resource) and the Income screen (a row per endpoint per day,
 // expanding to its payments). Components take plain data from the resources service.
@@ -25,10 +27,73 @@ export type EndpointCard = {
   address: string;
   name: string;
   findable: boolean;
+  description: string;
+  http_method: string | null;
+  input_schema: Record<string, unknown> | null;
+  input_example: Record<string, unknown> | null;
+  output_schema: Record<string, unknown> | null;
+  output_example: Record<string, unknown> | null;
   call_count: number;
   last_payment_at: string | null;
   payers_per_day: { date: string; payers: number }[];
 };
+
+/** The JSON fields of the bazaar form, each a JSON object typed as text. */
+const JSON_FIELDS = [
+  ['input_schema', 'Input schema (JSON Schema)'],
+  ['input_example', 'Input example'],
+  ['output_schema', 'Output schema (JSON Schema)'],
+  ['output_example', 'Output example'],
+] as const;
+
+/** The card's description for x402 clients (the bazaar form), edited by owners and admins. */
+function BazaarForm({ shell, card, form }: { shell: BookShell; card: EndpointCard; form?: FormState }) {
+  const sent = form?.values ?? {};
+  const text = (name: (typeof JSON_FIELDS)[number][0]) =>
+    sent[name] !== undefined ? String(sent[name]) : card[name] ? JSON.stringify(card[name], null, 2) : '';
+  const method = sent.http_method !== undefined ? String(sent.http_method) : (card.http_method ?? '');
+  const id = (name: string) => `bazaar-${card.id}-${name}`;
+  return (
+    <details class="bazaar" open={form !== undefined}>
+      <summary>Describe for x402 clients</summary>
+      <Form
+        action={bookPath(shell.book.id, `endpoints/${card.id}/bazaar`)}
+        csrf={shell.csrfToken}
+        form={form}
+      >
+        <div class="field">
+          <label for={id('description')}>Description</label>
+          <textarea id={id('description')} name="description" maxLength={1000} rows={2}>
+            {sent.description !== undefined ? String(sent.description) : card.description}
+          </textarea>
+        </div>
+        <div class="field">
+          <label for={id('http_method')}>HTTP method</label>
+          <select id={id('http_method')} name="http_method">
+            <option value="" selected={method === ''}>
+              Not described
+            </option>
+            {HTTP_METHODS.map((name) => (
+              <option value={name} selected={method === name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        {JSON_FIELDS.map(([name, label]) => (
+          <div class="field">
+            <label for={id(name)}>{label}</label>
+            <textarea id={id(name)} name={name} maxLength={20000} rows={4} class="code">
+              {text(name)}
+            </textarea>
+            {form?.errors[name] && <span class="error">{form.errors[name]}</span>}
+          </div>
+        ))}
+        <button type="submit">Save the description</button>
+      </Form>
+    </details>
+  );
+}
 
 const CHART_WIDTH = 240;
 const CHART_HEIGHT = 48;
@@ -67,7 +132,7 @@ export function PayersChart({ days }: { days: { date: string; payers: number }[]
   );
 }
 
-function Card({ shell, card }: { shell: BookShell; card: EndpointCard }) {
+function Card({ shell, card, form }: { shell: BookShell; card: EndpointCard; form?: FormState }) {
   const admin = canAdminister(shell.book.role);
   return (
     <article class="card endpoint" id={`endpoint-${card.id}`} aria-labelledby={`endpoint-${card.id}-name`}>
@@ -90,7 +155,12 @@ function Card({ shell, card }: { shell: BookShell; card: EndpointCard }) {
           <dt>Findable</dt>
           <dd data-field="findable">{card.findable ? 'Yes' : 'No'}</dd>
         </div>
+        <div>
+          <dt>Method</dt>
+          <dd data-field="method">{card.http_method ?? '—'}</dd>
+        </div>
       </dl>
+      {card.description && <p data-field="description">{card.description}</p>}
       <p class="muted">Payers per day, last 30 days</p>
       <PayersChart days={card.payers_per_day} />
       <p class="actions">
@@ -104,6 +174,7 @@ function Card({ shell, card }: { shell: BookShell; card: EndpointCard }) {
           />
         )}
       </p>
+      {admin && <BazaarForm shell={shell} card={card} form={form} />}
     </article>
   );
 }
@@ -113,6 +184,8 @@ export function EndpointsPage(props: {
   page: { items: EndpointCard[]; next_cursor: string | null };
   cursor: string | undefined;
   form?: FormState;
+  /** The card whose bazaar form was sent and refused: it opens with what was sent. */
+  bazaarOf?: string;
 }) {
   const { shell, page, form } = props;
   const cards = page.items;
@@ -121,10 +194,10 @@ export function EndpointsPage(props: {
     <Layout shell={shell} title="Endpoints">
       <h1>Endpoints</h1>
       <p class="muted">
-        One card per address you charge for. Findable cards are listed, by address and name only, in the
-        public x402 discovery list.
+        One card per address you charge for. Findable cards are listed, by address, name and the description
+        you give x402 clients (never volumes or prices), in the public x402 discovery list.
       </p>
-      {form?.sentence && <Notice kind="error">{form.sentence}</Notice>}
+      {form?.sentence && props.bazaarOf === undefined && <Notice kind="error">{form.sentence}</Notice>}
       {cards.length === 0 ? (
         <EmptyState title="No endpoints yet">
           <p>
@@ -135,7 +208,7 @@ export function EndpointsPage(props: {
       ) : (
         <div class="cards">
           {cards.map((card) => (
-            <Card shell={shell} card={card} />
+            <Card shell={shell} card={card} form={props.bazaarOf === card.id ? form : undefined} />
           ))}
         </div>
       )}
@@ -174,6 +247,8 @@ export type IncomePayment = {
   reverses_entry_id: string | null;
   created_at: string;
   listed_sender: { listed: string; programs: string } | null;
+  /** The payment's signed x402 receipt, when it has one (downloadable). */
+  receipt_id: string | null;
 };
 
 function paymentsHref(shell: BookShell, row: { ref: string; day: string; currency: string }) {
@@ -219,7 +294,18 @@ export function PaymentsTable(props: {
     },
     {
       header: 'Entry',
-      cell: (payment) => <a href={bookPath(shell.book.id, `ledger/${payment.entry_id}`)}>Entry</a>,
+      cell: (payment) => (
+        <>
+          <a href={bookPath(shell.book.id, `ledger/${payment.entry_id}`)}>Entry</a>
+          {payment.receipt_id && (
+            <div data-field="receipt">
+              <a href={bookPath(shell.book.id, `income/receipts/${payment.receipt_id}`)} download>
+                Receipt
+              </a>
+            </div>
+          )}
+        </>
+      ),
     },
   ];
   return (

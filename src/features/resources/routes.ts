@@ -8,6 +8,7 @@ import {
   listIncomePayments,
   type ResourcesDeps,
   updateEndpoint,
+  updateEndpointByKey,
 } from './service.ts';
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -15,6 +16,16 @@ const CardParams = Type.Object({
   id: Type.String({ format: 'uuid' }),
   resource_id: Type.String({ format: 'uuid' }),
 });
+const HttpMethodIn = Type.Union([
+  Type.Literal('GET'),
+  Type.Literal('HEAD'),
+  Type.Literal('DELETE'),
+  Type.Literal('POST'),
+  Type.Literal('PUT'),
+  Type.Literal('PATCH'),
+]);
+// A JSON Schema object, checked further by the bazaar extension's validator.
+const JsonSchemaIn = Type.Record(Type.String(), Type.Unknown(), { maxProperties: 50 });
 const CardPatch = Type.Object(
   {
     name: Type.Optional(
@@ -22,6 +33,37 @@ const CardPatch = Type.Object(
     ),
     findable: Type.Optional(
       Type.Boolean({ description: 'List address and name in the public x402 discovery list.' }),
+    ),
+    description: Type.Optional(
+      Text({ maxLength: 1000, description: 'What the endpoint does, for x402 clients (the bazaar list).' }),
+    ),
+    http_method: Type.Optional(
+      Type.Union([HttpMethodIn, Type.Null()], {
+        description: 'The HTTP method a client calls it with; null clears the bazaar description.',
+      }),
+    ),
+    input_schema: Type.Optional(
+      Type.Union([JsonSchemaIn, Type.Null()], {
+        description:
+          'A JSON Schema of its input (query parameters, or the JSON body of POST, PUT and PATCH); null clears it.',
+      }),
+    ),
+    input_example: Type.Optional(
+      Type.Union([JsonSchemaIn, Type.Null()], {
+        description:
+          'An example input that fits input_schema (the bazaar validator checks it); null clears it.',
+      }),
+    ),
+    output_schema: Type.Optional(
+      Type.Union([JsonSchemaIn, Type.Null()], {
+        description: 'A JSON Schema of its answer; null clears it.',
+      }),
+    ),
+    output_example: Type.Optional(
+      Type.Union([JsonSchemaIn, Type.Null()], {
+        description:
+          'An example answer that fits output_schema; the bazaar list shows the output only with one. Null clears it.',
+      }),
     ),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -31,6 +73,12 @@ const CardOut = Type.Object({
   address: Type.String(),
   name: Type.String(),
   findable: Type.Boolean(),
+  description: Type.String(),
+  http_method: Type.Union([HttpMethodIn, Type.Null()]),
+  input_schema: Type.Union([JsonSchemaIn, Type.Null()]),
+  input_example: Type.Union([JsonSchemaIn, Type.Null()]),
+  output_schema: Type.Union([JsonSchemaIn, Type.Null()]),
+  output_example: Type.Union([JsonSchemaIn, Type.Null()]),
   call_count: Type.Integer({ description: 'Payments settled for it plus prepaid charges for it.' }),
   last_payment_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   payers_per_day: Type.Array(Type.Object({ date: Type.String(), payers: Type.Integer() }), {
@@ -51,15 +99,49 @@ const docs = {
     tags: ['Endpoints'],
     errors: APP_READ_ERRORS,
   }),
+  updateEndpointByKey: routeDoc({
+    operationId: 'updateEndpointByKey',
+    summary: 'Describe an endpoint card',
+    description:
+      "Renames the key's space's card, marks it Findable, or describes it for x402 clients in the bazaar form (HTTP method, JSON Schemas and examples of input and output), checked by the bazaar extension. The same fields as the app's endpoint update.",
+    tags: ['Endpoints'],
+    errors: [401, 403, 404, 422, 429],
+  }),
   updateEndpoint: routeDoc({
     operationId: 'updateEndpoint',
     summary: 'Update an endpoint card',
     description:
-      'Renames a card or marks it Findable, which lists its address and name (never volumes) in the public x402 discovery list. Owners and admins only.',
+      'Renames a card, marks it Findable (its address, name and description, never volumes, in the public x402 discovery list), or describes it for x402 clients in the bazaar form: HTTP method and JSON Schemas of input and output, checked by the bazaar extension. Owners and admins only.',
     tags: ['Endpoints'],
     errors: APP_WRITE_ERRORS,
   }),
 };
+
+const KeyCardParams = Type.Object({ resource_id: Type.String({ format: 'uuid' }) });
+
+/** PATCH /integration/endpoints/{resource_id}: a seller's own code describes its cards. */
+export function registerEndpointIntegrationRoutes(server: FastifyInstance, deps: ResourcesDeps) {
+  const app = typedRoutes(server);
+  app.patch(
+    '/integration/endpoints/:resource_id',
+    {
+      config: { scope: 'payments' },
+      schema: {
+        ...docs.updateEndpointByKey,
+        params: KeyCardParams,
+        body: CardPatch,
+        response: { 200: CardOut },
+      },
+    },
+    async (request) =>
+      updateEndpointByKey(
+        deps,
+        requireCaller(request, 'integration'),
+        request.params.resource_id,
+        request.body,
+      ),
+  );
+}
 
 /** The Endpoints screen: a card per resource a payment or charge was filed under. */
 export function registerEndpointAppRoutes(server: FastifyInstance, deps: ResourcesDeps) {
@@ -137,6 +219,10 @@ const IncomePaymentOut = Type.Object({
   listed_sender: Type.Union([Type.Object({ listed: Type.String(), programs: Type.String() }), Type.Null()], {
     description:
       'The sanctions list entry the sender matched, when the payment came by direct transfer from a listed sender (booked, and flagged on the Screening page); null otherwise.',
+  }),
+  receipt_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description:
+      "The signed x402 receipt of this payment (the offer-receipt extension's EIP-712 form), when it came by x402; null otherwise. The page downloads it at /app/books/{id}/income/receipts/{receipt_id}.",
   }),
 });
 const NextCursor = Type.Union([Type.String(), Type.Null()]);

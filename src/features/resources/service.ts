@@ -5,8 +5,10 @@ import { AppError } from '../../core/errors.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import { CommittedRows } from '../../platform/db/lasting.ts';
 import { incomeRowEntries, incomeRows, type PageInput } from '../ledger/index.ts';
+import { receiptsOfEntries } from '../receipts/index.ts';
 import { flaggedEntries, flaggedIncomeRows } from '../screening/index.ts';
 import { requireAdministrator, requireRole } from '../spaces/index.ts';
+import { bazaarProblem } from './bazaar.ts';
 import { chartDays, dailySeries } from './domain.ts';
 import * as store from './store.ts';
 
@@ -46,6 +48,12 @@ function presentCard(row: store.CardRow, payers: { date: string; payers: number 
     address: row.address,
     name: row.name,
     findable: row.findable,
+    description: row.description,
+    http_method: row.http_method,
+    input_schema: row.input_schema,
+    input_example: row.input_example,
+    output_schema: row.output_schema,
+    output_example: row.output_example,
     call_count: Number(row.call_count),
     last_payment_at: row.last_payment_at?.toISOString() ?? null,
     payers_per_day: payers,
@@ -82,22 +90,54 @@ export async function listEndpoints(
   return { items: page.items, next_cursor: page.next_cursor };
 }
 
-/** Renames a card or marks it Findable (owners and admins). */
+/**
+ * Renames a card, marks it Findable, or describes it for the bazaar discovery list (owners and
+ * admins). The description as it would stand must pass the bazaar extension's validator.
+ */
 export async function updateEndpoint(
   deps: ResourcesDeps,
   userId: string,
   spaceId: string,
   resourceId: string,
-  change: { name?: string; findable?: boolean },
+  change: store.CardChange,
 ) {
   await requireAdministrator(deps.db, spaceId, userId);
+  return changeCard(deps, spaceId, resourceId, change);
+}
+
+/** The same change through an integration key of the space (its `payments` scope allows it). */
+export function updateEndpointByKey(
+  deps: ResourcesDeps,
+  caller: { spaceId: string },
+  resourceId: string,
+  change: store.CardChange,
+) {
+  return changeCard(deps, caller.spaceId, resourceId, change);
+}
+
+async function changeCard(
+  deps: ResourcesDeps,
+  spaceId: string,
+  resourceId: string,
+  change: store.CardChange,
+) {
+  const [current] = await store.listCards(deps.db, spaceId, { resourceId });
+  if (!current) throw new AppError('not_found', 'No such endpoint in this space.');
+  const problem = bazaarProblem({
+    http_method: change.http_method === undefined ? current.http_method : change.http_method,
+    input_schema: change.input_schema === undefined ? current.input_schema : change.input_schema,
+    input_example: change.input_example === undefined ? current.input_example : change.input_example,
+    output_schema: change.output_schema === undefined ? current.output_schema : change.output_schema,
+    output_example: change.output_example === undefined ? current.output_example : change.output_example,
+  });
+  if (problem) throw new AppError('invalid_request', `The bazaar description is not valid: ${problem}`);
   if (!(await store.updateCard(deps.db, spaceId, resourceId, change, deps.clock.now())))
     throw new AppError('not_found', 'No such endpoint in this space.');
   const [card] = await cards(deps, spaceId, { resourceId });
   return defined(card, 'the endpoint just updated');
 }
 
-/** The public discovery list's page: Findable cards' address, name and last change, nothing else. */
+/** The public discovery list's page: Findable cards' address, name, bazaar description and creation, nothing else. */
 export function listDiscoverable(db: Queryable, limit: number, offset: number) {
   return store.listFindable(db, limit, offset);
 }
@@ -161,15 +201,17 @@ export async function listIncomePayments(
 ) {
   await requireRole(deps.db, spaceId, userId);
   const entries = await incomeRowEntries(deps.db, spaceId, row, page);
-  const flags = await flaggedEntries(
-    deps.db,
-    spaceId,
-    entries.items.map((entry) => entry.entry_id),
-  );
+  const entryIds = entries.items.map((entry) => entry.entry_id);
+  const flags = await flaggedEntries(deps.db, spaceId, entryIds);
+  const receipts = await receiptsOfEntries(deps.db, spaceId, entryIds);
   return {
     items: entries.items.map((entry) => {
       const flag = flags.get(entry.entry_id);
-      return { ...entry, listed_sender: flag ? { listed: flag.listed, programs: flag.programs } : null };
+      return {
+        ...entry,
+        listed_sender: flag ? { listed: flag.listed, programs: flag.programs } : null,
+        receipt_id: receipts.get(entry.entry_id) ?? null,
+      };
     }),
     next_cursor: entries.next_cursor,
   };

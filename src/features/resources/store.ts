@@ -5,6 +5,7 @@ import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { readBeforeAnyWrite } from '../../platform/db/lasting.ts';
 import { olderThan } from '../../platform/db/paging.ts';
+import type { HttpMethod } from './domain.ts';
 
 /**
  * The endpoint filed under `address` in the space, created on first use. Answers its id and
@@ -47,6 +48,12 @@ export type CardRow = {
   address: string;
   name: string;
   findable: boolean;
+  description: string;
+  http_method: HttpMethod | null;
+  input_schema: Record<string, unknown> | null;
+  input_example: Record<string, unknown> | null;
+  output_schema: Record<string, unknown> | null;
+  output_example: Record<string, unknown> | null;
   created_at: Date;
   updated_at: Date;
   call_count: string;
@@ -68,7 +75,8 @@ export async function listCards(
       ? sql`AND r.id = ${which.resourceId}`
       : sql`AND ${olderThan('r.created_at', 'r.id', which.before)} ORDER BY r.created_at DESC, r.id DESC LIMIT ${which.limit}`;
   const result = await sql<CardRow>`
-    SELECT r.id, r.address, r.name, r.findable, r.created_at, r.updated_at,
+    SELECT r.id, r.address, r.name, r.findable, r.description, r.http_method, r.input_schema, r.input_example,
+      r.output_schema, r.output_example, r.created_at, r.updated_at,
       (COALESCE(paid.calls, 0) + COALESCE(charged.calls, 0))::text AS call_count,
       GREATEST(paid.last_at, charged.last_at) AS last_payment_at
     FROM resources r
@@ -123,16 +131,37 @@ export async function payersPerDay(
   return result.rows;
 }
 
+/** What an update may change on a card; an absent field stays as it is, null clears it. */
+export type CardChange = {
+  name?: string | undefined;
+  findable?: boolean | undefined;
+  description?: string | undefined;
+  http_method?: HttpMethod | null | undefined;
+  input_schema?: Record<string, unknown> | null | undefined;
+  input_example?: Record<string, unknown> | null | undefined;
+  output_schema?: Record<string, unknown> | null | undefined;
+  output_example?: Record<string, unknown> | null | undefined;
+};
+
 export async function updateCard(
   db: Queryable,
   spaceId: string,
   resourceId: string,
-  change: { name?: string; findable?: boolean },
+  change: CardChange,
   at: Date,
 ): Promise<boolean> {
+  const { input_schema, input_example, output_schema, output_example, ...plain } = change;
+  const json = (value: Record<string, unknown> | null | undefined) =>
+    value === undefined ? {} : value === null ? null : JSON.stringify(value);
+  const schemas = {
+    ...(input_schema === undefined ? {} : { input_schema: json(input_schema) as string | null }),
+    ...(input_example === undefined ? {} : { input_example: json(input_example) as string | null }),
+    ...(output_schema === undefined ? {} : { output_schema: json(output_schema) as string | null }),
+    ...(output_example === undefined ? {} : { output_example: json(output_example) as string | null }),
+  };
   const result = await db
     .updateTable('resources')
-    .set({ ...change, updated_at: at })
+    .set({ ...plain, ...schemas, updated_at: at })
     .where('space_id', '=', spaceId)
     .where('id', '=', resourceId)
     .executeTakeFirst();
@@ -144,7 +173,17 @@ export async function listFindable(db: Queryable, limit: number, offset: number)
   const [rows, total] = await Promise.all([
     db
       .selectFrom('resources')
-      .select(['address', 'name', 'created_at'])
+      .select([
+        'address',
+        'name',
+        'description',
+        'http_method',
+        'input_schema',
+        'input_example',
+        'output_schema',
+        'output_example',
+        'created_at',
+      ])
       .where('findable', '=', true)
       .orderBy('created_at')
       .orderBy('id')

@@ -9,6 +9,8 @@ export const MIN_TIMEOUT_SECONDS = 60;
 export const MAX_TIMEOUT_SECONDS = 300;
 /** How long a claimed settlement belongs to the process that claimed it before another may retry it. */
 export const CLAIM_LEASE_MS = 120_000;
+/** How long a duplicate of a payment being settled waits for the first one's outcome. */
+export const DUPLICATE_WAIT_MS = 20_000;
 
 export type Requirements = {
   scheme: 'exact';
@@ -131,4 +133,39 @@ export function describeReason(reason: string | undefined, message?: string): st
   if (reason && REASON_TEXT[reason]) return REASON_TEXT[reason];
   if (reason && message) return `${reason}: ${(message.split('\n')[0] ?? '').slice(0, 300)}`;
   return reason ?? 'The payment was refused.';
+}
+
+/** The reason a payment under an id another payment holds is refused (the extension's 409). */
+export const PAYMENT_ID_CONFLICT = 'payment_identifier_conflict';
+
+/**
+ * Whether a payment under an id is the same payment as the claim that holds the id: the same
+ * payer paying the same amount of the same token on the same network, for the same request (a
+ * page) or resource (the facilitator). A retry may carry a fresh signature (a client signs anew
+ * for every 402): the id, not the nonce, says it is the same payment.
+ */
+export function samePayment(
+  held: {
+    network: string;
+    asset: string;
+    payer: string;
+    pay_to: string;
+    amount_base: string;
+    payment_request_id: string | null;
+    resource_url: string | null;
+    via: string;
+  },
+  wanted: typeof held,
+): boolean {
+  return (
+    held.via === wanted.via &&
+    held.network === wanted.network &&
+    held.asset === wanted.asset &&
+    held.payer === wanted.payer &&
+    held.pay_to === wanted.pay_to &&
+    BigInt(String(held.amount_base)) === BigInt(String(wanted.amount_base)) &&
+    (held.via === 'page'
+      ? held.payment_request_id === wanted.payment_request_id
+      : held.resource_url === wanted.resource_url)
+  );
 }

@@ -5,6 +5,8 @@ import type {
   SettleResponse,
   VerifyResponse,
 } from '@x402/core/types';
+import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt';
+import { PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { AmountE8 } from '../../core/money.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import { fromBaseUnits } from '../../platform/chain/units.ts';
@@ -15,13 +17,25 @@ import { hasOnChainFloor, mintRequest, ON_CHAIN_FLOOR } from '../payment-request
 import { payerListed, SANCTIONED_PAYER } from '../screening/index.ts';
 import {
   CLAIM_LEASE_MS,
+  DUPLICATE_WAIT_MS,
   describeReason,
+  PAYMENT_ID_CONFLICT,
   type PayloadFacts,
   type Requirements,
   readPayload,
+  samePayment,
 } from './domain.ts';
+import { readPaymentId } from './extensions.ts';
 import type { EnvelopeIn } from './schemas.ts';
-import { bookSettlement, claimKey, newClaim, putOnChain, settledResponse, type X402Deps } from './service.ts';
+import {
+  bookSettlement,
+  claimKey,
+  newClaim,
+  putOnChain,
+  settledResponse,
+  withReceipt,
+  type X402Deps,
+} from './service.ts';
 import * as store from './store.ts';
 
 // Tollbook as the facilitator of someone else's x402 middleware (spec §1, the facilitator
@@ -42,12 +56,12 @@ type Admitted = {
   account: AccountRow;
   facts: PayloadFacts;
   amount: AmountE8;
+  /** The payer's `payment-identifier` id, when the payload carries one. */
+  paymentId: string | null;
 };
 type Refused = { ok: false; reason: string; message: string; payer?: string | undefined };
 
 const RESOURCE_URL_MAX = 500;
-/** How long a duplicate /settle waits for the first one's outcome before answering pending. */
-const DUPLICATE_WAIT_MS = 20_000;
 
 function refuse(reason: string, message: string, payer?: string): Refused {
   return { ok: false, reason, message, payer };
@@ -58,6 +72,8 @@ async function admit(deps: X402Deps, envelope: Envelope, caller: GatewayCaller):
   const read = readPayload(envelope.paymentPayload);
   if (!read.ok) return refuse('invalid_payload', read.reason);
   const payer = read.facts.authorization.from;
+  const paymentId = readPaymentId(envelope.paymentPayload);
+  if (!paymentId.ok) return refuse('invalid_payload', paymentId.reason, payer);
   const requirement = envelope.paymentRequirements;
   if (envelope.x402Version !== 2 || requirement.scheme !== 'exact')
     return refuse('unsupported_scheme', 'Only x402 version 2 with the exact scheme is supported.', payer);
@@ -103,12 +119,24 @@ async function admit(deps: X402Deps, envelope: Envelope, caller: GatewayCaller):
       payer,
     );
   if (await payerListed(deps.db, payer)) return refuse('payer_sanctioned', SANCTIONED_PAYER, payer);
-  return { ok: true, requirement: requirement as Requirements, network, account, facts: read.facts, amount };
+  return {
+    ok: true,
+    requirement: requirement as Requirements,
+    network,
+    account,
+    facts: read.facts,
+    amount,
+    paymentId: paymentId.id,
+  };
 }
 
 export function supported(deps: X402Deps) {
   const found = deps.facilitator.engine.getSupported();
-  return { kinds: found.kinds, extensions: ['bazaar'], signers: found.signers };
+  return {
+    kinds: found.kinds,
+    extensions: ['bazaar', PAYMENT_IDENTIFIER, OFFER_RECEIPT],
+    signers: found.signers,
+  };
 }
 
 export async function verify(
@@ -124,6 +152,27 @@ export async function verify(
       invalidMessage: admitted.message,
       payer: admitted.payer,
     };
+  if (admitted.paymentId) {
+    // An id another payment holds would be refused at settlement: say so now.
+    const resource = (envelope.paymentPayload.resource ?? {}) as { url?: string };
+    const wanted = newClaim(
+      deps,
+      { space_id: admitted.account.space_id, id: null },
+      admitted.requirement,
+      admitted.facts,
+      'facilitator',
+      resource.url ?? null,
+      admitted.paymentId,
+    );
+    const held = await store.findLiveByPaymentId(deps.db, wanted.pay_to, admitted.paymentId);
+    if (held && !samePayment(held, wanted))
+      return {
+        isValid: false,
+        invalidReason: PAYMENT_ID_CONFLICT,
+        invalidMessage: 'This payment identifier was already used for another payment.',
+        payer: admitted.facts.authorization.from,
+      };
+  }
   const verdict = await deps.facilitator.engine.verify(
     envelope.paymentPayload as PaymentPayload,
     admitted.requirement as PaymentRequirements,
@@ -165,6 +214,7 @@ export async function settle(
     admitted.facts,
     'facilitator',
     resource.url ?? null,
+    admitted.paymentId,
   );
   const claimed = await claimOrWait(deps, claim, admitted);
   if (claimed.kind === 'answer') return claimed.response;
@@ -191,7 +241,7 @@ export async function settle(
       return minted.id;
     },
   });
-  return outcome.response;
+  return withReceipt(deps, claim, outcome.response);
 }
 
 /**
@@ -220,7 +270,20 @@ async function claimOrWait(
       );
       return { kind: 'answer', response };
     }
-    if (existing?.status === 'settled') return { kind: 'answer', response: settledResponse(existing) };
+    if (existing?.status === 'settled')
+      return { kind: 'answer', response: await withReceipt(deps, existing, settledResponse(existing)) };
+    // Another authorization under the payer's payment-identifier id: the same payment answers the
+    // first result (once settled), a different one is refused; neither broadcasts.
+    const held =
+      !existing && claim.payment_id
+        ? await store.findLiveByPaymentId(deps.db, claim.pay_to, claim.payment_id)
+        : undefined;
+    if (held && !samePayment(held, claim)) {
+      const message = 'This payment identifier was already used for another payment.';
+      return { kind: 'answer', response: failure(network, PAYMENT_ID_CONFLICT, message, claim.payer) };
+    }
+    if (held?.status === 'settled')
+      return { kind: 'answer', response: await withReceipt(deps, held, settledResponse(held)) };
     const now = deps.clock.now();
     const lease = new Date(now.getTime() + CLAIM_LEASE_MS);
     if (existing && (await store.takeOverClaim(deps.db, existing.id, now, lease))) {

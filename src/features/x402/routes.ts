@@ -4,7 +4,7 @@ import { routeDoc } from '../../platform/http/openapi.ts';
 import type { RateLimiter } from '../../platform/http/rate-limit.ts';
 import { typedRoutes } from '../../platform/http/typed.ts';
 import type { KeyDoor } from '../keys/index.ts';
-import { listDiscoverable } from '../resources/index.ts';
+import { bazaarOf, listDiscoverable } from '../resources/index.ts';
 import { type GatewayCaller, payToBucket, settle, supported, verify } from './gateway.ts';
 import { DiscoveryOut, DiscoveryQuery, EnvelopeIn, SettleOut, SupportedOut, VerifyOut } from './schemas.ts';
 import type { X402Deps } from './service.ts';
@@ -73,6 +73,20 @@ const docs = {
   }),
 };
 
+/** A Findable card as a discovery item: its bazaar extension when the card names a method. */
+function discoveryItem(row: Awaited<ReturnType<typeof listDiscoverable>>['rows'][number]) {
+  const bazaar = bazaarOf(row);
+  return {
+    resource: row.address,
+    type: 'http',
+    x402Version: 2,
+    accepts: [],
+    lastUpdated: row.created_at.toISOString(),
+    description: row.description || row.name,
+    ...(bazaar ? { extensions: { bazaar } } : {}),
+  };
+}
+
 export function registerX402Routes(server: FastifyInstance, deps: X402RouteDeps): void {
   const app = typedRoutes(server);
   app.get(
@@ -107,14 +121,7 @@ export function registerX402Routes(server: FastifyInstance, deps: X402RouteDeps)
       reply.header('access-control-allow-origin', '*');
       return {
         x402Version: 2,
-        items: page.rows.map((row) => ({
-          resource: row.address,
-          type: 'http',
-          x402Version: 2,
-          accepts: [],
-          lastUpdated: row.created_at.toISOString(),
-          description: row.name,
-        })),
+        items: page.rows.map(discoveryItem),
         pagination: { limit, offset, total: page.total },
       };
     },

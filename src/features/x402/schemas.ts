@@ -86,6 +86,12 @@ export const DiscoveryOut = Type.Object({
       accepts: Type.Array(Type.Object({}, { additionalProperties: true })),
       lastUpdated: Type.String({ format: 'date-time' }),
       description: Type.String(),
+      extensions: Type.Optional(
+        Type.Object(
+          { bazaar: Type.Object({}, { additionalProperties: true }) },
+          { description: "The card's bazaar extension: its method and input and output schemas." },
+        ),
+      ),
     }),
   ),
   pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() }),

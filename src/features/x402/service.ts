@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt';
 import type { Logger } from 'pino';
 import { getAddress } from 'viem';
 import { defined } from '../../core/assert.ts';
@@ -8,7 +9,7 @@ import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
 import { type NetworkName, networkDefinition } from '../../platform/chain/networks.ts';
 import { fromBaseUnits, toBaseUnits } from '../../platform/chain/units.ts';
-import { sha256Hex } from '../../platform/crypto.ts';
+import { type SecretBox, sha256Hex } from '../../platform/crypto.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
 import {
   hasOnChainFloor,
@@ -20,17 +21,22 @@ import {
   type RequestRow,
   settlePaymentRequest,
 } from '../payment-requests/index.ts';
+import { receiptFor } from '../receipts/index.ts';
 import { getResource } from '../resources/index.ts';
 import { payerListed, SANCTIONED_PAYER } from '../screening/index.ts';
 import {
   CLAIM_LEASE_MS,
+  DUPLICATE_WAIT_MS,
   describeReason,
+  PAYMENT_ID_CONFLICT,
   type PayloadFacts,
   type Requirements,
   readPayload,
   requirementsFor,
+  samePayment,
   X402_VERSION,
 } from './domain.ts';
+import { paymentIdDeclaration, readPaymentId } from './extensions.ts';
 import { type Facilitator, pendingKey } from './facilitator.ts';
 import * as store from './store.ts';
 
@@ -44,6 +50,8 @@ export type X402Deps = {
   clock: Clock;
   publicUrl: string;
   facilitator: Facilitator;
+  /** Seals the books' receipt keys. */
+  secrets: SecretBox;
   logger?: Logger | undefined;
 };
 
@@ -52,6 +60,8 @@ export type PaymentRequired = {
   error: string;
   resource: { url: string; description: string; mimeType: string };
   accepts: Requirements[];
+  /** The extensions this quote declares (payment-identifier: a payer may send an idempotency id). */
+  extensions: Record<string, unknown>;
 };
 
 /** An answer the page route sends as it is: status, extra headers and JSON body. */
@@ -111,6 +121,7 @@ async function quoteFor(
     // The endpoint the request pays for, when the seller named one; else the page itself.
     resource: { url: resourceUrl ?? record.url, description: request.memo, mimeType: 'application/json' },
     accepts,
+    extensions: paymentIdDeclaration(),
   };
 }
 
@@ -129,8 +140,42 @@ function refusal(
   return { status, headers: {}, body: details ? { error, detail, details } : { error, detail } };
 }
 
-function paidAnswer(record: PaymentRequestRecord, settle: SettleResponse): MachineAnswer {
-  return { status: 200, headers: { 'payment-response': encodeHeader(settle) }, body: record };
+async function paidAnswer(
+  deps: X402Deps,
+  record: PaymentRequestRecord,
+  claim: store.SettlementClaim,
+  settle: SettleResponse,
+): Promise<MachineAnswer> {
+  const response = await withReceipt(deps, claim, settle, record.url);
+  return { status: 200, headers: { 'payment-response': encodeHeader(response) }, body: record };
+}
+
+/**
+ * A settled payment's answer with the book's signed receipt (offer-receipt) in `extensions`:
+ * the same receipt for every answer about one payment. Issued after the booking committed; the
+ * money has moved, so a receipt that cannot be made now is logged and the answer goes without it
+ * (the next answer about the payment makes it).
+ */
+export async function withReceipt(
+  deps: X402Deps,
+  claim: store.SettlementClaim,
+  settle: SettleResponse,
+  fallbackUrl = '',
+): Promise<SettleResponse> {
+  try {
+    const receipt = await receiptFor(deps, {
+      spaceId: claim.space_id,
+      claimId: claim.id,
+      network: claim.network,
+      transaction: settle.transaction,
+      resourceUrl: claim.resource_url ?? fallbackUrl,
+      payer: settle.payer ?? getAddress(claim.payer),
+    });
+    return { ...settle, extensions: { ...settle.extensions, [OFFER_RECEIPT]: { info: { receipt } } } };
+  } catch (error) {
+    deps.logger?.error({ err: error, claim: claim.id }, 'signing an x402 receipt failed');
+    return settle;
+  }
 }
 
 /** GET {pay_url} as a machine, without a payment: the quote, or the request's state. */
@@ -164,9 +209,13 @@ export async function payOnPage(deps: X402Deps, token: string, header: string): 
   const { request, payee } = await requestOr404(deps.db, token);
   const payload = decodePayment(header);
   const read = readPayload(payload);
+  const paymentId = readPaymentId(payload);
   const record = presentRequest(request, deps.publicUrl, deps.clock.now());
-  if (record.status !== 'active') return answerForClosed(deps, request, record, read);
+  if (record.status !== 'active')
+    return answerForClosed(deps, request, record, read, paymentId.ok ? paymentId.id : null);
   if (!read.ok) return quoteAnswer(await quoteFor(deps, request, payee, `invalid_payload: ${read.reason}`));
+  if (!paymentId.ok)
+    return quoteAnswer(await quoteFor(deps, request, payee, `invalid_payload: ${paymentId.reason}`));
   const quote = await quoteFor(deps, request, payee, 'Payment required');
   const requirement = quote.accepts.find(
     (entry) => entry.network === read.facts.network && entry.scheme === read.facts.scheme,
@@ -180,10 +229,41 @@ export async function payOnPage(deps: X402Deps, token: string, header: string): 
   // The claim is committed before the facilitator's settle runs, so a crash during the broadcast
   // stays recoverable and two calls never both broadcast. A refused authorization frees the
   // claim; a retry of the same authorization finds it.
-  const claim = newClaim(deps, request, requirement, read.facts, 'page');
-  if (!(await store.insertClaim(deps.db, claim)))
+  const claim = newClaim(deps, request, requirement, read.facts, 'page', quote.resource.url, paymentId.id);
+  const deadline = Date.now() + DUPLICATE_WAIT_MS;
+  while (!(await store.insertClaim(deps.db, claim))) {
+    const held = claim.payment_id ? await answerForHeldId(deps, token, claim, deadline) : undefined;
+    if (held === 'wait') continue;
+    if (held) return held;
     return answerForLostClaim(deps, request, quote, requirement, payload as PaymentPayload, claim);
+  }
   return settleClaim(deps, claim, request, quote, requirement, payload as PaymentPayload, true);
+}
+
+/**
+ * When the payer's `payment-identifier` id is held by another claim at this pay-to address: the
+ * first result for the same payment (waiting while it settles), the extension's conflict for a
+ * different one, or nothing when no claim holds the id (the insert lost on another key).
+ */
+async function answerForHeldId(
+  deps: X402Deps,
+  token: string,
+  claim: store.SettlementClaim,
+  deadline: number,
+): Promise<MachineAnswer | 'wait' | undefined> {
+  const held = await store.findLiveByPaymentId(deps.db, claim.pay_to, defined(claim.payment_id, 'an id'));
+  if (!held || held.signature_hash === claim.signature_hash) return undefined;
+  if (!samePayment(held, claim))
+    return refusal(409, PAYMENT_ID_CONFLICT, 'This payment identifier was already used for another payment.');
+  if (held.status === 'settled') {
+    const { request } = await requestOr404(deps.db, token);
+    const record = presentRequest(request, deps.publicUrl, deps.clock.now());
+    return paidAnswer(deps, record, held, settledResponse(held));
+  }
+  if (Date.now() > deadline)
+    return refusal(409, 'conflict', 'This payment is being settled by another call; retry shortly.');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  return 'wait';
 }
 
 /** The answer when another call holds the authorization's claim: this call broadcast nothing. */
@@ -227,6 +307,7 @@ export function newClaim(
   facts: PayloadFacts,
   via: 'page' | 'facilitator',
   resourceUrl: string | null = null,
+  paymentId: string | null = null,
 ): store.SettlementClaim {
   const now = deps.clock.now();
   return {
@@ -239,6 +320,7 @@ export function newClaim(
     amount_base: requirement.amount,
     resource_url: resourceUrl,
     signature_hash: sha256Hex(facts.signature.toLowerCase()),
+    payment_id: paymentId,
     status: 'pending',
     tx_hash: null,
     error_reason: null,
@@ -253,15 +335,19 @@ async function answerForClosed(
   request: RequestRow,
   record: PaymentRequestRecord,
   read: ReturnType<typeof readPayload>,
+  paymentId: string | null,
 ): Promise<MachineAnswer> {
-  // The payer that paid, retrying: the same answer as the first time.
+  // The payer that paid, retrying (the same authorization, or a new one under the same
+  // payment-identifier id): the same answer as the first time.
   const live = await store.findLiveByRequest(deps.db, request.id);
+  const samePayer = read.ok && live?.payer === read.facts.authorization.from.toLowerCase();
   if (
     read.ok &&
     live?.status === 'settled' &&
-    live.signature_hash === sha256Hex(read.facts.signature.toLowerCase())
+    (live.signature_hash === sha256Hex(read.facts.signature.toLowerCase()) ||
+      (samePayer && paymentId !== null && live.payment_id === paymentId))
   )
-    return paidAnswer(record, settledResponse(live));
+    return paidAnswer(deps, record, live, settledResponse(live));
   return refusal(
     409,
     'request_not_payable',
@@ -287,7 +373,7 @@ async function answerForExisting(
   }
   if (existing.status === 'settled') {
     const record = presentRequest(request, deps.publicUrl, deps.clock.now());
-    return paidAnswer(record, settledResponse(existing));
+    return paidAnswer(deps, record, existing, settledResponse(existing));
   }
   const now = deps.clock.now();
   if (!(await store.takeOverClaim(deps.db, existing.id, now, new Date(now.getTime() + CLAIM_LEASE_MS)))) {
@@ -312,7 +398,7 @@ async function settleClaim(
   const outcome = await putOnChain(deps, claim, requirement, payload, firstAttempt);
   if (!outcome.ok) return outcome.answer ?? quoteAnswer({ ...quote, error: outcome.error }, outcome.response);
   const booked = await bookSettlement(deps, claim, outcome.response, { seen: request });
-  return paidAnswer(presentRequest(booked, deps.publicUrl, deps.clock.now()), outcome.response);
+  return paidAnswer(deps, presentRequest(booked, deps.publicUrl, deps.clock.now()), claim, outcome.response);
 }
 
 type ChainOutcome =

@@ -16,6 +16,7 @@ export type SettlementClaim = {
   amount_base: string;
   resource_url: string | null;
   signature_hash: string;
+  payment_id: string | null;
   status: X402SettlementsTable['status'];
   tx_hash: string | null;
   error_reason: string | null;
@@ -92,6 +93,17 @@ export function findLiveByAuthorization(
     .where('asset', '=', where.asset)
     .where('payer', '=', where.payer)
     .where('nonce', '=', where.nonce)
+    .where('status', '<>', 'failed')
+    .executeTakeFirst();
+}
+
+/** The live claim holding a payer's `payment-identifier` id at a pay-to address, if any. */
+export function findLiveByPaymentId(db: Queryable, payTo: string, paymentId: string) {
+  return db
+    .selectFrom('x402_settlements')
+    .selectAll()
+    .where('pay_to', '=', payTo)
+    .where('payment_id', '=', paymentId)
     .where('status', '<>', 'failed')
     .executeTakeFirst();
 }

@@ -275,6 +275,13 @@ export interface ResourcesTable {
   address: string;
   name: ColumnType<string, string | undefined, string>;
   findable: ColumnType<boolean, boolean | undefined, boolean>;
+  /** What the bazaar discovery list says of the endpoint: description, method, JSON Schemas. */
+  description: ColumnType<string, string | undefined, string>;
+  http_method: 'GET' | 'HEAD' | 'DELETE' | 'POST' | 'PUT' | 'PATCH' | null;
+  input_schema: Json<Record<string, unknown>> | null;
+  input_example: Json<Record<string, unknown>> | null;
+  output_schema: Json<Record<string, unknown>> | null;
+  output_example: Json<Record<string, unknown>> | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -650,6 +657,8 @@ export interface X402SettlementsTable {
   amount_base: Numeric;
   resource_url: string | null;
   signature_hash: string;
+  /** The payer's `payment-identifier` id: one live claim per (pay_to, payment_id). */
+  payment_id: string | null;
   status: 'pending' | 'settled' | 'failed';
   tx_hash: string | null;
   error_reason: string | null;
@@ -664,9 +673,28 @@ export interface X402PendingTransactionsTable {
   created_at: Timestamp;
 }
 
+/** A book's secp256k1 key for signing x402 receipts (offer-receipt), sealed. */
+export interface X402ReceiptKeysTable {
+  space_id: string;
+  address: string;
+  key_sealed: string;
+  created_at: Timestamp;
+}
+
+/** The signed receipt (the offer-receipt extension's EIP-712 form) of a settled x402 payment. */
+export interface X402ReceiptsTable {
+  claim_id: string;
+  space_id: string;
+  reference: string;
+  receipt: Json<Record<string, unknown>>;
+  issued_at: Timestamp;
+}
+
 export interface Database {
   x402_settlements: X402SettlementsTable;
   x402_pending_transactions: X402PendingTransactionsTable;
+  x402_receipt_keys: X402ReceiptKeysTable;
+  x402_receipts: X402ReceiptsTable;
 }
 
 // Proven sites.

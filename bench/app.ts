@@ -9,6 +9,7 @@
 
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { fundClients } from './charges.ts';
 import {
   type BenchContext,
   type BenchReport,
@@ -196,6 +197,9 @@ async function benchHome(
       currency: 'USD',
     },
   );
+  // One client funded by card, as in the scale bench: the book's general income account then
+  // exists for the seed to post to.
+  await fundClients(server, { authorization: `Bearer ${book.key}` }, String(bank.id), ['home-bench-client']);
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   try {
     const hash = createHash('sha256').update(book.key).digest('hex');

@@ -74,7 +74,11 @@ import {
 } from './features/resources/index.ts';
 import { configureScreening, screeningGauges } from './features/screening/index.ts';
 import { registerSiteAppRoutes, registerSitePages } from './features/sites/index.ts';
-import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
+import {
+  registerInvitationRoutes,
+  registerSpacePages,
+  registerSpaceRoutes,
+} from './features/spaces/index.ts';
 import {
   createSessionGuard,
   registerPasswordResetPages,
@@ -377,6 +381,7 @@ function registerAppApi(
     scope.addHook('onRequest', createSessionGuard(base));
     registerSessionRoutes(scope, userDeps);
     registerSpaceRoutes(scope, { ...base, authStamps: deps.authStamps });
+    registerInvitationRoutes(scope, userDeps);
     registerKeyRoutes(scope, {
       ...base,
       secrets: deps.secrets,

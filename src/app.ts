@@ -75,6 +75,7 @@ import {
 import { configureScreening, screeningGauges } from './features/screening/index.ts';
 import { registerSiteAppRoutes, registerSitePages } from './features/sites/index.ts';
 import {
+  registerInvitationPages,
   registerInvitationRoutes,
   registerSpacePages,
   registerSpaceRoutes,
@@ -452,7 +453,13 @@ function registerWebPages(
       publicUrl: deps.config.publicUrl,
       logger: deps.logger === false ? undefined : deps.logger,
     });
-    registerSpacePages(scope, spaceDeps);
+    registerSpacePages(scope, {
+      ...spaceDeps,
+      mailer: appMailer,
+      publicUrl: deps.config.publicUrl,
+      logger: deps.logger === false ? undefined : deps.logger,
+    });
+    registerInvitationPages(scope, base);
     registerResourcePages(scope, base);
     registerLedgerPages(scope, base);
     registerPushPages(scope, spaceDeps);

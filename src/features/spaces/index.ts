@@ -8,6 +8,7 @@ export {
   subscriptionAllowance,
   syncedRowsAllowance,
 } from './domain.ts';
+export { registerInvitationPages } from './invitation-page-routes.ts';
 export { registerInvitationRoutes } from './invitation-routes.ts';
 export {
   acceptInvitation,

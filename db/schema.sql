@@ -1094,6 +1094,28 @@ CREATE TABLE public.sites (
     created_at timestamp with time zone NOT NULL
 );
 
+CREATE TABLE public.space_invitations (
+    id uuid NOT NULL,
+    space_id uuid NOT NULL,
+    email text NOT NULL,
+    role text NOT NULL,
+    token_hash text NOT NULL,
+    invited_by uuid NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    accepted_at timestamp with time zone,
+    accepted_by uuid,
+    revoked_at timestamp with time zone,
+    CONSTRAINT space_invitations_check CHECK ((expires_at > created_at)),
+    CONSTRAINT space_invitations_check1 CHECK ((accepted_at >= created_at)),
+    CONSTRAINT space_invitations_check2 CHECK ((revoked_at >= created_at)),
+    CONSTRAINT space_invitations_check3 CHECK (((accepted_at IS NULL) = (accepted_by IS NULL))),
+    CONSTRAINT space_invitations_check4 CHECK (((accepted_at IS NULL) OR (revoked_at IS NULL))),
+    CONSTRAINT space_invitations_email_check CHECK (((length(email) >= 3) AND (length(email) <= 200))),
+    CONSTRAINT space_invitations_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'member'::text, 'viewer'::text]))),
+    CONSTRAINT space_invitations_token_hash_check CHECK ((token_hash ~ '^[0-9a-f]{64}$'::text))
+);
+
 CREATE TABLE public.spaces (
     id uuid NOT NULL,
     name text NOT NULL,
@@ -1569,6 +1591,15 @@ ALTER TABLE ONLY public.sites
 
 ALTER TABLE ONLY public.sites
     ADD CONSTRAINT sites_space_id_origin_key UNIQUE (space_id, origin);
+
+ALTER TABLE ONLY public.space_invitations
+    ADD CONSTRAINT space_invitations_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.space_invitations
+    ADD CONSTRAINT space_invitations_space_id_id_key UNIQUE (space_id, id);
+
+ALTER TABLE ONLY public.space_invitations
+    ADD CONSTRAINT space_invitations_token_hash_key UNIQUE (token_hash);
 
 ALTER TABLE ONLY public.spaces
     ADD CONSTRAINT spaces_pkey PRIMARY KEY (id);
@@ -2216,6 +2247,15 @@ ALTER TABLE ONLY public.settlements
 
 ALTER TABLE ONLY public.sites
     ADD CONSTRAINT sites_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.space_invitations
+    ADD CONSTRAINT space_invitations_accepted_by_fkey FOREIGN KEY (accepted_by) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.space_invitations
+    ADD CONSTRAINT space_invitations_invited_by_fkey FOREIGN KEY (invited_by) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.space_invitations
+    ADD CONSTRAINT space_invitations_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
 ALTER TABLE ONLY public.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES public.outbox_events(id) ON DELETE CASCADE;

@@ -77,7 +77,12 @@ import {
 } from './features/resources/index.ts';
 import { configureScreening, screeningGauges } from './features/screening/index.ts';
 import { registerSiteAppRoutes, registerSitePages } from './features/sites/index.ts';
-import { registerSpacePages, registerSpaceRoutes } from './features/spaces/index.ts';
+import {
+  registerInvitationPages,
+  registerInvitationRoutes,
+  registerSpacePages,
+  registerSpaceRoutes,
+} from './features/spaces/index.ts';
 import {
   createSessionGuard,
   registerPasswordResetPages,
@@ -381,6 +386,7 @@ function registerAppApi(
     scope.addHook('onRequest', createSessionGuard(base));
     registerSessionRoutes(scope, userDeps);
     registerSpaceRoutes(scope, { ...base, authStamps: deps.authStamps });
+    registerInvitationRoutes(scope, userDeps);
     registerKeyRoutes(scope, {
       ...base,
       secrets: deps.secrets,
@@ -452,7 +458,13 @@ function registerWebPages(
       publicUrl: deps.config.publicUrl,
       logger: deps.logger === false ? undefined : deps.logger,
     });
-    registerSpacePages(scope, spaceDeps);
+    registerSpacePages(scope, {
+      ...spaceDeps,
+      mailer: appMailer,
+      publicUrl: deps.config.publicUrl,
+      logger: deps.logger === false ? undefined : deps.logger,
+    });
+    registerInvitationPages(scope, base);
     registerResourcePages(scope, base);
     registerLedgerPages(scope, base);
     registerPushPages(scope, spaceDeps);

@@ -8,6 +8,13 @@ export {
   subscriptionAllowance,
   syncedRowsAllowance,
 } from './domain.ts';
+export { registerInvitationPages } from './invitation-page-routes.ts';
+export { registerInvitationRoutes } from './invitation-routes.ts';
+export {
+  acceptInvitation,
+  type InvitationDeps,
+  invitationState,
+} from './invitations.ts';
 export { logoByDigest, logoUrlOf, sellerLogoOf } from './logo.ts';
 export { takeDocumentNumber } from './numbering.ts';
 export { registerSpacePages } from './page-routes.ts';

@@ -1,15 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { canAdminister } from '../../core/roles.ts';
 import { type Static, Type } from '../../platform/http/schema-kit.ts';
 import { typedRoutes } from '../../platform/http/typed.ts';
 import { EMPTY_FORM, type FormState } from '../../platform/web/components.tsx';
 import { formRoute, runForm } from '../../platform/web/forms.ts';
 import { seeOther, sendPage, shellOf, viewerShellOf } from '../../platform/web/plumbing.ts';
 import { bookPath } from '../../platform/web/shell.ts';
+import * as invitations from './invitations.ts';
 import * as logo from './logo.ts';
 import * as numbering from './numbering.ts';
 import { BooksPage, MembersPage, SettingsPage } from './pages.tsx';
 import * as profile from './profile.ts';
 import {
+  InvitationCreate,
   ListQuery,
   MemberAdd,
   MemberPatch,
@@ -29,7 +32,10 @@ const MemberParams = Type.Object({
 });
 const Switches = Type.Object({ integration_enabled: Type.Boolean(), payments_enabled: Type.Boolean() });
 
-export function registerSpacePages(server: FastifyInstance, deps: service.SpacesDeps) {
+/** What the book pages need: the spaces' own deps, and the mail road of invitations. */
+export type SpacePagesDeps = service.SpacesDeps & invitations.InvitationDeps;
+
+export function registerSpacePages(server: FastifyInstance, deps: SpacePagesDeps) {
   const scope = typedRoutes(server);
   scope.get('/app/books', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const shell = viewerShellOf(request);
@@ -150,18 +156,29 @@ function registerSettingsPages(server: FastifyInstance, deps: service.SpacesDeps
   );
 }
 
-function registerMemberPages(server: FastifyInstance, deps: service.SpacesDeps) {
+const InvitationPageParams = Type.Object({
+  book_id: Type.String({ maxLength: 64 }),
+  invitation_id: Type.String({ format: 'uuid' }),
+});
+
+function registerMemberPages(server: FastifyInstance, deps: SpacePagesDeps) {
   const scope = typedRoutes(server);
   const path = '/app/books/:book_id/members';
   const render = async (
     request: Parameters<typeof shellOf>[0],
     form = EMPTY_FORM,
     query: Static<typeof ListQuery> = {},
+    inviteForm = EMPTY_FORM,
   ) => {
     const shell = shellOf(request);
     const page = await service.listMembers(deps, shell.user.id, shell.book.id, query);
-    return MembersPage({ shell, page, cursor: query.cursor, form });
+    // Only owners and admins see (and may revoke) pending invitations.
+    const pending = canAdminister(shell.book.role)
+      ? (await invitations.listInvitations(deps, shell.user.id, shell.book.id)).items
+      : null;
+    return MembersPage({ shell, page, cursor: query.cursor, form, pending, inviteForm });
   };
+  registerInvitationForms(scope, deps, render);
   scope.get(
     path,
     { schema: { hide: true, params: BookParams, querystring: ListQuery } },
@@ -196,6 +213,44 @@ function registerMemberPages(server: FastifyInstance, deps: service.SpacesDeps) 
       const { user_id } = request.params;
       const outcome = await runForm(request, () =>
         service.removeMember(deps, shell.user.id, shell.book.id, user_id),
+      );
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'members'));
+      return sendPage(reply, await render(request, outcome.form), outcome.status);
+    },
+  );
+}
+
+/** The Members page's invitation forms: invite by email, revoke a pending invitation. */
+function registerInvitationForms(
+  scope: ReturnType<typeof typedRoutes>,
+  deps: SpacePagesDeps,
+  render: (
+    request: Parameters<typeof shellOf>[0],
+    form?: FormState,
+    query?: Static<typeof ListQuery>,
+    inviteForm?: FormState,
+  ) => Promise<ReturnType<typeof MembersPage>>,
+) {
+  const path = '/app/books/:book_id/members';
+  scope.post(
+    `${path}/invite`,
+    formRoute({ params: BookParams, body: InvitationCreate }),
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const outcome = await runForm(request, ({ body }) =>
+        invitations.inviteMember(deps, shell.user.id, shell.book.id, body),
+      );
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'members'));
+      return sendPage(reply, await render(request, EMPTY_FORM, {}, outcome.form), outcome.status);
+    },
+  );
+  scope.post(
+    `${path}/invitations/:invitation_id/revoke`,
+    { schema: { hide: true, params: InvitationPageParams } },
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const outcome = await runForm(request, () =>
+        invitations.revokeInvitation(deps, shell.user.id, shell.book.id, request.params.invitation_id),
       );
       if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'members'));
       return sendPage(reply, await render(request, outcome.form), outcome.status);

@@ -15,7 +15,7 @@ import {
 } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, type Shell } from '../../platform/web/shell.ts';
-import { PLANS, ROLES } from './domain.ts';
+import { canSetRole, PLANS, ROLES } from './domain.ts';
 import { LogoCard, NumberingCard, ProfileCard } from './pages-profile.tsx';
 import type { SellerProfile } from './profile.ts';
 
@@ -33,6 +33,8 @@ type Space = {
   role: Role;
   created_at: string;
 };
+
+type Invitation = { id: string; email: string; role: Role; created_at: string; expires_at: string };
 
 type Member = { user_id: string; email: string; name: string; role: Role; created_at: string };
 
@@ -251,11 +253,73 @@ function RoleCell(props: { shell: Shell & { book: { id: string } }; member: Memb
   );
 }
 
+/** Invite by email, and the invitations still waiting for an answer (owners and admins). */
+function InvitationsCard(props: {
+  shell: Shell & { book: { id: string; role: Role } };
+  pending: Invitation[];
+  form: FormState;
+}) {
+  const { shell, form } = props;
+  const columns: Column<Invitation>[] = [
+    { header: 'Email', cell: (invitation) => invitation.email },
+    { header: 'Role', cell: (invitation) => <Pill>{invitation.role}</Pill> },
+    { header: 'Link works until', cell: (invitation) => <DateTime at={invitation.expires_at} /> },
+    {
+      header: '',
+      cell: (invitation) =>
+        canSetRole(shell.book.role, null, invitation.role) ? (
+          <ActionButton
+            action={bookPath(shell.book.id, `members/invitations/${invitation.id}/revoke`)}
+            csrf={shell.csrfToken}
+            label="Revoke"
+            tone="danger"
+            confirm={`Revoke the invitation to ${invitation.email}?`}
+          />
+        ) : null,
+    },
+  ];
+  return (
+    <div class="card">
+      <h2>Invite by email</h2>
+      <Form
+        action={bookPath(shell.book.id, 'members/invite')}
+        csrf={shell.csrfToken}
+        form={form}
+        label="Invite by email"
+      >
+        <div class="row">
+          <Field
+            name="email"
+            label="Their email"
+            type="email"
+            form={form}
+            hint="We mail them a link that works once, for 7 days; they sign up on the way if they are new."
+            required
+          />
+          <Select name="role" label="Role" options={ROLE_OPTIONS} form={form} value="member" />
+        </div>
+        <button type="submit">Send invitation</button>
+      </Form>
+      <h3>Pending invitations</h3>
+      <Table
+        caption="Pending invitations"
+        columns={columns}
+        rows={props.pending}
+        stacked
+        empty={<EmptyState title="No pending invitations" />}
+      />
+    </div>
+  );
+}
+
 export function MembersPage(props: {
   shell: Shell & { book: { id: string; role: Role } };
   page: { items: Member[]; next_cursor: string | null };
   cursor: string | undefined;
   form: FormState;
+  /** Pending invitations, or null for a person who may not see them. */
+  pending?: Invitation[] | null;
+  inviteForm?: FormState;
 }) {
   const { shell, page, form } = props;
   const path = bookPath(shell.book.id, 'members');
@@ -293,6 +357,9 @@ export function MembersPage(props: {
         firstHref={props.cursor ? path : null}
         empty={<EmptyState title="No members" />}
       />
+      {admin && props.pending && (
+        <InvitationsCard shell={shell} pending={props.pending} form={props.inviteForm ?? EMPTY_FORM} />
+      )}
       {admin && (
         <div class="card">
           <h2>Add a member</h2>

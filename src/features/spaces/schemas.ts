@@ -164,3 +164,28 @@ export const NumberingOut = Type.Object({
   quote: KindNumberingOut,
   credit_note: KindNumberingOut,
 });
+
+export const InvitationCreate = Type.Object({
+  email: Text({ maxLength: 200, format: 'email', description: 'Where the invitation is mailed.' }),
+  role: Enum(ROLES, { description: 'The role the invited person joins with.' }),
+});
+export const InvitationOut = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  email: Type.String(),
+  role: Type.String(),
+  invited_by: Type.String({ format: 'uuid', description: 'The user who sent the invitation.' }),
+  created_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+export const InvitationList = Type.Object({ items: Type.Array(InvitationOut) });
+export const InvitationParams = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  invitation_id: Type.String({ format: 'uuid' }),
+});
+export const InvitationAccept = Type.Object({
+  token: Text({ minLength: 1, maxLength: 200, description: 'The token of the invitation link.' }),
+});
+export const InvitationJoined = Type.Object({
+  space_id: Type.String({ format: 'uuid' }),
+  role: Type.String({ description: 'The role the caller joined with.' }),
+});

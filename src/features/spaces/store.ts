@@ -329,3 +329,14 @@ export async function saveLogo(db: Queryable, row: Insertable<SellerLogosTable>)
 export async function deleteLogo(db: Queryable, spaceId: string) {
   await db.deleteFrom('seller_logos').where('space_id', '=', spaceId).execute();
 }
+
+/** The space's member with this email (in any case), if any. */
+export function findMemberByEmail(db: Queryable, spaceId: string, email: string) {
+  return db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select(['members.user_id', 'members.role'])
+    .where('members.space_id', '=', spaceId)
+    .where((eb) => eb(eb.fn('lower', ['users.email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
+}

@@ -68,17 +68,26 @@ export function registerUserPages(
       return seeOther(reply, safeNext(next));
     },
   );
-  scope.get('/app/signup', { schema: { hide: true }, config: open }, async (_request, reply) =>
-    sendPage(reply, SignupPage({ form: EMPTY_FORM })),
+  scope.get(
+    '/app/signup',
+    { schema: { hide: true, querystring: NextQuery }, config: open },
+    async (request, reply) =>
+      sendPage(reply, SignupPage({ form: EMPTY_FORM, next: request.query.next ?? '' })),
   );
-  scope.post('/app/signup', formRoute({ body: SignupIn }, open), async (request, reply) => {
-    const outcome = await runForm(request, ({ body }) =>
-      service.signup(deps, body, { clientAddress: request.ip }),
-    );
-    if (!outcome.ok) return sendPage(reply, SignupPage({ form: outcome.form }), outcome.status);
-    setSessionCookie(reply, deps, outcome.value.session);
-    return seeOther(reply, '/app/books');
-  });
+  scope.post(
+    '/app/signup',
+    formRoute({ querystring: NextQuery, body: SignupIn }, open),
+    async (request, reply) => {
+      const next = request.query.next;
+      const outcome = await runForm(request, ({ body }) =>
+        service.signup(deps, body, { clientAddress: request.ip }),
+      );
+      if (!outcome.ok)
+        return sendPage(reply, SignupPage({ form: outcome.form, next: next ?? '' }), outcome.status);
+      setSessionCookie(reply, deps, outcome.value.session);
+      return seeOther(reply, next === undefined ? '/app/books' : safeNext(next));
+    },
+  );
   scope.post('/app/logout', { schema: { hide: true } }, async (request, reply) => {
     viewerShellOf(request);
     const token = request.cookies[SESSION_COOKIE];

@@ -27,18 +27,19 @@ export function LoginPage({ form, next }: { form: FormState; next: string }) {
         <a href="/app/forgot-password">Forgot your password?</a>
       </p>
       <p>
-        New here? <a href="/app/signup">Create an account</a>.
+        New here?{' '}
+        <a href={`/app/signup${next ? `?next=${encodeURIComponent(next)}` : ''}`}>Create an account</a>.
       </p>
     </PublicLayout>
   );
 }
 
-export function SignupPage({ form }: { form: FormState }) {
+export function SignupPage({ form, next = '' }: { form: FormState; next?: string }) {
   return (
     <PublicLayout title="Sign up">
       <h1>Create your account</h1>
       <div class="card">
-        <Form action="/app/signup" csrf="" form={form}>
+        <Form action={`/app/signup${next ? `?next=${encodeURIComponent(next)}` : ''}`} csrf="" form={form}>
           <Field name="name" label="Your name" form={form} autocomplete="name" required maxLength={120} />
           <Field name="email" label="Email" type="email" form={form} autocomplete="username" required />
           <Field
@@ -54,7 +55,8 @@ export function SignupPage({ form }: { form: FormState }) {
         </Form>
       </div>
       <p>
-        Already have an account? <a href="/app/login">Log in</a>.
+        Already have an account?{' '}
+        <a href={`/app/login${next ? `?next=${encodeURIComponent(next)}` : ''}`}>Log in</a>.
       </p>
     </PublicLayout>
   );

@@ -1292,3 +1292,22 @@ export interface Database {
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   webhook_test_sends: WebhookTestSendsTable;
 }
+
+/** An invitation to join a space with a role, answered once through its mailed link. */
+export interface SpaceInvitationsTable {
+  id: string;
+  space_id: string;
+  email: string;
+  role: Role;
+  token_hash: string;
+  invited_by: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  accepted_at: Timestamp | null;
+  accepted_by: string | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface Database {
+  space_invitations: SpaceInvitationsTable;
+}

@@ -1638,10 +1638,13 @@ ALTER TABLE ONLY public.x402_receipt_keys
     ADD CONSTRAINT x402_receipt_keys_pkey PRIMARY KEY (space_id);
 
 ALTER TABLE ONLY public.x402_receipts
-    ADD CONSTRAINT x402_receipts_pkey PRIMARY KEY (claim_id);
+    ADD CONSTRAINT x402_receipts_pkey PRIMARY KEY (space_id, claim_id);
 
 ALTER TABLE ONLY public.x402_settlements
     ADD CONSTRAINT x402_settlements_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.x402_settlements
+    ADD CONSTRAINT x402_settlements_space_id_id_key UNIQUE (space_id, id);
 
 CREATE INDEX account_edits_account_idx ON public.account_edits USING btree (space_id, account_id, created_at DESC);
 
@@ -2288,7 +2291,7 @@ ALTER TABLE ONLY public.x402_receipt_keys
     ADD CONSTRAINT x402_receipt_keys_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
 ALTER TABLE ONLY public.x402_receipts
-    ADD CONSTRAINT x402_receipts_claim_id_fkey FOREIGN KEY (claim_id) REFERENCES public.x402_settlements(id);
+    ADD CONSTRAINT x402_receipts_space_id_claim_id_fkey FOREIGN KEY (space_id, claim_id) REFERENCES public.x402_settlements(space_id, id);
 
 ALTER TABLE ONLY public.x402_receipts
     ADD CONSTRAINT x402_receipts_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.x402_receipt_keys(space_id);

@@ -10,11 +10,16 @@ CREATE TABLE x402_receipt_keys (
 
 -- The signed receipt of a settled x402 payment, kept with its settlement claim and found from
 -- the payment's ledger row by its settlement reference (<caip2>:<transaction>). One per claim.
+-- A receipt lives beside its settlement in the same book: (space_id, id) names the settlement.
+ALTER TABLE x402_settlements ADD CONSTRAINT x402_settlements_space_id_id_key UNIQUE (space_id, id);
+
 CREATE TABLE x402_receipts (
-  claim_id uuid PRIMARY KEY REFERENCES x402_settlements (id),
+  claim_id uuid NOT NULL,
   space_id uuid NOT NULL REFERENCES x402_receipt_keys (space_id),
   reference text NOT NULL CHECK (length(reference) BETWEEN 1 AND 200),
   receipt jsonb NOT NULL CHECK (receipt ->> 'format' = 'eip712'),
-  issued_at timestamptz NOT NULL
+  issued_at timestamptz NOT NULL,
+  PRIMARY KEY (space_id, claim_id),
+  FOREIGN KEY (space_id, claim_id) REFERENCES x402_settlements (space_id, id)
 );
 CREATE INDEX x402_receipts_reference_idx ON x402_receipts (space_id, reference);

@@ -51,7 +51,6 @@ const UNKEYED_ALLOWED: Record<string, string> = Object.fromEntries(
     'push_rows',
     'webhook_deliveries',
     'webhook_subscriptions',
-    'x402_settlements',
   ].map((table) => [table, KEY_TODO]),
 );
 UNKEYED_ALLOWED.mail_outbox =

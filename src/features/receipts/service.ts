@@ -53,7 +53,7 @@ async function signerOf(deps: ReceiptDeps, spaceId: string): Promise<SignTypedDa
  * Runs after the booking's transaction has committed; signing is local, no outside call.
  */
 export async function receiptFor(deps: ReceiptDeps, input: ReceiptInput): Promise<EIP712SignedReceipt> {
-  const stored = await store.findReceipt(deps.db, input.claimId);
+  const stored = await store.findReceipt(deps.db, input.spaceId, input.claimId);
   if (stored) return stored.receipt as unknown as EIP712SignedReceipt;
   const sign = await signerOf(deps, input.spaceId);
   const receipt = await createReceiptEIP712(
@@ -72,7 +72,10 @@ export async function receiptFor(deps: ReceiptDeps, input: ReceiptInput): Promis
     receipt,
     issued_at: deps.clock.now(),
   });
-  const kept = defined(await store.findReceipt(deps.db, input.claimId), 'a receipt just stored');
+  const kept = defined(
+    await store.findReceipt(deps.db, input.spaceId, input.claimId),
+    'a receipt just stored',
+  );
   return kept.receipt as unknown as EIP712SignedReceipt;
 }
 
@@ -89,7 +92,7 @@ export async function receiptsOfEntries(
 /** A book's receipt, for a member to download. */
 export async function downloadReceipt(deps: { db: Queryable }, userId: string, spaceId: string, id: string) {
   await requireRole(deps.db, spaceId, userId);
-  const row = await store.findReceipt(deps.db, id);
+  const row = await store.findReceipt(deps.db, spaceId, id);
   if (!row || row.space_id !== spaceId) throw new AppError('not_found', 'No receipt here.');
   return { reference: row.reference, receipt: row.receipt };
 }

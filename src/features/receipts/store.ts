@@ -27,8 +27,13 @@ export function findSigner(db: Queryable, address: string) {
     .executeTakeFirst();
 }
 
-export function findReceipt(db: Queryable, claimId: string) {
-  return db.selectFrom('x402_receipts').selectAll().where('claim_id', '=', claimId).executeTakeFirst();
+export function findReceipt(db: Queryable, spaceId: string, claimId: string) {
+  return db
+    .selectFrom('x402_receipts')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('claim_id', '=', claimId)
+    .executeTakeFirst();
 }
 
 /** Stores a claim's receipt; a receipt stored first (a racing call) is kept. */
@@ -39,7 +44,7 @@ export async function insertReceipt(
   await db
     .insertInto('x402_receipts')
     .values({ ...row, receipt: JSON.stringify(row.receipt) })
-    .onConflict((conflict) => conflict.column('claim_id').doNothing())
+    .onConflict((conflict) => conflict.columns(['space_id', 'claim_id']).doNothing())
     .execute();
 }
 

@@ -155,6 +155,32 @@ function registerSubscriptionActions(server: FastifyInstance, deps: service.Webh
 
 const JournalPageQuery = Type.Object({ ...JournalQuery.properties, ...Done.properties });
 
+type JournalShell = ReturnType<typeof shellOf>;
+
+/** The subscription whose journal a page shows: owners and admins only, in this book. */
+async function journalSubscription(deps: service.WebhooksDeps, shell: JournalShell, sid: string) {
+  if (!canAdminister(shell.book.role))
+    throw new AppError('forbidden', 'Only owners and admins read the journal of a subscription.');
+  const subscription = (await service.listSubscriptions(deps, shell.user.id, shell.book.id)).find(
+    (row) => row.id === sid,
+  );
+  if (!subscription) throw new AppError('not_found', 'No such subscription in this space.');
+  return subscription;
+}
+
+/** One page of a subscription's deliveries and its recent test sends. */
+async function journalRows(
+  deps: service.WebhooksDeps,
+  shell: JournalShell,
+  sid: string,
+  query: Parameters<typeof service.listJournal>[3],
+) {
+  const where = { spaceId: shell.book.id, subscriptionId: sid };
+  const page = await service.listJournal(deps, shell.user.id, where, query);
+  const testSends = await service.listTestSends(deps, shell.user.id, where);
+  return { page, testSends };
+}
+
 function registerJournalPages(server: FastifyInstance, deps: service.WebhooksDeps) {
   const scope = typedRoutes(server);
   const path = '/app/books/:book_id/subscriptions/:sid';
@@ -165,22 +191,8 @@ function registerJournalPages(server: FastifyInstance, deps: service.WebhooksDep
       const shell = shellOf(request);
       const { sid } = request.params;
       const query = request.query;
-      if (!canAdminister(shell.book.role))
-        throw new AppError('forbidden', 'Only owners and admins read the journal of a subscription.');
-      const subscription = (await service.listSubscriptions(deps, shell.user.id, shell.book.id)).find(
-        (row) => row.id === sid,
-      );
-      if (!subscription) throw new AppError('not_found', 'No such subscription in this space.');
-      const page = await service.listJournal(
-        deps,
-        shell.user.id,
-        { spaceId: shell.book.id, subscriptionId: sid },
-        query,
-      );
-      const testSends = await service.listTestSends(deps, shell.user.id, {
-        spaceId: shell.book.id,
-        subscriptionId: sid,
-      });
+      const subscription = await journalSubscription(deps, shell, sid);
+      const { page, testSends } = await journalRows(deps, shell, sid, query);
       const last = page.items.at(-1);
       const base = bookPath(shell.book.id, `subscriptions/${sid}`);
       return sendPage(
@@ -204,12 +216,7 @@ function registerJournalPages(server: FastifyInstance, deps: service.WebhooksDep
     async (request, reply) => {
       const shell = shellOf(request);
       const { sid, did } = request.params;
-      if (!canAdminister(shell.book.role))
-        throw new AppError('forbidden', 'Only owners and admins read the journal of a subscription.');
-      const subscription = (await service.listSubscriptions(deps, shell.user.id, shell.book.id)).find(
-        (row) => row.id === sid,
-      );
-      if (!subscription) throw new AppError('not_found', 'No such subscription in this space.');
+      const subscription = await journalSubscription(deps, shell, sid);
       const delivery = await service.getDelivery(deps, shell.user.id, {
         spaceId: shell.book.id,
         subscriptionId: sid,
@@ -235,20 +242,8 @@ function registerJournalPages(server: FastifyInstance, deps: service.WebhooksDep
       if (outcome.ok) return seeOther(reply, hrefWith(base, { done: 'retried' }));
       if (outcome.status === 404) throw new AppError('not_found', 'No such delivery for this subscription.');
       // A refusal (a paused subscription) is shown on the journal itself.
-      const subscription = (await service.listSubscriptions(deps, shell.user.id, shell.book.id)).find(
-        (row) => row.id === sid,
-      );
-      if (!subscription) throw new AppError('not_found', 'No such subscription in this book.');
-      const page = await service.listJournal(
-        deps,
-        shell.user.id,
-        { spaceId: shell.book.id, subscriptionId: sid },
-        {},
-      );
-      const testSends = await service.listTestSends(deps, shell.user.id, {
-        spaceId: shell.book.id,
-        subscriptionId: sid,
-      });
+      const subscription = await journalSubscription(deps, shell, sid);
+      const { page, testSends } = await journalRows(deps, shell, sid, {});
       return sendPage(
         reply,
         JournalPage({

@@ -290,13 +290,21 @@ function InvitationsCard(props: {
         <div class="row">
           <Field
             name="email"
+            idPrefix="invite"
             label="Their email"
             type="email"
             form={form}
             hint="We mail them a link that works once, for 7 days; they sign up on the way if they are new."
             required
           />
-          <Select name="role" label="Role" options={ROLE_OPTIONS} form={form} value="member" />
+          <Select
+            name="role"
+            idPrefix="invite"
+            label="Role"
+            options={ROLE_OPTIONS}
+            form={form}
+            value="member"
+          />
         </div>
         <button type="submit">Send invitation</button>
       </Form>

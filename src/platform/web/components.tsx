@@ -123,11 +123,13 @@ type FieldProps = {
   autocomplete?: string;
   placeholder?: string;
   maxLength?: number;
+  /** Starts the element ids (default "field"): two forms on one page with a field of one name need two. */
+  idPrefix?: string;
 };
 
 /** A labelled input with its hint and, after a refused write, its error in place. */
 export function Field(props: FieldProps) {
-  const id = `field-${props.name}`;
+  const id = `${props.idPrefix ?? 'field'}-${props.name}`;
   const error = props.form?.errors[props.name];
   const describedBy = [props.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
@@ -167,8 +169,9 @@ export function Select(props: {
   form?: FormState | undefined;
   value?: string;
   hint?: string;
+  idPrefix?: string;
 }) {
-  const id = `field-${props.name}`;
+  const id = `${props.idPrefix ?? 'field'}-${props.name}`;
   const error = props.form?.errors[props.name];
   const chosen = typedValue(props.form, props.name) ?? props.value;
   return (

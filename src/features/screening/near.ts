@@ -188,13 +188,40 @@ type Indexed<T> = { name: PreparedName; entry: T; number: number };
 
 /** How many code units of each form the prefix bound reads (Jaro–Winkler's prefix is at most 4). */
 const HEAD = 4;
+/**
+ * What stands past a form's end among a candidate's first code units, and among the subject's:
+ * the two never match each other (a name holding U+FFFF could match the candidate's pad, which
+ * only raises the ceiling, so it never drops a match).
+ */
+const CANDIDATE_PAD = 0xffff;
+const SUBJECT_PAD = -2;
+
+/** Numbers of one kind in a typed array that doubles as it fills: a bucket's columns. */
+class Column<A extends Uint8Array | Uint16Array | Uint32Array> {
+  values: A;
+  length = 0;
+
+  constructor(private readonly make: (size: number) => A) {
+    this.values = make(16);
+  }
+
+  push(value: number) {
+    if (this.length === this.values.length) {
+      const grown = this.make(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.length] = value;
+    this.length += 1;
+  }
+}
 
 /** The subject's side of the ceiling, read once per query. */
 type Query = {
   name: PreparedName;
   /** Lengths of the spaced, joined and in-order forms, and the number of distinct words. */
   shape: number[];
-  /** The first HEAD code units of each form, −2 past its end (a candidate's are −1 there, so no two pads match). */
+  /** The first HEAD code units of each form, SUBJECT_PAD past its end. */
   heads: number[];
   sameLetters: boolean;
 };
@@ -203,7 +230,7 @@ function asQuery(name: PreparedName): Query {
   return {
     name,
     shape: [name.spaced.length, name.joined.length, name.inOrder.length, name.sorted.length],
-    heads: headsOf(name, -2),
+    heads: headsOf(name, SUBJECT_PAD),
     sameLetters: name.inOrderLetters === name.joinedLetters,
   };
 }
@@ -224,38 +251,45 @@ function headsOf(name: PreparedName, pad: number): number[] {
 class Bucket<T> {
   readonly entries: Indexed<T>[] = [];
   /** Per entry, four numbers: as `Query.shape`. */
-  private readonly shapes: number[] = [];
-  /** Per entry, 3 × HEAD code units: as `Query.heads`, −1 past a form's end. */
-  private readonly heads: number[] = [];
+  private readonly shapes = new Column((size) => new Uint32Array(size));
+  /** Per entry, 3 × HEAD code units: as `Query.heads`, 0xFFFF past a form's end. */
+  private readonly heads = new Column((size) => new Uint16Array(size));
   /** Per entry, three offsets into `pairs`: where its joined letters start and end, and where its in-order letters end (the same as the joined end when no word repeats). */
-  private readonly spans: number[] = [];
-  /** (letter bucket, count) pairs, one per letter bucket that occurs. */
-  private readonly pairs: number[] = [];
+  private readonly spans = new Column((size) => new Uint32Array(size));
+  /** (letter bucket, count) pairs, one per letter bucket that occurs (a bucket is below 64, a count at most 255). */
+  private readonly pairs = new Column((size) => new Uint8Array(size));
 
   add(indexed: Indexed<T>) {
     const { name } = indexed;
     this.entries.push(indexed);
-    this.shapes.push(name.spaced.length, name.joined.length, name.inOrder.length, name.sorted.length);
-    this.heads.push(...headsOf(name, -1));
+    for (const value of [name.spaced.length, name.joined.length, name.inOrder.length, name.sorted.length])
+      this.shapes.push(value);
+    for (const unit of headsOf(name, CANDIDATE_PAD)) this.heads.push(unit);
     const start = this.pairs.length;
     this.pushPairs(name.joinedLetters);
     const joinedEnd = this.pairs.length;
     if (name.inOrderLetters !== name.joinedLetters) this.pushPairs(name.inOrderLetters);
-    this.spans.push(start, joinedEnd, this.pairs.length);
+    this.spans.push(start);
+    this.spans.push(joinedEnd);
+    this.spans.push(this.pairs.length);
   }
 
   private pushPairs(counts: Uint8Array) {
     for (let bucket = 0; bucket < LETTER_BUCKETS; bucket++) {
       const count = counts[bucket] ?? 0;
-      if (count > 0) this.pairs.push(bucket, count);
+      if (count > 0) {
+        this.pairs.push(bucket);
+        this.pairs.push(count);
+      }
     }
   }
 
   /** How many letters the subject's counts share at most with pairs [from, to). */
   private shared(counts: Uint8Array, from: number, to: number): number {
+    const pairs = this.pairs.values;
     let shared = 0;
     for (let at = from; at < to; at += 2) {
-      shared += Math.min(counts[this.pairs[at] as number] ?? 0, this.pairs[at + 1] as number);
+      shared += Math.min(counts[pairs[at] as number] ?? 0, pairs[at + 1] as number);
     }
     return shared;
   }
@@ -263,7 +297,8 @@ class Bucket<T> {
   private prefix(query: Query, at: number, form: number): number {
     let prefix = 0;
     const mine = at * 3 * HEAD + form * HEAD;
-    while (prefix < HEAD && query.heads[form * HEAD + prefix] === this.heads[mine + prefix]) prefix += 1;
+    const heads = this.heads.values;
+    while (prefix < HEAD && query.heads[form * HEAD + prefix] === heads[mine + prefix]) prefix += 1;
     return prefix;
   }
 
@@ -277,9 +312,11 @@ class Bucket<T> {
   spellingCeiling(query: Query, at: number): number {
     const shape = at * 4;
     const span = at * 3;
-    const joinedStart = this.spans[span] as number;
-    const joinedEnd = this.spans[span + 1] as number;
-    const inOrderEnd = this.spans[span + 2] as number;
+    const shapes = this.shapes.values;
+    const spans = this.spans.values;
+    const joinedStart = spans[span] as number;
+    const joinedEnd = spans[span + 1] as number;
+    const inOrderEnd = spans[span + 2] as number;
     const joinedShared = this.shared(query.name.joinedLetters, joinedStart, joinedEnd);
     const listedSame = inOrderEnd === joinedEnd;
     const inOrderShared =
@@ -288,23 +325,23 @@ class Bucket<T> {
         : listedSame
           ? this.shared(query.name.inOrderLetters, joinedStart, joinedEnd)
           : this.shared(query.name.inOrderLetters, joinedEnd, inOrderEnd);
-    const spaces = Math.min(query.shape[3] as number, this.shapes[shape + 3] as number) - 1;
+    const spaces = Math.min(query.shape[3] as number, shapes[shape + 3] as number) - 1;
     return Math.max(
       jaroWinklerAtMost(
         query.shape[0] as number,
-        this.shapes[shape] as number,
+        shapes[shape] as number,
         joinedShared + spaces,
         this.prefix(query, at, 0),
       ),
       jaroWinklerAtMost(
         query.shape[1] as number,
-        this.shapes[shape + 1] as number,
+        shapes[shape + 1] as number,
         joinedShared,
         this.prefix(query, at, 1),
       ),
       jaroWinklerAtMost(
         query.shape[2] as number,
-        this.shapes[shape + 2] as number,
+        shapes[shape + 2] as number,
         inOrderShared,
         this.prefix(query, at, 2),
       ),

@@ -79,22 +79,30 @@ function present(row: store.SpaceRow & { role: Role }) {
   return { ...row, created_at: row.created_at.toISOString() };
 }
 
+/** Draws of a public handle's random suffix before a book's creation gives up. */
+const HANDLE_DRAWS = 5;
+
 export async function createSpace(
   deps: SpacesDeps,
   ownerId: string,
   input: { name: string; base_currency: string; plan?: Plan | undefined },
 ) {
-  const space = {
+  const base = {
     id: randomUUID(),
     name: input.name,
     base_currency: input.base_currency.toUpperCase(),
     plan: input.plan ?? 'free',
-    public_handle: handleFrom(input.name, randomBytes(3).toString('hex')),
     created_at: deps.clock.now(),
   };
-  await deps.db.transaction().execute(async (tx) => {
-    await store.insertSpace(tx, space);
-    await store.insertMember(tx, { spaceId: space.id, userId: ownerId, role: 'owner', at: space.created_at });
+  const space = await deps.db.transaction().execute(async (tx) => {
+    // The handle's suffix is random; one another book already holds is drawn again.
+    for (let draw = 0; draw < HANDLE_DRAWS; draw += 1) {
+      const made = { ...base, public_handle: handleFrom(input.name, randomBytes(3).toString('hex')) };
+      if (!(await store.insertSpace(tx, made))) continue;
+      await store.insertMember(tx, { spaceId: made.id, userId: ownerId, role: 'owner', at: made.created_at });
+      return made;
+    }
+    throw new AppError('conflict', 'No free public handle was found for this name; try again.');
   });
   return present({
     ...space,

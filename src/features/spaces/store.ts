@@ -30,11 +30,18 @@ const SPACE_COLUMNS = [
   'spaces.created_at',
 ] as const;
 
+/** Inserts a space; false when its public handle is taken (nothing is written then). */
 export async function insertSpace(
   db: Queryable,
   space: Omit<SpaceRow, 'subscription_packs' | 'integration_enabled' | 'payments_enabled'>,
-) {
-  await db.insertInto('spaces').values(space).execute();
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('spaces')
+    .values(space)
+    .onConflict((conflict) => conflict.column('public_handle').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
 }
 
 export async function insertMember(

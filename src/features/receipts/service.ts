@@ -48,13 +48,21 @@ async function signerOf(deps: ReceiptDeps, spaceId: string): Promise<SignTypedDa
 }
 
 /**
+ * A stored receipt as the extension's type. Only `receiptFor` writes the column, with what
+ * `createReceiptEIP712` returned, so the JSON read back is that value; the cast names its type.
+ */
+function signedReceiptOf(row: { receipt: unknown }): EIP712SignedReceipt {
+  return row.receipt as EIP712SignedReceipt;
+}
+
+/**
  * The signed receipt of a settled payment: the stored one, or a new one signed and stored (a
  * racing call's stored receipt wins, so every answer for one payment carries the same receipt).
  * Runs after the booking's transaction has committed; signing is local, no outside call.
  */
 export async function receiptFor(deps: ReceiptDeps, input: ReceiptInput): Promise<EIP712SignedReceipt> {
   const stored = await store.findReceipt(deps.db, input.spaceId, input.claimId);
-  if (stored) return stored.receipt as unknown as EIP712SignedReceipt;
+  if (stored) return signedReceiptOf(stored);
   const sign = await signerOf(deps, input.spaceId);
   const receipt = await createReceiptEIP712(
     {
@@ -76,7 +84,7 @@ export async function receiptFor(deps: ReceiptDeps, input: ReceiptInput): Promis
     await store.findReceipt(deps.db, input.spaceId, input.claimId),
     'a receipt just stored',
   );
-  return kept.receipt as unknown as EIP712SignedReceipt;
+  return signedReceiptOf(kept);
 }
 
 /** Which ledger entries of a book have a receipt, by entry id: the receipt's id (its claim). */

@@ -20,6 +20,8 @@ export function readPaymentId(
   payload: unknown,
 ): { ok: true; id: string | null } | { ok: false; reason: string } {
   if (!isObject(payload)) return { ok: true, id: null };
+  // The extension reads only the payload's `extensions` block and validates that block itself, so
+  // any object may be handed to it; the cast states the library's parameter type, nothing more.
   const { id, validation } = extractAndValidatePaymentIdentifier(payload as unknown as PaymentPayload);
   if (!validation.valid)
     return { ok: false, reason: (validation.errors ?? ['The payment identifier is malformed.']).join('; ') };

@@ -16,6 +16,7 @@ import {
   fmt,
   percentile,
   postJson,
+  processCpuMs,
   type ServerHandle,
   withFreshServer,
 } from './lib.ts';
@@ -86,7 +87,7 @@ export function benchInvoices(ctx: BenchContext): Promise<BenchReport> {
       ctx,
       report,
       `PDF of an invoice, drawn in process (${LINES} lines)`,
-      await timedPdfs(databaseUrl, lastToken),
+      await timedPdfs(databaseUrl, lastToken, ctx.log),
       {
         what: "p99 of a 200-line invoice's PDF (ms, at most)",
         target: 150,
@@ -101,7 +102,7 @@ export function benchInvoices(ctx: BenchContext): Promise<BenchReport> {
         ctx,
         report,
         `GET ${path.replace(lastId, '{id}')} (${LINES} lines)`,
-        await timedGets(server, path),
+        await timedGets(server, path, ctx.log),
         {
           what: `p99 of a 200-line invoice's ${format === 'facturx' ? 'Factur-X' : 'UBL'} (ms, at most)`,
           target,
@@ -112,29 +113,47 @@ export function benchInvoices(ctx: BenchContext): Promise<BenchReport> {
 }
 
 /** The times of INVOICES drawings of the invoice's PDF (its sheet read once), after the warm-up. */
-async function timedPdfs(databaseUrl: string, token: string): Promise<number[]> {
+async function timedPdfs(databaseUrl: string, token: string, log: (line: string) => void): Promise<number[]> {
   const handle = await openDatabase({ databaseUrl, poolSize: 1 });
   try {
     const found = await findByToken(handle.db, token);
     if (!found) throw new Error('the invoice just made is not in the database');
     const sheet = await invoiceSheet(handle.db, await withSellerShown(handle.db, found), 'http://127.0.0.1');
     const times: number[] = [];
+    const cpuTimes: number[] = [];
     for (let index = 0; index < INVOICES + WARMUP; index++) {
       const started = performance.now();
+      const cpuBefore = process.cpuUsage();
       const pdf = await renderInvoicePdf(sheet);
       const ms = performance.now() - started;
+      const cpu = process.cpuUsage(cpuBefore);
       if (pdf.subarray(0, 5).toString() !== '%PDF-') throw new Error('the PDF does not start with %PDF-');
-      if (index >= WARMUP) times.push(ms);
+      if (index >= WARMUP) {
+        times.push(ms);
+        cpuTimes.push((cpu.user + cpu.system) / 1000);
+      }
     }
+    cpuTimes.sort((a, b) => a - b);
+    log(
+      `  CPU time per PDF (this process, with its collector's threads): p50 ${fmt(percentile(cpuTimes, 50), 1)} ms, p99 ${fmt(percentile(cpuTimes, 99), 1)} ms (reported)`,
+    );
     return times;
   } finally {
     await handle.close();
   }
 }
 
-/** The latencies of INVOICES fetches of one path, one at a time, after the warm-up. */
-async function timedGets(server: ServerHandle & { key: string }, path: string): Promise<number[]> {
+/**
+ * The latencies of INVOICES fetches of one path, one at a time, after the warm-up; logs the
+ * server's CPU time per fetch (its mean: the kernel counts it in 10 ms ticks).
+ */
+async function timedGets(
+  server: ServerHandle & { key: string },
+  path: string,
+  log: (line: string) => void,
+): Promise<number[]> {
   const latencies: number[] = [];
+  let cpuAtWarm: number | null = null;
   for (let index = 0; index < INVOICES + WARMUP; index++) {
     const started = performance.now();
     const response = await fetch(`${server.baseUrl}${path}`, {
@@ -147,7 +166,13 @@ async function timedGets(server: ServerHandle & { key: string }, path: string): 
         `${path} answered ${response.status}: ${Buffer.from(body).toString('utf8').slice(0, 300)}`,
       );
     if (index >= WARMUP) latencies.push(ms);
+    if (index === WARMUP - 1) cpuAtWarm = processCpuMs(server.pid);
   }
+  const cpuAtEnd = processCpuMs(server.pid);
+  if (cpuAtWarm !== null && cpuAtEnd !== null)
+    log(
+      `  server CPU time per fetch (mean): ${fmt((cpuAtEnd - cpuAtWarm) / latencies.length, 1)} ms (reported)`,
+    );
   return latencies;
 }
 

@@ -487,6 +487,18 @@ function sampleProcesses(): ProcTicks | null {
   return sample;
 }
 
+/** The CPU time (user and system) a process has used so far, in ms; null without /proc. */
+export function processCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(rest[11]) + Number(rest[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / ticksPerSecond() : null;
+  } catch {
+    return null;
+  }
+}
+
 function commandLine(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 120);

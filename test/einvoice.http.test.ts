@@ -406,8 +406,14 @@ describe('Factur-X', () => {
     expect(intent.lookup(PDFName.of('S'))).toBe(PDFName.of('GTS_PDFA1'));
     const profile = intent.lookup(PDFName.of('DestOutputProfile'), PDFStream);
     expect(profile.dict.lookup(PDFName.of('N'), PDFNumber).asNumber()).toBe(3);
+    // The information dictionary names only what pdfkit also writes into the XMP.
     const info = parsed.context.trailerInfo.Info;
-    expect(info ? parsed.context.lookup(info, PDFDict).keys() : []).toEqual([]);
+    const keys = info ? parsed.context.lookup(info, PDFDict).keys() : [];
+    expect(keys.map((key) => key.asString()).sort()).toEqual(['/CreationDate', '/Creator', '/Producer']);
+    expect(meta).toContain('<pdf:Producer>Tollbook</pdf:Producer>');
+    // The CII is the Alternative form of the invoice (PDF/A-3's associated file).
+    const af = parsed.catalog.lookup(PDFName.of('AF'), PDFArray).lookup(0, PDFDict);
+    expect(af.lookup(PDFName.of('AFRelationship'))).toBe(PDFName.of('Alternative'));
     // The visible invoice is the app's own PDF, unchanged.
     expect(pdfTool('pdftotext', ['-layout', pdfPath, '-'])).toMatch(
       new RegExp(`Invoice number\\s+${invoice.number}`),

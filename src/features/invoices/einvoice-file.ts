@@ -81,11 +81,12 @@ export async function einvoiceFile(
       { missing, format },
     );
   }
-  const pdf =
+  const body =
     format === 'facturx'
-      ? await renderInvoicePdf(await invoiceSheet(deps.db, row, deps.publicUrl))
-      : undefined;
-  const body = await renderEinvoice(format, source, pdf);
+      ? await renderInvoicePdf(await invoiceSheet(deps.db, row, deps.publicUrl), {
+          cii: await renderEinvoice('cii', source),
+        })
+      : await renderEinvoice(format, source);
   const base = documentFileBase(row);
   const extension = format === 'facturx' ? 'pdf' : `${format}.xml`;
   return { filename: `${base}.${extension}`, contentType: EINVOICE_CONTENT_TYPES[format], body };

@@ -2,12 +2,11 @@ import type { EInvoiceFormat, FormatFactoryService, Invoice } from '@e-invoice-e
 import type { ValidateFunction } from 'ajv/dist/2019.js';
 import { type EinvoiceFormat, type EinvoiceSource, einvoiceData } from './einvoice.ts';
 import { einvoiceCodes } from './einvoice-codes.ts';
-import { strictPdfA3 } from './einvoice-pdfa.ts';
 
-// Writes the e-invoice data as a file with @e-invoice-eu/core: UBL 2.1 (an Invoice, or a
-// CreditNote for type 381), UN/CEFACT CII, and Factur-X EN 16931 (the CII embedded in the
-// document's PDF, turned into PDF/A-3 with its XMP metadata, then made strict by
-// einvoice-pdfa.ts). No I/O: the PDF comes in.
+// Writes the e-invoice data as XML with @e-invoice-eu/core: UBL 2.1 (an Invoice, or a
+// CreditNote for type 381) and UN/CEFACT CII. A Factur-X is the document's own PDF drawn as a
+// PDF/A-3b with this CII inside (pdf.ts); the library's Factur-X writer, which loads that PDF
+// again with pdf-lib, adds the file and saves it once more, is not used. No I/O.
 //
 // The library's own entry (InvoiceService.generate) compiles its JSON schema anew and checks the
 // data against it on every call: about 300 ms of CPU for 200 lines, then still ~35 ms once
@@ -22,8 +21,10 @@ export const EINVOICE_CONTENT_TYPES: Readonly<Record<EinvoiceFormat, string>> = 
   ubl: 'application/xml',
 };
 
-const LIBRARY_FORMAT: Readonly<Record<EinvoiceFormat, string>> = {
-  facturx: 'Factur-X-EN16931',
+/** The two XML syntaxes; a Factur-X carries the CII. */
+export type EinvoiceSyntax = Exclude<EinvoiceFormat, 'facturx'>;
+
+const LIBRARY_FORMAT: Readonly<Record<EinvoiceSyntax, string>> = {
   cii: 'CII',
   ubl: 'UBL',
 };
@@ -38,15 +39,15 @@ function formats(): Promise<FormatFactoryService> {
   return factory;
 }
 
-async function writerOf(format: EinvoiceFormat): Promise<EInvoiceFormat> {
+async function writerOf(format: EinvoiceSyntax): Promise<EInvoiceFormat> {
   return (await formats()).createFormatService(LIBRARY_FORMAT[format], silent);
 }
 
 // Each format's schema check, compiled on first use (in the tests).
-const checks = new Map<EinvoiceFormat, ValidateFunction<Invoice>>();
+const checks = new Map<EinvoiceSyntax, ValidateFunction<Invoice>>();
 
 /** The library's schema as the format patches it (UBL needs electronic addresses), compiled once. */
-async function checkOf(format: EinvoiceFormat): Promise<ValidateFunction<Invoice>> {
+async function checkOf(format: EinvoiceSyntax): Promise<ValidateFunction<Invoice>> {
   let check = checks.get(format);
   if (check === undefined) {
     const [{ invoiceSchema }, { Ajv2019 }] = await Promise.all([
@@ -63,20 +64,15 @@ async function checkOf(format: EinvoiceFormat): Promise<ValidateFunction<Invoice
 
 /** What the library's schema (as the format patches it) finds wrong in a document's e-invoice data. */
 export async function einvoiceSchemaProblems(
-  format: EinvoiceFormat,
+  format: EinvoiceSyntax,
   source: EinvoiceSource,
 ): Promise<unknown[]> {
   const check = await checkOf(format);
   return check(einvoiceData(source, await einvoiceCodes())) ? [] : [...(check.errors ?? [])];
 }
 
-/** The e-invoice of a document in a format (the PDF is required for Factur-X). */
-export async function renderEinvoice(
-  format: EinvoiceFormat,
-  source: EinvoiceSource,
-  pdf?: Buffer,
-): Promise<Buffer> {
-  if (format === 'facturx' && pdf === undefined) throw new Error('Factur-X needs the invoice PDF');
+/** The e-invoice of a document in one of the two XML syntaxes. */
+export async function renderEinvoice(format: EinvoiceSyntax, source: EinvoiceSource): Promise<Buffer> {
   // Fresh data each call: the writers may change what they are given.
   const invoice = einvoiceData(source, await einvoiceCodes());
   const writer = await writerOf(format);
@@ -84,12 +80,6 @@ export async function renderEinvoice(
   const rendered = await writer.generate(invoice, {
     format: (await formats()).normalizeFormat(LIBRARY_FORMAT[format]),
     lang: 'en',
-    ...(pdf === undefined
-      ? {}
-      : { pdf: { buffer: new Uint8Array(pdf), filename: 'invoice.pdf', mimetype: 'application/pdf' } }),
   });
-  if (typeof rendered === 'string') return Buffer.from(rendered, 'utf8');
-  if (format !== 'facturx') return Buffer.from(rendered);
-  const facts = { number: source.number, seller: source.seller.legal_name.trim(), at: new Date() };
-  return Buffer.from(await strictPdfA3(rendered, facts));
+  return typeof rendered === 'string' ? Buffer.from(rendered, 'utf8') : Buffer.from(rendered);
 }

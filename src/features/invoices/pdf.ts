@@ -3,6 +3,7 @@ import QRCode from 'qrcode';
 import { asAmount, formatDecimalTextForPeople, formatMoneyForPeople } from '../../core/money.ts';
 import { documentFonts } from '../../platform/fonts.ts';
 import { readAmount } from '../ledger/index.ts';
+import { dublinCoreXmp, FACTUR_X_FILE_NAME, facturXXmp } from './einvoice-pdfa.ts';
 import type { InvoiceRow } from './store.ts';
 
 // The invoice, quote or credit note as a PDF: A4, set in DejaVu Sans embedded in the file
@@ -66,11 +67,9 @@ const BAND = '#f0f4f8';
 
 type Doc = InstanceType<typeof PDFDocument>;
 
-/**
- * The embedded fonts, named by their files' paths: pdfkit keeps a font it opened by that name, so
- * the document's default font (the regular face) is never opened twice.
- */
-const { regular: REGULAR, bold: BOLD } = documentFonts();
+/** The names each document registers the two faces of `documentFonts()` under. */
+const REGULAR = 'regular';
+const BOLD = 'bold';
 /** The largest box the logo is fitted into, in points. */
 const LOGO_BOX = { width: 150, height: 56 };
 
@@ -447,19 +446,45 @@ function drawFooters(doc: Doc, row: InvoiceRow) {
   }
 }
 
-/** The document as a PDF. */
-export async function renderInvoicePdf(sheet: InvoiceSheet): Promise<Buffer> {
+/** The CII XML a Factur-X carries inside its PDF. */
+export type FacturXPart = { cii: Buffer };
+
+/**
+ * The document as a PDF; with `facturX`, the same document as a Factur-X: a PDF/A-3b (pdfkit's
+ * subset: the sRGB output intent, the identification in the XMP) carrying the CII as its
+ * `Alternative` attachment, with the Factur-X properties in its XMP.
+ */
+export async function renderInvoicePdf(sheet: InvoiceSheet, facturX?: FacturXPart): Promise<Buffer> {
   const { row } = sheet;
+  const now = new Date();
   const doc = new PDFDocument({
     size: 'A4',
-    // PDF/A-3 (the Factur-X made from this file) rests on PDF 1.7.
+    // PDF/A-3 (the Factur-X) rests on PDF 1.7.
     pdfVersion: '1.7',
-    // Without it pdfkit starts every document in Helvetica, a font it names but never embeds.
-    font: REGULAR,
+    ...(facturX ? { subset: 'PDF/A-3b' as const } : {}),
     margin: PAGE.margin,
     bufferPages: true,
-    info: { Title: `${TITLES[row.kind]} ${row.number}`, Author: row.seller_name },
+    // No Title or Author here: pdfkit would copy them into the XMP unescaped (einvoice-pdfa.ts).
+    info: { Creator: 'Tollbook', Producer: 'Tollbook', CreationDate: now },
   });
+  // The issuer by its legal name (BT-27) where the profile gives one.
+  const issuer = row.seller_snapshot?.legal_name || row.seller_name;
+  doc.appendXML(dublinCoreXmp({ title: `${TITLES[row.kind]} ${row.number}`, creator: issuer }));
+  if (facturX) {
+    doc.file(facturX.cii, {
+      name: FACTUR_X_FILE_NAME,
+      type: 'text/xml',
+      description: 'The invoice in UN/CEFACT CII, EN 16931 (Factur-X)',
+      relationship: 'Alternative',
+      creationDate: now,
+      modifiedDate: now,
+    });
+    doc.appendXML(facturXXmp());
+  }
+  // pdfkit opens Helvetica as the starting font, a font it names but never embeds: nothing is
+  // written in it, as the regular face takes over before the first word.
+  const fonts = documentFonts();
+  doc.registerFont(REGULAR, fonts.regular).registerFont(BOLD, fonts.bold).font(REGULAR);
 
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {

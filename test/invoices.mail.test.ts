@@ -129,6 +129,32 @@ describe('POST /integration/invoices/{id}/send via email', () => {
     expect(pdf.content.length).toBeGreaterThan(1000);
   });
 
+  it('mails a quote as a quote: valid until, a link to accept or decline it, nothing to pay', async () => {
+    const { key, invoice: quote } = await invoice({ kind: 'quote', due_on: '2027-01-31' });
+    expect(quote.number).toMatch(/^QUO-/);
+    const before = received.length;
+    const res = await h.inject({
+      method: 'POST',
+      url: `/integration/invoices/${quote.id}/send`,
+      key: key.key,
+      payload: {},
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await deliver(h, key.spaceId)).toBe(1);
+    expect(received).toHaveLength(before + 1);
+    const { mail } = received.at(-1)!;
+    expect(mail.subject).toBe(`Quote ${quote.number} from Seller Ltd`);
+    expect(mail.text).toContain('Total 240 USD, valid until 2027-01-31.');
+    expect(mail.text).toContain(`Accept or decline it here: ${quote.url}`);
+    expect(mail.html).toContain(`href="${quote.url}"`);
+    expect(mail.html).toContain('View the quote to accept or decline it');
+    for (const body of [mail.text ?? '', String(mail.html)]) {
+      expect(body).not.toMatch(/\bpay\b/i);
+      expect(body).not.toContain(', due ');
+    }
+    expect(mail.attachments.map((file) => file.filename)).toEqual([`quote-${quote.number}.pdf`]);
+  });
+
   it('mails a reminder to the client and records it', async () => {
     const { key, invoice: created } = await invoice();
     await h.inject({

@@ -17,6 +17,14 @@ const TITLES: Record<InvoiceRow['kind'], string> = {
   credit_note: 'Credit note',
 };
 
+/** When the document was issued, and when it is due (an invoice) or valid until (a quote). */
+function datesLine(row: InvoiceRow): string {
+  // A credit note has no due date (its stored one is its issue date).
+  if (row.kind === 'credit_note') return `Issued ${row.issued_on}`;
+  if (row.kind === 'quote') return `Issued ${row.issued_on}, valid until ${row.due_on}`;
+  return `Issued ${row.issued_on}, due ${row.due_on}`;
+}
+
 /** The invoice body: seller, client, lines, totals. */
 export function InvoiceDocument({ row }: { row: InvoiceRow }) {
   return (
@@ -28,11 +36,7 @@ export function InvoiceDocument({ row }: { row: InvoiceRow }) {
         From <strong>{row.seller_name}</strong> to <strong>{row.client_name}</strong>
       </p>
       {/* A credit note has no due date (its stored one is its issue date). */}
-      <p>
-        {row.kind === 'credit_note'
-          ? `Issued ${row.issued_on}`
-          : `Issued ${row.issued_on}, due ${row.due_on}`}
-      </p>
+      <p>{datesLine(row)}</p>
       <table>
         <thead>
           <tr>
@@ -75,6 +79,35 @@ function InvoiceMailBody(props: { row: InvoiceRow; pageUrl: string; message: str
       </body>
     </html>
   );
+}
+
+function QuoteMailBody(props: { row: InvoiceRow; pageUrl: string; message: string }) {
+  return (
+    <html lang="en">
+      <body>
+        {props.message !== '' && <p>{props.message}</p>}
+        <InvoiceDocument row={props.row} />
+        <p>
+          <a href={props.pageUrl}>View the quote to accept or decline it</a> (valid until {props.row.due_on})
+        </p>
+      </body>
+    </html>
+  );
+}
+
+/** The mail that sends a quote: a note, the quote, and the link to accept or decline it. */
+export function quoteMail(row: InvoiceRow, pageUrl: string, message: string) {
+  const subject = `Quote ${row.number} from ${row.seller_name}`;
+  const html = renderDocument(<QuoteMailBody row={row} pageUrl={pageUrl} message={message} />);
+  const text = [
+    message,
+    subject,
+    `Total ${money(row.total, row.currency)}, valid until ${row.due_on}.`,
+    `Accept or decline it here: ${pageUrl}`,
+  ]
+    .filter((part) => part !== '')
+    .join('\n\n');
+  return { subject, html, text };
 }
 
 function CreditNoteMailBody(props: { row: InvoiceRow; corrects: string | null; message: string }) {

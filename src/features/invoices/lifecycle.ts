@@ -15,7 +15,7 @@ import { readAmount } from '../ledger/index.ts';
 import { requireRole, takeDocumentNumber } from '../spaces/index.ts';
 import type { InvoiceChatPort } from './chat-port.ts';
 import { queueChatPost } from './chat-posts.ts';
-import { creditNoteMail, invoiceMail } from './document-view.tsx';
+import { creditNoteMail, invoiceMail, quoteMail } from './document-view.tsx';
 import {
   afterSend,
   allows,
@@ -427,10 +427,13 @@ export async function queueInvoiceMail(
     throw new AppError('invalid_request', 'The invoice has no client email; give one in "to".', {
       field: 'to',
     });
+  const pageUrl = publicPageUrl(deps.publicUrl, row.token);
   const mail =
     row.kind === 'credit_note'
       ? creditNoteMail(row, await correctedNumber(tx, row), message)
-      : invoiceMail(row, publicPageUrl(deps.publicUrl, row.token), message, purpose);
+      : row.kind === 'quote'
+        ? quoteMail(row, pageUrl, message)
+        : invoiceMail(row, pageUrl, message, purpose);
   return enqueueMail(tx, deps.clock, deps.mailer.from, {
     spaceId: row.space_id,
     to,

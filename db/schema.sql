@@ -1005,19 +1005,26 @@ CREATE TABLE public.screening_lists (
     CONSTRAINT screening_lists_entries_check CHECK ((entries >= 0))
 );
 
-CREATE TABLE public.seller_logos (
+CREATE TABLE public.seller_logo_images (
     space_id uuid NOT NULL,
+    sha256 text NOT NULL,
     content_type text NOT NULL,
     bytes bytea NOT NULL,
     width integer NOT NULL,
     height integer NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT seller_logo_images_bytes_check CHECK (((octet_length(bytes) >= 1) AND (octet_length(bytes) <= 1048576))),
+    CONSTRAINT seller_logo_images_content_type_check CHECK ((content_type = ANY (ARRAY['image/png'::text, 'image/jpeg'::text]))),
+    CONSTRAINT seller_logo_images_height_check CHECK (((height >= 1) AND (height <= 512))),
+    CONSTRAINT seller_logo_images_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT seller_logo_images_width_check CHECK (((width >= 1) AND (width <= 512)))
+);
+
+CREATE TABLE public.seller_logos (
+    space_id uuid NOT NULL,
     sha256 text NOT NULL,
     updated_at timestamp with time zone NOT NULL,
-    CONSTRAINT seller_logos_bytes_check CHECK (((octet_length(bytes) >= 1) AND (octet_length(bytes) <= 1048576))),
-    CONSTRAINT seller_logos_content_type_check CHECK ((content_type = ANY (ARRAY['image/png'::text, 'image/jpeg'::text]))),
-    CONSTRAINT seller_logos_height_check CHECK (((height >= 1) AND (height <= 512))),
-    CONSTRAINT seller_logos_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT seller_logos_width_check CHECK (((width >= 1) AND (width <= 512)))
+    CONSTRAINT seller_logos_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text))
 );
 
 CREATE TABLE public.seller_profiles (
@@ -1567,6 +1574,9 @@ ALTER TABLE ONLY public.schema_migrations
 
 ALTER TABLE ONLY public.screening_lists
     ADD CONSTRAINT screening_lists_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.seller_logo_images
+    ADD CONSTRAINT seller_logo_images_pkey PRIMARY KEY (space_id, sha256);
 
 ALTER TABLE ONLY public.seller_logos
     ADD CONSTRAINT seller_logos_pkey PRIMARY KEY (space_id);
@@ -2229,6 +2239,12 @@ ALTER TABLE ONLY public.resources
 
 ALTER TABLE ONLY public.screening_entries
     ADD CONSTRAINT screening_entries_list_id_fkey FOREIGN KEY (list_id) REFERENCES public.screening_lists(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.seller_logo_images
+    ADD CONSTRAINT seller_logo_images_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.seller_logos
+    ADD CONSTRAINT seller_logos_image_fkey FOREIGN KEY (space_id, sha256) REFERENCES public.seller_logo_images(space_id, sha256);
 
 ALTER TABLE ONLY public.seller_logos
     ADD CONSTRAINT seller_logos_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);

@@ -253,6 +253,52 @@ function fontsIn(path: string): [string, string][] {
 }
 
 describe('the logo and the fonts', () => {
+  it('keeps the logo a document was sent with when the book changes or removes its logo; a draft shows the logo now', async () => {
+    const b = await book();
+    const putLogo = async (width: number, height: number) => {
+      const res = await h.inject({
+        method: 'PUT',
+        url: `/app/api/spaces/${b.spaceId}/profile/logo`,
+        session: b.owner.token,
+        headers: { 'content-type': 'image/png' },
+        payload: testPng(width, height),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    const logosOf = async (id: string, name: string) => {
+      const res = await api(b.owner, 'GET', `/app/api/spaces/${b.spaceId}/invoices/${id}/pdf`);
+      expect(res.statusCode).toBe(200);
+      return imagesIn(files(res.rawPayload, name).path).filter(([, , kind]) => kind === 'image');
+    };
+    await putLogo(300, 120);
+    const { invoice } = await sentInvoice(b, [{ description: 'Design', unit_price: '100' }]);
+    const draft = await api(b.owner, 'POST', `/app/api/spaces/${b.spaceId}/invoices`, {
+      account_id: b.accountId,
+      client_name: 'Acme GmbH',
+      due_on: '2099-01-31',
+      line_items: [{ description: 'Later work', unit_price: '50' }],
+    });
+    expect(draft.statusCode, draft.body).toBe(201);
+    const draftId = (draft.json() as { id: string }).id;
+    await putLogo(200, 200);
+    // A sent invoice also carries its two payment QR codes; a draft has none.
+    const sentImages = await logosOf(invoice.id, 'kept-sent');
+    expect(sentImages).toContainEqual([300, 120, 'image']);
+    expect(sentImages).not.toContainEqual([200, 200, 'image']);
+    expect(await logosOf(draftId, 'kept-draft')).toEqual([[200, 200, 'image']]);
+    const removed = await h.inject({
+      method: 'DELETE',
+      url: `/app/api/spaces/${b.spaceId}/profile/logo`,
+      session: b.owner.token,
+    });
+    expect(removed.statusCode, removed.body).toBeLessThan(300);
+    expect(await logosOf(invoice.id, 'kept-sent-removed')).toEqual(sentImages);
+    expect(await logosOf(draftId, 'kept-draft-removed')).toEqual([]);
+    // The public address of a logo the book no longer shows answers nothing.
+    const page = await h.inject({ method: 'GET', url: invoice.url.replace(/^https?:\/\/[^/]+/, '') });
+    expect(page.body).not.toContain('/logos/');
+  });
+
   it("draws the book's logo atop the seller block of an invoice, a quote and a credit note, every font embedded", async () => {
     const b = await book();
     const logo = await h.inject({

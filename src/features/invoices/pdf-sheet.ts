@@ -87,7 +87,7 @@ export async function invoiceSheet(
     ? await store.findInvoice(db, row.space_id, row.corrects_invoice_id)
     : undefined;
   const due = openAmountOf(row);
-  const logo = await sellerLogoOf(db, row.space_id);
+  const logo = await sellerLogoOf(db, row.space_id, row.seller_snapshot?.logo_sha256);
   return {
     row,
     logo: logo && { bytes: logo.bytes, width: logo.width, height: logo.height },

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db/database.ts';
-import { postalAddressText, sellerProfileOf } from '../spaces/index.ts';
+import { logoDigestOf, postalAddressText, sellerProfileOf } from '../spaces/index.ts';
 import { mergeSeller, type ProfileSeller, type SellerColumns } from './domain.ts';
 import * as store from './store.ts';
 
@@ -34,9 +34,10 @@ export async function snapshotSeller(
 ): Promise<store.InvoiceRow> {
   if (row.seller_snapshot !== null) return row;
   const { columns, snapshot } = mergeSeller(row, await profileSeller(tx, row.space_id));
+  const sent = { ...snapshot, logo_sha256: await logoDigestOf(tx, row.space_id) };
   return store.updateInvoice(tx, row.space_id, row.id, {
     ...columns,
-    seller_snapshot: JSON.stringify(snapshot),
+    seller_snapshot: JSON.stringify(sent),
     updated_at: at,
   });
 }
@@ -60,9 +61,12 @@ export async function reSnapshotSeller(
     address: { ...sent.address, country: sent.address.country || row.seller_country },
   };
   const { columns, snapshot } = mergeSeller(own, before);
+  // The logo it was sent with stays (a snapshot older than kept logos still has none named).
+  const corrected =
+    sent.logo_sha256 === undefined ? snapshot : { ...snapshot, logo_sha256: sent.logo_sha256 };
   return store.updateInvoice(tx, row.space_id, row.id, {
     ...columns,
-    seller_snapshot: JSON.stringify(snapshot),
+    seller_snapshot: JSON.stringify(corrected),
     updated_at: at,
   });
 }

@@ -15,7 +15,7 @@ export {
   type InvitationDeps,
   invitationState,
 } from './invitations.ts';
-export { logoByDigest, logoUrlOf, sellerLogoOf } from './logo.ts';
+export { logoByDigest, logoDigestOf, logoUrlOf, sellerLogoOf } from './logo.ts';
 export { takeDocumentNumber } from './numbering.ts';
 export { registerSpacePages } from './page-routes.ts';
 export { type SellerProfile, sellerProfileOf } from './profile.ts';

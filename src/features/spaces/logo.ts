@@ -7,7 +7,8 @@ import * as store from './store.ts';
 
 // The book's logo: uploaded by owners and admins (Book settings, or PUT …/profile/logo), made
 // into a PNG or JPEG of at most 512 pixels a side (platform/image.ts) and kept in the database.
-// Public pages show it from /logos/{sha256}; documents read its bytes with sellerLogoOf.
+// Public pages show it from /logos/{sha256}; documents read its bytes with sellerLogoOf. Every
+// logo a book has had is kept (seller_logo_images): a sent document names its own.
 
 const REFUSALS = {
   type: 'The logo must be a PNG or a JPEG image (SVG and other formats are not taken).',
@@ -47,15 +48,16 @@ export async function uploadLogo(
     });
   const { image } = prepared;
   const sha256 = createHash('sha256').update(image.bytes).digest('hex');
-  await store.saveLogo(deps.db, {
+  const kept = {
     space_id: spaceId,
     content_type: image.contentType,
     bytes: image.bytes,
     width: image.width,
     height: image.height,
     sha256,
-    updated_at: deps.clock.now(),
-  });
+    created_at: deps.clock.now(),
+  };
+  await deps.db.transaction().execute((tx) => store.saveLogo(tx, kept));
   return {
     content_type: image.contentType,
     width: image.width,
@@ -85,9 +87,19 @@ export async function describeLogo(deps: SpacesDeps, userId: string, spaceId: st
   };
 }
 
-/** The book's logo as bytes, for documents (the PDF), or null when it has none. */
-export async function sellerLogoOf(db: Queryable, spaceId: string) {
-  const logo = await store.findLogo(db, spaceId);
+/** The book's logo now, its digest for a document's seller snapshot; null when it has none. */
+export async function logoDigestOf(db: Queryable, spaceId: string): Promise<string | null> {
+  return (await store.findLogoDigest(db, spaceId))?.sha256 ?? null;
+}
+
+/**
+ * A document's logo as bytes (the PDF): the one its seller snapshot names (`sha256`, null for
+ * none), or the book's logo now for a draft or a snapshot older than kept logos (undefined).
+ */
+export async function sellerLogoOf(db: Queryable, spaceId: string, sha256?: string | null) {
+  if (sha256 === null) return null;
+  const logo =
+    sha256 === undefined ? await store.findLogo(db, spaceId) : await store.findLogoImage(db, spaceId, sha256);
   if (!logo) return null;
   return {
     contentType: logo.content_type,

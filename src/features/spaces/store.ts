@@ -2,7 +2,12 @@ import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Cursor } from '../../core/cursor.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { olderThan } from '../../platform/db/paging.ts';
-import type { Role, SellerLogosTable, SellerProfilesTable, SpacesTable } from '../../platform/db/schema.ts';
+import type {
+  Role,
+  SellerLogoImagesTable,
+  SellerProfilesTable,
+  SpacesTable,
+} from '../../platform/db/schema.ts';
 import type { DocumentKind } from './domain.ts';
 
 export type SpaceRow = Pick<
@@ -303,17 +308,37 @@ export async function setNumbering(
     .execute();
 }
 
-/** The book's logo, or undefined when it has none. */
+/** The book's logo now, with its image, or undefined when it has none. */
 export function findLogo(db: Queryable, spaceId: string) {
-  return db.selectFrom('seller_logos').selectAll().where('space_id', '=', spaceId).executeTakeFirst();
+  return db
+    .selectFrom('seller_logos as current')
+    .innerJoin('seller_logo_images as image', (join) =>
+      join.onRef('image.space_id', '=', 'current.space_id').onRef('image.sha256', '=', 'current.sha256'),
+    )
+    .select(['image.sha256', 'image.content_type', 'image.bytes', 'image.width', 'image.height'])
+    .where('current.space_id', '=', spaceId)
+    .executeTakeFirst();
 }
 
-/** A logo by the SHA-256 of its bytes (its public address). */
+/** One of the logos a book has had, by the SHA-256 of its bytes. */
+export function findLogoImage(db: Queryable, spaceId: string, sha256: string) {
+  return db
+    .selectFrom('seller_logo_images')
+    .select(['sha256', 'content_type', 'bytes', 'width', 'height'])
+    .where('space_id', '=', spaceId)
+    .where('sha256', '=', sha256)
+    .executeTakeFirst();
+}
+
+/** A book's logo now by the SHA-256 of its bytes (its public address). */
 export function findLogoByDigest(db: Queryable, sha256: string) {
   return db
-    .selectFrom('seller_logos')
-    .select(['content_type', 'bytes'])
-    .where('sha256', '=', sha256)
+    .selectFrom('seller_logos as current')
+    .innerJoin('seller_logo_images as image', (join) =>
+      join.onRef('image.space_id', '=', 'current.space_id').onRef('image.sha256', '=', 'current.sha256'),
+    )
+    .select(['image.content_type', 'image.bytes'])
+    .where('current.sha256', '=', sha256)
     .limit(1)
     .executeTakeFirst();
 }
@@ -323,16 +348,22 @@ export function findLogoDigest(db: Queryable, spaceId: string) {
   return db.selectFrom('seller_logos').select(['sha256']).where('space_id', '=', spaceId).executeTakeFirst();
 }
 
-/** Stores the book's logo, replacing the one it had. */
-export async function saveLogo(db: Queryable, row: Insertable<SellerLogosTable>) {
-  const { space_id: _space, ...changes } = row;
+/** Keeps a logo image (once per book and content) and makes it the book's logo. */
+export async function saveLogo(db: Queryable, image: Insertable<SellerLogoImagesTable>) {
+  await db
+    .insertInto('seller_logo_images')
+    .values(image)
+    .onConflict((conflict) => conflict.columns(['space_id', 'sha256']).doNothing())
+    .execute();
+  const current = { sha256: image.sha256, updated_at: image.created_at };
   await db
     .insertInto('seller_logos')
-    .values(row)
-    .onConflict((conflict) => conflict.column('space_id').doUpdateSet(changes))
+    .values({ space_id: image.space_id, ...current })
+    .onConflict((conflict) => conflict.column('space_id').doUpdateSet(current))
     .execute();
 }
 
+/** The book has no logo any more; the images its sent documents name stay. */
 export async function deleteLogo(db: Queryable, spaceId: string) {
   await db.deleteFrom('seller_logos').where('space_id', '=', spaceId).execute();
 }

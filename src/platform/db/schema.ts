@@ -68,15 +68,23 @@ export interface SellerProfilesTable {
   updated_at: Timestamp;
 }
 
-/** A book's logo (`seller_logos`): a PNG or JPEG of at most 512 pixels a side, served by its SHA-256. */
+/** Which image is a book's logo now (`seller_logos`): a PNG or JPEG of at most 512 pixels a side, served by its SHA-256. */
 export interface SellerLogosTable {
   space_id: string;
+  /** The image in `seller_logo_images` that is the book's logo now. */
+  sha256: string;
+  updated_at: Timestamp;
+}
+
+/** Every logo a book has had (`seller_logo_images`), by the SHA-256 of its bytes; never changed. */
+export interface SellerLogoImagesTable {
+  space_id: string;
+  sha256: string;
   content_type: 'image/png' | 'image/jpeg';
   bytes: Uint8Array;
   width: number;
   height: number;
-  sha256: string;
-  updated_at: Timestamp;
+  created_at: Timestamp;
 }
 
 export interface MembersTable {
@@ -444,6 +452,7 @@ export interface Database {
   spaces: SpacesTable;
   seller_profiles: SellerProfilesTable;
   seller_logos: SellerLogosTable;
+  seller_logo_images: SellerLogoImagesTable;
   home_checklist_dismissals: HomeChecklistDismissalsTable;
   members: MembersTable;
   push_sources: PushSourcesTable;
@@ -593,6 +602,11 @@ export type StoredSeller = {
   phone: string;
   website: string;
   invoice_footer: string;
+  /**
+   * The book's logo when the document was sent (`seller_logo_images`), null for none; absent in
+   * a snapshot taken before logos were kept, whose document shows the book's logo now.
+   */
+  logo_sha256?: string | null;
 };
 
 /** A document kind's numbering in a book (`document_numbering`). */

@@ -1286,7 +1286,6 @@ CREATE TABLE public.x402_sign_in_nonces (
     client_ref text NOT NULL,
     accepted_at timestamp with time zone NOT NULL,
     expires_at timestamp with time zone NOT NULL,
-    CONSTRAINT x402_sign_in_nonces_check CHECK ((expires_at >= accepted_at)),
     CONSTRAINT x402_sign_in_nonces_client_ref_check CHECK ((client_ref ~ '^evm:0x[0-9a-f]{40}$'::text)),
     CONSTRAINT x402_sign_in_nonces_nonce_check CHECK (((char_length(nonce) >= 8) AND (char_length(nonce) <= 200)))
 );

@@ -9,7 +9,6 @@ CREATE TABLE x402_sign_in_nonces (
   client_ref text NOT NULL CHECK (client_ref ~ '^evm:0x[0-9a-f]{40}$'),
   accepted_at timestamptz NOT NULL,
   expires_at timestamptz NOT NULL,
-  PRIMARY KEY (space_id, nonce),
-  CHECK (expires_at >= accepted_at)
+  PRIMARY KEY (space_id, nonce)
 );
 CREATE INDEX x402_sign_in_nonces_expiry_idx ON x402_sign_in_nonces (expires_at);

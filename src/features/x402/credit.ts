@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import type { AmountE8 } from '../../core/money.ts';
-import type { Db } from '../../platform/db/database.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { charge } from '../charges/index.ts';
 import { creditRefOf } from './domain.ts';
@@ -34,12 +34,14 @@ function resourceUrlOf(text: string): URL {
 /**
  * Charges one call of `resource` to the credit of whoever signed `sign_in`. A sign-in the
  * extension refuses is 422 with the extension's reason; a nonce the book accepted before is 409
- * (a replay), and nothing is charged for either. The nonce is accepted (committed) before the
- * charge, so a replay racing the first call loses even while that call is being charged. A
+ * (a replay), and nothing is charged for either. The nonce's key decides: a replay racing the
+ * first call waits on it and loses. With an Idempotency-Key both run in one transaction, and a
+ * retry of the same call answers the first result instead of meeting its own nonce. A
  * credit that cannot carry the price answers `paid: false` and mints no top-up request: the
  * payer tops up by paying the resource's x402 price.
  */
 export async function chargeSignedIn(
+  db: Queryable,
   deps: CreditDeps,
   caller: IntegrationCaller,
   input: CreditCallInput,
@@ -53,7 +55,7 @@ export async function chargeSignedIn(
       reason: read.reason,
     });
   const clientRef = creditRefOf(read.signedIn.address);
-  const accepted = await store.acceptSignInNonce(deps.db, {
+  const accepted = await store.acceptSignInNonce(db, {
     space_id: caller.spaceId,
     nonce: read.signedIn.nonce,
     client_ref: clientRef,
@@ -66,7 +68,7 @@ export async function chargeSignedIn(
       reason: 'invalid_siwx_nonce',
     });
   return charge(
-    deps.db,
+    db,
     deps,
     caller,
     {

@@ -62,6 +62,10 @@ describe('an x402 resource paid from a credit through sign-in-with-x', () => {
       expect(charges).toHaveLength(21);
       expect(charges.every((row) => Number(row.amount) === 0.04)).toBe(true);
       expect((await checkLedger(w.h.db, s.spaceId)).sound).toBe(true);
+      // The credit is an ordinary client credit: its public balance page shows what is left.
+      const page = await fetch((await creditOf(s, payer.address))?.balance_url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toMatch(/0\.16/);
 
       // The 20 signed-in calls each signed a fresh challenge; sending one again is refused.
       expect(recorder.signIns.length).toBeGreaterThanOrEqual(20);

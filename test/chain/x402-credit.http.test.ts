@@ -113,4 +113,36 @@ describe('an x402 resource paid from a credit through sign-in-with-x', () => {
       await shop.close();
     }
   });
+
+  it("refuses credit terms without the seller's key, or with a price above the payment, with nothing on chain", async () => {
+    const s = await w.seller({ scopes: ['payments'] });
+    const payer = await w.payer(5_000_000n);
+    const settle = async (price: string, key?: string) => {
+      const requirement = {
+        scheme: 'exact',
+        network: w.local.network.caip2,
+        asset: w.token.address,
+        amount: '1000000',
+        payTo: s.address,
+        maxTimeoutSeconds: 120,
+        extra: { name: w.token.name, version: w.token.version, tollbookCredit: { price } },
+      };
+      const envelope = {
+        x402Version: 2,
+        paymentPayload: await w.authorize(payer, requirement),
+        paymentRequirements: requirement,
+      };
+      const res = await fetch(`${w.base}/x402/settle`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        body: JSON.stringify(envelope),
+      });
+      return (await res.json()) as Body;
+    };
+    const gasBefore = await w.gasNonce();
+    expect(await settle('0.01')).toMatchObject({ success: false, errorReason: 'invalid_payload' });
+    expect(await settle('2', s.key.key)).toMatchObject({ success: false, errorReason: 'invalid_payload' });
+    expect(await w.gasNonce()).toBe(gasBefore);
+    expect(await w.usdcOf(payer.address)).toBe(5_000_000n);
+  });
 });

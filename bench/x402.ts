@@ -43,6 +43,7 @@ import {
   type ServerHandle,
   withFreshServer,
 } from './lib.ts';
+import { benchX402Credit } from './x402-credit.ts';
 
 const BENCH = 'x402';
 const DATABASE = 'tollbook_bench_x402';
@@ -266,6 +267,7 @@ export async function benchX402(ctx: BenchContext): Promise<BenchReport> {
         atMost: true,
         contaminated: false,
       });
+      await benchX402Credit(ctx, server, report);
     },
     { CHAIN: '1' },
   );

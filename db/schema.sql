@@ -1287,6 +1287,16 @@ CREATE TABLE public.x402_settlements (
     CONSTRAINT x402_settlements_via_check CHECK ((via = ANY (ARRAY['page'::text, 'facilitator'::text])))
 );
 
+CREATE TABLE public.x402_sign_in_nonces (
+    space_id uuid NOT NULL,
+    nonce text NOT NULL,
+    client_ref text NOT NULL,
+    accepted_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT x402_sign_in_nonces_client_ref_check CHECK ((client_ref ~ '^evm:0x[0-9a-f]{40}$'::text)),
+    CONSTRAINT x402_sign_in_nonces_nonce_check CHECK (((char_length(nonce) >= 8) AND (char_length(nonce) <= 200)))
+);
+
 ALTER TABLE ONLY public.account_edits
     ADD CONSTRAINT account_edits_pkey PRIMARY KEY (space_id, id);
 
@@ -1656,6 +1666,9 @@ ALTER TABLE ONLY public.x402_settlements
 ALTER TABLE ONLY public.x402_settlements
     ADD CONSTRAINT x402_settlements_space_id_id_key UNIQUE (space_id, id);
 
+ALTER TABLE ONLY public.x402_sign_in_nonces
+    ADD CONSTRAINT x402_sign_in_nonces_pkey PRIMARY KEY (space_id, nonce);
+
 CREATE INDEX account_edits_account_idx ON public.account_edits USING btree (space_id, account_id, created_at DESC);
 
 CREATE INDEX accounts_address_proven_idx ON public.accounts USING btree (address_proven) WHERE (address_proven IS NOT NULL);
@@ -1837,6 +1850,8 @@ CREATE UNIQUE INDEX x402_settlements_payment_id_idx ON public.x402_settlements U
 CREATE UNIQUE INDEX x402_settlements_request_idx ON public.x402_settlements USING btree (payment_request_id) WHERE ((status <> 'failed'::text) AND (via = 'page'::text));
 
 CREATE INDEX x402_settlements_space_idx ON public.x402_settlements USING btree (space_id, created_at);
+
+CREATE INDEX x402_sign_in_nonces_expiry_idx ON public.x402_sign_in_nonces USING btree (expires_at);
 
 CREATE TRIGGER ledger_accounts_no_delete BEFORE DELETE ON public.ledger_accounts FOR EACH STATEMENT EXECUTE FUNCTION public.ledger_refuse_change();
 
@@ -2317,3 +2332,6 @@ ALTER TABLE ONLY public.x402_settlements
 
 ALTER TABLE ONLY public.x402_settlements
     ADD CONSTRAINT x402_settlements_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.x402_sign_in_nonces
+    ADD CONSTRAINT x402_sign_in_nonces_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);

@@ -92,7 +92,7 @@ import {
   registerUserRoutes,
 } from './features/users/index.ts';
 import { registerSubscriptionPages, registerWebhookRoutes } from './features/webhooks/index.ts';
-import { createFacilitator, registerX402Routes } from './features/x402/index.ts';
+import { createFacilitator, registerX402CreditRoutes, registerX402Routes } from './features/x402/index.ts';
 import type { AuthStamps } from './platform/auth-stamps.ts';
 import { type Chain, GAS_LOW_WEI } from './platform/chain/chain.ts';
 import type { Config } from './platform/config.ts';
@@ -351,6 +351,7 @@ function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer
     const money = { db, clock: deps.clock, publicUrl: deps.config.publicUrl };
     registerPaymentRequestRoutes(scope, money);
     registerChargeRoutes(scope, money);
+    registerX402CreditRoutes(scope, money);
     registerEndpointIntegrationRoutes(scope, { db, clock: deps.clock });
     registerInvoiceRoutes(scope, { ...money, mailer, chat: invoiceChatPort(chat.deps) });
     registerPushRoutes(scope, { db, clock: deps.clock });

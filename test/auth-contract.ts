@@ -14,6 +14,8 @@ export type RouteUnderTest = {
   okStatus: number;
   /** Makes what the call needs in the key's space (an account, a request) and may replace url and payload. */
   setup?: (h: Harness, key: Key) => Promise<{ url?: string; payload?: Record<string, unknown> }>;
+  /** Fields made afresh for every call, over setup's payload (a single-use sign-in). */
+  freshFields?: () => Promise<Record<string, unknown>>;
 };
 
 const ONE_MESSAGE = 'The integration key is unknown, revoked or expired, or its issuer can no longer use it.';
@@ -29,13 +31,15 @@ export function describeAuthContract(route: RouteUnderTest) {
     afterAll(() => h.close());
 
     let prepared: { url?: string; payload?: Record<string, unknown> } = {};
-    const call = (key: string | undefined, headers: Record<string, string> = {}) =>
+    const call = async (key: string | undefined, headers: Record<string, string> = {}) =>
       h.inject({
         method: route.method,
         url: prepared.url ?? route.url,
         key,
         headers,
-        payload: prepared.payload ?? route.payload?.(),
+        payload: route.freshFields
+          ? { ...prepared.payload, ...(await route.freshFields()) }
+          : (prepared.payload ?? route.payload?.()),
       });
     const prepare = async (key: Key) => {
       prepared = route.setup ? await route.setup(h, key) : {};

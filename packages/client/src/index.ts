@@ -174,3 +174,9 @@ export {
   chargeForCall,
   deriveIdempotencyKey,
 } from './charge-per-call.ts';
+export {
+  type ProtectedRequestContext,
+  type ProtectedRequestDecision,
+  type X402CreditOptions,
+  x402Credit,
+} from './x402-credit.ts';

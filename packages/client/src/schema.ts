@@ -2693,6 +2693,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/integration/x402/credit-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Charge an x402 call to the signed-in payer's credit
+         * @description For a seller's x402 middleware whose 402 declares sign-in-with-x: charges one call to the prepaid credit of the address that signed sign_in (client_ref evm: and the address in lowercase). Needs the payments scope; an Idempotency-Key makes a retry answer the first result. The sign-in is checked by the extension (domain and URI bound to the resource's origin, at most five minutes old, the signature) and accepted once per book: a replay is 409 conflict with reason invalid_siwx_nonce, a refused sign-in 422 invalid_request with the extension's reason. A credit that cannot carry the price answers paid false and nothing is booked: serve the x402 payment instead.
+         */
+        post: operations["chargeSignedInCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay/{token}": {
         parameters: {
             query?: never;
@@ -3546,6 +3566,19 @@ export interface components {
             tax_id_expected_format: string;
             whitelist_reset: boolean;
             whitelisted: boolean;
+        };
+        /** CreditCallIn */
+        CreditCallIn: {
+            /** Format: uuid */
+            account_id: string;
+            /** @description The price of this call, in USD. */
+            amount: number | string;
+            /** @default  */
+            memo?: string;
+            /** @description The absolute URL of the resource called; the sign-in must be bound to its origin. Files the charge under its endpoint card. */
+            resource: string;
+            /** @description The payer's SIGN-IN-WITH-X header, as the x402 client sent it (base64 JSON). */
+            sign_in: string;
         };
         /** @description Every refusal other than a schema failure. */
         ErrorBody: {
@@ -11338,6 +11371,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PushOut"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    chargeSignedInCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditCallIn"];
+            };
+        };
+        responses: {
+            /** @description OK: the ChargeOut. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChargeOut"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -1,2 +1,11 @@
 export { registerChargeRoutes } from './routes.ts';
-export { canTopUp, TOP_UP_CHOICES, topUpFromBalancePage } from './service.ts';
+export { ChargeOut } from './schemas.ts';
+export {
+  type Amounts,
+  type ChargeInput,
+  type ChargesDeps,
+  canTopUp,
+  charge,
+  TOP_UP_CHOICES,
+  topUpFromBalancePage,
+} from './service.ts';

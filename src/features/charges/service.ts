@@ -87,6 +87,19 @@ async function refuseWithTopUp(tx: Tx, deps: ChargesDeps, ask: TopUpAsk) {
   };
 }
 
+/** The answer to a call the balance cannot carry, when the client tops up by other means. */
+async function refuseWithoutTopUp(db: Queryable, deps: ChargesDeps, clientRef: string, credit: OpenCredit) {
+  return {
+    paid: false,
+    client_ref: clientRef,
+    balance_usd: formatAmount(await naturalBalanceOf(db, credit.ledgerAccount.id)),
+    charged_usd: null,
+    entry_id: null,
+    top_up: null,
+    balance_url: balanceUrl(deps.publicUrl, credit.page_token),
+  };
+}
+
 function mintTopUp(tx: Queryable, deps: ChargesDeps, ask: TopUpAsk) {
   return mintRequest(
     tx,
@@ -153,7 +166,7 @@ function parseAmount(text: string): AmountE8 {
 /** What must hold before a charge: USD, an account that can take a USD top-up, a payable top-up. */
 async function checkChargeable(
   tx: Queryable,
-  caller: IntegrationCaller,
+  caller: Pick<IntegrationCaller, 'spaceId'>,
   input: ChargeInput,
   amounts: Amounts,
 ) {
@@ -194,13 +207,17 @@ async function checkChargeable(
  * atomic on its own, so `db` may be the database itself: the common path then costs one round
  * trip. What comes before it only reads rows that never change (kept per process) or creates
  * them once, idempotently. The refusal writes several rows and opens its own transaction.
+ *
+ * `shortfall: 'refuse'` answers a call the balance cannot carry with the balance alone, minting
+ * no top-up request: for callers whose client tops up another way (an x402 payment).
  */
 export async function charge(
   db: Queryable,
   deps: ChargesDeps,
-  caller: IntegrationCaller,
+  caller: Pick<IntegrationCaller, 'spaceId' | 'keyId'>,
   input: ChargeInput,
   amounts: Amounts,
+  shortfall: 'top_up' | 'refuse' = 'top_up',
 ) {
   const { account, topUp } = await checkChargeable(db, caller, input, amounts);
   const at = deps.clock.now();
@@ -254,6 +271,7 @@ export async function charge(
       balance_url: null,
     };
   }
+  if (shortfall === 'refuse') return refuseWithoutTopUp(db, deps, input.client_ref, credit);
   return inTransaction(db, (tx) =>
     refuseWithTopUp(tx, deps, {
       spaceId: caller.spaceId,

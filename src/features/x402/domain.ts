@@ -169,3 +169,34 @@ export function samePayment(
       : held.resource_url === wanted.resource_url)
   );
 }
+
+/**
+ * The client_ref of the credit an EVM address keys: `evm:` and the address in lowercase, one
+ * spelling whatever case (checksummed or not) the address arrived in.
+ */
+export function creditRefOf(address: string): string {
+  return `evm:${address.toLowerCase()}`;
+}
+
+/** Where a seller's quote asks that its payment top up the payer's credit (in `extra`). */
+export const CREDIT_TERMS_FIELD = 'tollbookCredit';
+
+/** A quote's credit terms: the payment tops up the payer's credit, and this call costs `price` from it. */
+export type CreditTerms = { price: string };
+
+/**
+ * The credit terms a requirement's `extra` carries: none, the terms, or why they cannot be used.
+ * The price is a decimal in USD; its grammar and size are checked where amounts are parsed.
+ */
+export function readCreditTerms(
+  extra: Record<string, unknown> | undefined,
+): { ok: true; terms: CreditTerms | null } | { ok: false; reason: string } {
+  const terms = extra?.[CREDIT_TERMS_FIELD];
+  if (terms === undefined) return { ok: true, terms: null };
+  if (typeof terms !== 'object' || terms === null || Array.isArray(terms))
+    return { ok: false, reason: `extra.${CREDIT_TERMS_FIELD} must be an object { price }.` };
+  const price = (terms as { price?: unknown }).price;
+  if (typeof price !== 'string')
+    return { ok: false, reason: `extra.${CREDIT_TERMS_FIELD}.price must be a decimal string.` };
+  return { ok: true, terms: { price } };
+}

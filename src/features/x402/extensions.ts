@@ -4,6 +4,12 @@ import {
   extractAndValidatePaymentIdentifier,
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier';
+import {
+  parseSIWxHeader,
+  type SIWxPayload,
+  validateSIWxMessage,
+  verifySIWxSignature,
+} from '@x402/extensions/sign-in-with-x';
 
 // The x402 extensions' own helpers, read and declared here so the rules in domain.ts stay free
 // of packages: what a payload's payment-identifier block says, and what a quote declares.
@@ -32,3 +38,48 @@ export function readPaymentId(
 export function paymentIdDeclaration() {
   return { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
 }
+
+/** A sign-in the extension accepted: who signed, the nonce, and until when the message holds. */
+export type SignedIn = { address: string; nonce: string; expiresAt: Date };
+
+/**
+ * A `SIGN-IN-WITH-X` header read, checked and verified by the extension's own helpers: parsed
+ * (`parseSIWxHeader`), its domain and URI bound to the resource's origin and its times checked
+ * (`validateSIWxMessage`, which allows a message five minutes after it was issued), and its EIP-191
+ * signature recovered (`verifySIWxSignature`). Only EVM sign-ins are taken: the credit is keyed
+ * by an EVM address. Nothing here remembers nonces; the caller makes each one single-use.
+ */
+export async function readSignIn(
+  header: string,
+  resourceUrl: URL,
+): Promise<{ ok: true; signedIn: SignedIn } | { ok: false; reason: string; message: string }> {
+  let payload: SIWxPayload;
+  try {
+    payload = parseSIWxHeader(header);
+  } catch (error) {
+    // The parser throws only to say the header is malformed; its message says how.
+    return { ok: false, reason: 'invalid_siwx_header', message: (error as Error).message };
+  }
+  if (!payload.chainId.startsWith('eip155:'))
+    return { ok: false, reason: 'invalid_siwx_unsupported_chain', message: 'Sign in with an EVM account.' };
+  const validation = await validateSIWxMessage(payload, new URL(resourceUrl.origin));
+  if (!validation.isValid)
+    return { ok: false, reason: validation.invalidReason, message: validation.invalidMessage };
+  const verified = await verifySIWxSignature(payload);
+  if (!verified.isValid)
+    return { ok: false, reason: verified.invalidReason, message: verified.invalidMessage };
+  return {
+    ok: true,
+    signedIn: { address: verified.payer, nonce: payload.nonce, expiresAt: signInExpiry(payload) },
+  };
+}
+
+/** The last moment the validator accepts this message: its expiration, at most five minutes after issue. */
+function signInExpiry(payload: SIWxPayload): Date {
+  const latest = new Date(payload.issuedAt).getTime() + SIGN_IN_MAX_AGE_MS;
+  const expiration = payload.expirationTime ? new Date(payload.expirationTime).getTime() : latest;
+  return new Date(Math.min(latest, expiration));
+}
+
+/** `validateSIWxMessage`'s default limit on a message's age, which readSignIn keeps. */
+const SIGN_IN_MAX_AGE_MS = 5 * 60 * 1000;

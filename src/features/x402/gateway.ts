@@ -7,21 +7,27 @@ import type {
 } from '@x402/core/types';
 import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt';
 import { PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
-import type { AmountE8 } from '../../core/money.ts';
+import { defined } from '../../core/assert.ts';
+import { type AmountE8, formatAmount, parseAmountInput } from '../../core/money.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import { fromBaseUnits } from '../../platform/chain/units.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
+import type { Queryable } from '../../platform/db/database.ts';
 import type { Static } from '../../platform/http/schema-kit.ts';
 import { type AccountRow, findProvenAccounts } from '../accounts/index.ts';
+import { charge } from '../charges/index.ts';
+import { CREDIT_CURRENCY, openClientCredit } from '../client-credits/index.ts';
 import { hasOnChainFloor, mintRequest, ON_CHAIN_FLOOR } from '../payment-requests/index.ts';
 import { payerListed, SANCTIONED_PAYER } from '../screening/index.ts';
 import {
   CLAIM_LEASE_MS,
+  creditRefOf,
   DUPLICATE_WAIT_MS,
   describeReason,
   PAYMENT_ID_CONFLICT,
   type PayloadFacts,
   type Requirements,
+  readCreditTerms,
   readPayload,
   samePayment,
 } from './domain.ts';
@@ -58,6 +64,8 @@ type Admitted = {
   amount: AmountE8;
   /** The payer's `payment-identifier` id, when the payload carries one. */
   paymentId: string | null;
+  /** The seller's credit terms: the payment tops up the payer's credit, and the call costs `price` from it. */
+  credit: { price: AmountE8 } | null;
 };
 type Refused = { ok: false; reason: string; message: string; payer?: string | undefined };
 
@@ -119,7 +127,10 @@ async function admit(deps: X402Deps, envelope: Envelope, caller: GatewayCaller):
       payer,
     );
   if (await payerListed(deps.db, payer)) return refuse('payer_sanctioned', SANCTIONED_PAYER, payer);
+  const credit = admitCredit(requirement.extra, amount, caller);
+  if (!credit.ok) return refuse('invalid_payload', credit.reason, payer);
   return {
+    credit: credit.price === null ? null : { price: credit.price },
     ok: true,
     requirement: requirement as Requirements,
     network,
@@ -128,6 +139,30 @@ async function admit(deps: X402Deps, envelope: Envelope, caller: GatewayCaller):
     amount,
     paymentId: paymentId.id,
   };
+}
+
+/**
+ * The credit terms a quote carries, checked before anything goes on chain: a price the payment
+ * covers, asked by a call that carries the seller's integration key (the credit is the seller's
+ * liability to the payer, so only the seller may open it).
+ */
+function admitCredit(
+  extra: Record<string, unknown> | undefined,
+  amount: AmountE8,
+  caller: GatewayCaller,
+): { ok: true; price: AmountE8 | null } | { ok: false; reason: string } {
+  const read = readCreditTerms(extra);
+  if (!read.ok) return read;
+  if (read.terms === null) return { ok: true, price: null };
+  if (caller === undefined)
+    return {
+      ok: false,
+      reason: 'A quote that tops up a credit is settled only with the seller’s integration key.',
+    };
+  const price = parseAmountInput(read.terms.price);
+  if (!price.ok || price.value <= 0n || price.value > amount)
+    return { ok: false, reason: 'The credit price must be a positive decimal no larger than the payment.' };
+  return { ok: true, price: price.value };
 }
 
 export function supported(deps: X402Deps) {
@@ -227,21 +262,66 @@ export async function settle(
   );
   if (!outcome.ok) return withMessage(outcome.response);
   await bookSettlement(deps, claim, outcome.response, {
-    requestIn: async (tx) => {
-      const minted = await mintRequest(tx, deps, {
-        spaceId: admitted.account.space_id,
-        keyId: caller?.keyId ?? null,
-        accountId: admitted.account.id,
-        amount: admitted.amount,
-        currency: null,
-        expiresAt: null,
-        memo: (resource.description ?? '').slice(0, 500),
-        resource: resource.url ?? '',
-      });
-      return minted.id;
-    },
+    requestIn: async (tx) => (await mintFor(tx, deps, admitted, caller, resource)).id,
   });
+  if (admitted.credit && caller) await chargeFirstCall(deps, admitted, caller, resource.url ?? '');
   return withReceipt(deps, claim, outcome.response);
+}
+
+/**
+ * The payment request a facilitator settlement pays: a sale filed under the resource's endpoint
+ * card, or, under credit terms, a top-up of the credit the payer's address keys.
+ */
+async function mintFor(
+  tx: Queryable,
+  deps: X402Deps,
+  admitted: Admitted,
+  caller: GatewayCaller,
+  resource: { url?: string; description?: string },
+) {
+  const spaceId = admitted.account.space_id;
+  const credit = admitted.credit
+    ? await openClientCredit(tx, spaceId, creditRefOf(admitted.facts.authorization.from), deps.clock.now())
+    : undefined;
+  return mintRequest(tx, deps, {
+    spaceId,
+    keyId: caller?.keyId ?? null,
+    accountId: admitted.account.id,
+    amount: admitted.amount,
+    currency: credit ? CREDIT_CURRENCY : null,
+    expiresAt: null,
+    memo: (resource.description ?? '').slice(0, 500),
+    resource: resource.url ?? '',
+    ...(credit ? { topUpFor: { clientCreditId: credit.id } } : {}),
+  });
+}
+
+/**
+ * Under credit terms, the call the payment was made for is charged to the credit it just
+ * topped up, through the charge service. The money has moved and the resource is served either
+ * way, so a charge that fails here is logged, not answered.
+ */
+async function chargeFirstCall(
+  deps: X402Deps,
+  admitted: Admitted,
+  caller: NonNullable<GatewayCaller>,
+  url: string,
+) {
+  const price = defined(admitted.credit, 'credit terms').price;
+  const clientRef = creditRefOf(admitted.facts.authorization.from);
+  try {
+    const charged = await charge(
+      deps.db,
+      deps,
+      caller,
+      { client_ref: clientRef, account_id: admitted.account.id, amount: formatAmount(price), resource: url },
+      { price, topUp: null },
+      'refuse',
+    );
+    if (!charged.paid) deps.logger?.error({ clientRef }, 'the call an x402 top-up paid for was not charged');
+  } catch (error) {
+    deps.logger?.error({ err: error, clientRef }, 'the call an x402 top-up paid for was not charged');
+  }
 }
 
 /**

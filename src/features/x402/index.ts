@@ -1,3 +1,4 @@
+export { registerX402CreditRoutes } from './credit-routes.ts';
 export { createFacilitator, type Facilitator } from './facilitator.ts';
 export { registerX402Routes, type X402RouteDeps } from './routes.ts';
 export { type MachineAnswer, machineQuote, payOnPage, type X402Deps } from './service.ts';

@@ -1,4 +1,4 @@
-import { Text, Type } from '../../platform/http/schema-kit.ts';
+import { Amount, Text, Type, Uuid } from '../../platform/http/schema-kit.ts';
 
 // The facilitator's wire shapes (x402 v2). Payloads are checked further by the exact scheme;
 // these only bound sizes and types so nothing malformed reaches it.
@@ -96,3 +96,23 @@ export const DiscoveryOut = Type.Object({
   ),
   pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() }),
 });
+
+export const CreditCallIn = Type.Object(
+  {
+    sign_in: Text({
+      minLength: 1,
+      maxLength: 8000,
+      description: "The payer's SIGN-IN-WITH-X header, as the x402 client sent it (base64 JSON).",
+    }),
+    resource: Text({
+      minLength: 1,
+      maxLength: 300,
+      description:
+        'The absolute URL of the resource called; the sign-in must be bound to its origin. Files the charge under its endpoint card.',
+    }),
+    account_id: Uuid(),
+    amount: Amount('positive', { description: 'The price of this call, in USD.' }),
+    memo: Type.Optional(Text({ maxLength: 200, default: '' })),
+  },
+  { $id: 'CreditCallIn', title: 'CreditCallIn' },
+);

@@ -241,3 +241,19 @@ export async function isSettledTransaction(db: Queryable, network: string, txHas
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/**
+ * Accepts a sign-in's nonce for a book: true when this call inserted it, false when the book
+ * accepted it before (a replay). The primary key decides, so two concurrent replays cannot both win.
+ */
+export async function acceptSignInNonce(
+  db: Queryable,
+  row: { space_id: string; nonce: string; client_ref: string; accepted_at: Date; expires_at: Date },
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('x402_sign_in_nonces')
+    .values(row)
+    .onConflict((conflict) => conflict.columns(['space_id', 'nonce']).doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
+}

@@ -704,11 +704,21 @@ export interface X402ReceiptsTable {
   issued_at: Timestamp;
 }
 
+/** A sign-in-with-x nonce a book accepted (see migrations/0380_x402_sign_in_nonces.sql). */
+export interface X402SignInNoncesTable {
+  space_id: string;
+  nonce: string;
+  client_ref: string;
+  accepted_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   x402_settlements: X402SettlementsTable;
   x402_pending_transactions: X402PendingTransactionsTable;
   x402_receipt_keys: X402ReceiptKeysTable;
   x402_receipts: X402ReceiptsTable;
+  x402_sign_in_nonces: X402SignInNoncesTable;
 }
 
 // Proven sites.

@@ -38,16 +38,21 @@ async function insertDated(rule: RetentionRule, at: Date): Promise<string> {
   if (rule.table === 'notifications')
     await sql`INSERT INTO notifications (id, space_id, user_id, kind, created_at)
       VALUES (${id}::uuid, ${spaceId}::uuid, ${userId}::uuid, 'test', ${at})`.execute(h.db);
+  if (rule.table === 'x402_sign_in_nonces')
+    await sql`INSERT INTO x402_sign_in_nonces (space_id, nonce, client_ref, accepted_at, expires_at)
+      VALUES (${spaceId}::uuid, ${id}, ${`evm:0x${'ab'.repeat(20)}`}, ${before}, ${at})`.execute(h.db);
   if (rule.table === 'stripe_events')
     await sql`INSERT INTO stripe_events (event_id, type, outcome, received_at)
       VALUES (${id}, 'test', 'test', ${at})`.execute(h.db);
   return id;
 }
 
+/** How many of the rows (by the last column of the rule's key, which insertDated sets) remain. */
 async function present(rule: RetentionRule, ids: string[]): Promise<number> {
+  const marker = rule.key.at(-1) ?? 'id';
   const result = await sql<{ n: number }>`
     SELECT count(*)::int AS n FROM ${sql.table(rule.table)}
-    WHERE ${sql.ref(rule.key)}::text = ANY(${ids}::text[])`.execute(h.db);
+    WHERE ${sql.ref(marker)}::text = ANY(${ids}::text[])`.execute(h.db);
   return result.rows[0]!.n;
 }
 

@@ -19,6 +19,7 @@ import {
   type PostResult,
   reversalOf,
 } from './domain.ts';
+import { incomeDayRows } from './income-days.ts';
 import * as store from './store.ts';
 
 // Every movement of money goes through postEntry: it checks the entry balances, moves the
@@ -396,7 +397,7 @@ export async function incomeRows(
 ) {
   const limit = filter.limit ?? PAGE_SIZE;
   const after = keyOf(filter.cursor, 3) as [string, string, string] | undefined;
-  const rows = await store.incomeDays(db, spaceId, { ref: filter.ref, after, limit });
+  const rows = await incomeDayRows(db, spaceId, { ref: filter.ref, after, limit });
   const page = pageByKey(rows, limit, (row) => [row.day, row.ref, row.currency]);
   return {
     items: page.items.map((row) => ({

@@ -6,6 +6,7 @@ import { utcDateOf } from '../src/core/day.ts';
 import { asAmount, formatAmount } from '../src/core/money.ts';
 import { windowStart } from '../src/features/home/domain.ts';
 import {
+  checkLedger,
   type EntryDraft,
   incomeByDay,
   incomeRows,
@@ -199,5 +200,25 @@ describe('income days', () => {
       .execute();
     expect(days).toHaveLength(7);
     expect(days.map((row) => Number(row.entries))).toEqual([1, 1, 1, 1, 1, 1, 1]);
+  });
+
+  it('has the ledger check find a day that differs from its postings, and only that one', async () => {
+    const b = await books();
+    const today = utcDateOf(new Date());
+    const filed: string[] = [];
+    for (const back of [0, 1])
+      await apply(b, today, { kind: 'sale', currency: 'USD', income: 0, dayBack: back, cents: 500 }, filed);
+    await settleAllIncomeDays(h.db);
+    await apply(b, today, { kind: 'sale', currency: 'USD', income: 0, dayBack: 1, cents: 700 }, filed);
+    expect((await checkLedger(h.db, b.spaceId)).incomeDays).toEqual([]);
+    await h.db
+      .updateTable('ledger_income_days')
+      .set({ amount: '-1' })
+      .where('space_id', '=', b.spaceId)
+      .where('day', '=', today)
+      .execute();
+    const report = await checkLedger(h.db, b.spaceId);
+    expect(report.sound).toBe(false);
+    expect(report.incomeDays.map((row) => row.day)).toEqual([today]);
   });
 });

@@ -47,14 +47,15 @@ export async function settleAllIncomeDays(db: Queryable, batch = SETTLE_BATCH): 
   }
 }
 
-/** Both tables' rows of one book from a day on, as one set (the caller groups them). */
-function incomeRowsFrom(spaceId: string, fromDay: RawBuilder<unknown>) {
+/** Both tables' rows of one book from a day on (and up to a day), as one set (the caller groups them). */
+function incomeRowsFrom(spaceId: string, fromDay: RawBuilder<unknown>, toDay?: string) {
+  const upTo = toDay === undefined ? sql`` : sql`AND day <= ${toDay}::date`;
   return sql`(
     SELECT day, ledger_account_id, currency, amount, entries FROM ledger_income_days
-    WHERE space_id = ${spaceId} AND day >= ${fromDay}
+    WHERE space_id = ${spaceId} AND day >= ${fromDay} ${upTo}
     UNION ALL
     SELECT day, ledger_account_id, currency, amount, 1 FROM ledger_income_arrivals
-    WHERE space_id = ${spaceId} AND day >= ${fromDay}
+    WHERE space_id = ${spaceId} AND day >= ${fromDay} ${upTo}
   )`;
 }
 
@@ -74,8 +75,9 @@ export type IncomeDayRow = { ref: string; currency: string; day: string; signed:
  * The Income screen's rows: per income account (by its ref), currency and day, the sum of its
  * postings and how many entries made it. Ordered by day, then ref, then currency, all
  * descending; `after` is the key of the last row of the previous page. The page is read within
- * its days: the `limit + 1` settled rows after the key have days on or after some day D, and each
- * is a row of the page's order, so the page's rows all lie on or after D.
+ * its days: the `limit + 1` newest settled rows on days before the key's day end on some day D,
+ * and each is a row past the key, so the page's rows all lie between D and the key's day. That
+ * bound walks the days' index backwards and stops, whatever the book's age.
  */
 export async function incomeDayRows(
   db: Queryable,
@@ -83,22 +85,22 @@ export async function incomeDayRows(
   filter: { ref?: string | undefined; after?: [string, string, string] | undefined; limit: number },
 ) {
   const after = filter.after;
-  const beyond = (day: string, ref: string, currency: string) =>
-    after
-      ? sql`AND (${sql.ref(day)}, ${sql.ref(ref)}, ${sql.ref(currency)}) < (${after[0]}::date, ${after[1]}, ${after[2]})`
-      : sql``;
-  const ofRef = filter.ref === undefined ? sql`` : sql`AND a.ref = ${filter.ref}`;
+  const ofRef = (column: string) =>
+    filter.ref === undefined
+      ? sql``
+      : sql`AND ${sql.ref(column)} IN (SELECT id FROM ledger_accounts
+          WHERE space_id = ${spaceId} AND kind = 'income' AND ref = ${filter.ref})`;
   const result = await sql<IncomeDayRow>`
     WITH bound AS (
-      SELECT d.day FROM ledger_income_days d JOIN ledger_accounts a ON a.id = d.ledger_account_id
-      WHERE d.space_id = ${spaceId} ${after ? sql`AND d.day <= ${after[0]}::date` : sql``}
-        ${beyond('d.day', 'a.ref', 'd.currency')} ${ofRef}
+      SELECT d.day FROM ledger_income_days d
+      WHERE d.space_id = ${spaceId} ${after ? sql`AND d.day < ${after[0]}::date` : sql``} ${ofRef('d.ledger_account_id')}
       ORDER BY d.day DESC LIMIT 1 OFFSET ${filter.limit}
     )
     SELECT a.ref, f.currency, f.day::text AS day, SUM(f.amount)::text AS signed, SUM(f.entries)::text AS entries
-    FROM ${incomeRowsFrom(spaceId, sql`COALESCE((SELECT day FROM bound), '-infinity'::date)`)} f
+    FROM ${incomeRowsFrom(spaceId, sql`COALESCE((SELECT day FROM bound), '-infinity'::date)`, after?.[0])} f
     JOIN ledger_accounts a ON a.id = f.ledger_account_id
-    WHERE a.space_id = ${spaceId} ${beyond('f.day', 'a.ref', 'f.currency')} ${ofRef}
+    WHERE a.space_id = ${spaceId} ${ofRef('a.id')}
+      ${after ? sql`AND (f.day, a.ref, f.currency) < (${after[0]}::date, ${after[1]}, ${after[2]})` : sql``}
     GROUP BY a.ref, f.currency, f.day
     ORDER BY f.day DESC, a.ref DESC, f.currency DESC
     LIMIT ${filter.limit + 1}`.execute(db);

@@ -3,8 +3,8 @@ import type { Queryable } from '../../platform/db/database.ts';
 
 // Income per day, pre-summed (migrations/0400_income_days.sql). Every statement that files
 // postings adds its income postings to ledger_income_arrivals (store.ts, `incomeArrivalsStep`;
-// plain inserts, so a busy income account makes no hot row); `settleIncomeDays` moves arrivals into ledger_income_days in one
-// statement, deleting them and adding them to their day at once. Every read here sums both
+// plain inserts, so a busy income account makes no hot row); `settleIncomeDays` moves arrivals
+// into ledger_income_days in one statement, deleting them and adding them to their day at once. Every read here sums both
 // tables in one statement, so it sees each income posting exactly once, settled or not, and
 // agrees with a plain sum over the postings (test/income-days.test.ts checks it).
 

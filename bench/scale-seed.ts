@@ -231,7 +231,7 @@ async function seedSmallBooks(db: pg.Pool, from: number, to: number) {
        entry AS (
          INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, created_at)
          SELECT gen_random_uuid(), book.id, 'manual', 'income', current_date, 'transfer', now() FROM book
-         RETURNING id, space_id, occurred_on)
+         RETURNING id, space_id, occurred_on),
        posting AS (
          INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
          SELECT gen_random_uuid(), entry.space_id, entry.id, account.id, 'USD',

@@ -96,6 +96,26 @@ async function seedPostings(db: pg.Pool, book: SeedBook, from: number, to: numbe
        WHERE space_id = $1 AND ledger_account_id = $2) WHERE space_id = $1 AND id = $2`,
     [book.spaceId, asset],
   );
+  await resumIncomeDays(db, book.spaceId, income);
+}
+
+/**
+ * The pre-summed income days of one income account, summed again from all its postings (as the
+ * asset's cached balance is above), in one statement that also drops the account's arrivals:
+ * the seed files postings by SQL of its own, so it fills in what the app's posting statements
+ * would have (see src/features/ledger/income-days.ts). Run with the server idle.
+ */
+async function resumIncomeDays(db: pg.Pool, spaceId: string, income: string) {
+  await db.query(
+    `WITH settled AS (DELETE FROM ledger_income_arrivals WHERE space_id = $1 AND ledger_account_id = $2)
+     INSERT INTO ledger_income_days (space_id, day, ledger_account_id, currency, amount, entries)
+     SELECT space_id, occurred_on, ledger_account_id, currency, SUM(amount), COUNT(DISTINCT entry_id)
+     FROM ledger_postings WHERE space_id = $1 AND ledger_account_id = $2
+     GROUP BY space_id, occurred_on, ledger_account_id, currency
+     ON CONFLICT (space_id, day, ledger_account_id, currency) DO UPDATE
+       SET amount = excluded.amount, entries = excluded.entries`,
+    [spaceId, income],
+  );
 }
 
 /** Closed sale requests on the bank account: nine in ten paid, the rest cancelled. */
@@ -211,11 +231,16 @@ async function seedSmallBooks(db: pg.Pool, from: number, to: number) {
        entry AS (
          INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, created_at)
          SELECT gen_random_uuid(), book.id, 'manual', 'income', current_date, 'transfer', now() FROM book
-         RETURNING id, space_id, occurred_on)
-       INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
-       SELECT gen_random_uuid(), entry.space_id, entry.id, account.id, 'USD',
-              CASE account.normal_side WHEN 'debit' THEN 10 ELSE -10 END, entry.occurred_on
-       FROM entry JOIN account ON account.space_id = entry.space_id`,
+         RETURNING id, space_id, occurred_on),
+       posting AS (
+         INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
+         SELECT gen_random_uuid(), entry.space_id, entry.id, account.id, 'USD',
+                CASE account.normal_side WHEN 'debit' THEN 10 ELSE -10 END, entry.occurred_on
+         FROM entry JOIN account ON account.space_id = entry.space_id)
+       -- The income posting's day, pre-summed (src/features/ledger/income-days.ts).
+       INSERT INTO ledger_income_days (space_id, day, ledger_account_id, currency, amount, entries)
+       SELECT entry.space_id, entry.occurred_on, account.id, 'USD', -10, 1
+       FROM entry JOIN account ON account.space_id = entry.space_id AND account.normal_side = 'credit'`,
       [a, b],
     );
   });

@@ -664,6 +664,25 @@ CREATE TABLE public.ledger_entries (
     CONSTRAINT ledger_entries_origin_check CHECK ((origin = ANY (ARRAY['rail'::text, 'manual'::text, 'import'::text, 'internal'::text])))
 );
 
+CREATE TABLE public.ledger_income_arrivals (
+    space_id uuid NOT NULL,
+    entry_id uuid NOT NULL,
+    ledger_account_id uuid NOT NULL,
+    currency text NOT NULL,
+    day date NOT NULL,
+    amount numeric NOT NULL
+);
+
+CREATE TABLE public.ledger_income_days (
+    space_id uuid NOT NULL,
+    day date NOT NULL,
+    ledger_account_id uuid NOT NULL,
+    currency text NOT NULL,
+    amount numeric NOT NULL,
+    entries bigint NOT NULL,
+    CONSTRAINT ledger_income_days_entries_check CHECK ((entries > 0))
+);
+
 CREATE TABLE public.ledger_postings (
     id uuid NOT NULL,
     space_id uuid NOT NULL,
@@ -1483,6 +1502,12 @@ ALTER TABLE ONLY public.ledger_entries
 ALTER TABLE ONLY public.ledger_entries
     ADD CONSTRAINT ledger_entries_space_id_id_key UNIQUE (space_id, id);
 
+ALTER TABLE ONLY public.ledger_income_arrivals
+    ADD CONSTRAINT ledger_income_arrivals_pkey PRIMARY KEY (space_id, entry_id, ledger_account_id, currency);
+
+ALTER TABLE ONLY public.ledger_income_days
+    ADD CONSTRAINT ledger_income_days_pkey PRIMARY KEY (space_id, day, ledger_account_id, currency);
+
 ALTER TABLE ONLY public.ledger_postings
     ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (entry_id, id);
 
@@ -2122,6 +2147,15 @@ ALTER TABLE ONLY public.ledger_entries
 
 ALTER TABLE ONLY public.ledger_entries
     ADD CONSTRAINT ledger_entries_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.ledger_income_arrivals
+    ADD CONSTRAINT ledger_income_arrivals_space_id_entry_id_fkey FOREIGN KEY (space_id, entry_id) REFERENCES public.ledger_entries(space_id, id);
+
+ALTER TABLE ONLY public.ledger_income_arrivals
+    ADD CONSTRAINT ledger_income_arrivals_space_id_ledger_account_id_currency_fkey FOREIGN KEY (space_id, ledger_account_id, currency) REFERENCES public.ledger_accounts(space_id, id, currency);
+
+ALTER TABLE ONLY public.ledger_income_days
+    ADD CONSTRAINT ledger_income_days_space_id_ledger_account_id_currency_fkey FOREIGN KEY (space_id, ledger_account_id, currency) REFERENCES public.ledger_accounts(space_id, id, currency);
 
 ALTER TABLE ONLY public.ledger_postings
     ADD CONSTRAINT ledger_postings_entry_id_fkey FOREIGN KEY (space_id, entry_id) REFERENCES public.ledger_entries(space_id, id);

@@ -275,11 +275,12 @@ async function ledgerCheck(runtime: Runtime, options: Options) {
     `entries with fewer than two postings: ${report.empty.length}`,
     `cached balances that differ from their postings: ${report.drifted.length}`,
     `prepaid balances below zero: ${report.overdrawn.length}`,
+    `income days that differ from their postings: ${report.incomeDays.length}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (!report.sound) {
     process.stdout.write(
-      `${JSON.stringify({ unbalanced: report.unbalanced, empty: report.empty, drifted: report.drifted, overdrawn: report.overdrawn }, null, 2)}\n`,
+      `${JSON.stringify({ unbalanced: report.unbalanced, empty: report.empty, drifted: report.drifted, overdrawn: report.overdrawn, incomeDays: report.incomeDays }, null, 2)}\n`,
     );
     throw new CheckFailed('The ledger check found problems.');
   }

@@ -7,6 +7,7 @@ import {
   sendInvoiceChatPosts,
 } from './features/invoices/index.ts';
 import { remindExpiringKeys } from './features/keys/index.ts';
+import { settleAllIncomeDays } from './features/ledger/index.ts';
 import { lapseRequests } from './features/payment-requests/index.ts';
 import { followChainPayouts } from './features/payouts/index.ts';
 import { refreshDue, refreshScreeningList } from './features/screening/index.ts';
@@ -28,6 +29,8 @@ export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicT
   return [
     ...chainTasks(runtime),
     ...screeningTasks(runtime),
+    // Income postings' arrivals moved into their days, so Home and Income read a few rows a day.
+    { name: 'settle-income-days', everyMs: 2_000, run: () => settleAllIncomeDays(db) },
     { name: 'prune-rate-buckets', everyMs: 60_000, run: () => pruneRateBuckets(db, clock) },
     { name: 'prune-attempt-throttles', everyMs: 600_000, run: () => pruneAttemptThrottles(db, clock) },
     {

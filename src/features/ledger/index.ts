@@ -8,6 +8,7 @@ export {
   type Posting,
   type PostResult,
 } from './domain.ts';
+export { settleAllIncomeDays } from './income-days.ts';
 export {
   type ConditionalPostResult,
   checkLedger,

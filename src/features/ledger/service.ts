@@ -19,6 +19,7 @@ import {
   type PostResult,
   reversalOf,
 } from './domain.ts';
+import { incomeDayRows, incomeDaysAdrift } from './income-days.ts';
 import * as store from './store.ts';
 
 // Every movement of money goes through postEntry: it checks the entry balances, moves the
@@ -364,11 +365,20 @@ export async function naturalBalanceOf(db: Queryable, ledgerAccountId: string): 
   return naturalBalance(account.normalSide, readAmount(account.balance));
 }
 
-export type LedgerReport = Awaited<ReturnType<typeof store.findProblems>> & { sound: boolean };
+export type LedgerReport = Awaited<ReturnType<typeof store.findProblems>> & {
+  incomeDays: Awaited<ReturnType<typeof incomeDaysAdrift>>;
+  sound: boolean;
+};
 
-/** Every entry balances, every tracked balance equals its postings, no guarded account is negative. */
+/**
+ * Every entry balances, every tracked balance equals its postings, no guarded account is
+ * negative, and the pre-summed income days equal their postings.
+ */
 export async function checkLedger(db: Queryable, spaceId?: string): Promise<LedgerReport> {
-  const problems = await store.findProblems(db, spaceId);
+  const problems = {
+    ...(await store.findProblems(db, spaceId)),
+    incomeDays: await incomeDaysAdrift(db, spaceId),
+  };
   const sound = Object.values(problems).every((list) => list.length === 0);
   return { ...problems, sound };
 }
@@ -396,7 +406,7 @@ export async function incomeRows(
 ) {
   const limit = filter.limit ?? PAGE_SIZE;
   const after = keyOf(filter.cursor, 3) as [string, string, string] | undefined;
-  const rows = await store.incomeDays(db, spaceId, { ref: filter.ref, after, limit });
+  const rows = await incomeDayRows(db, spaceId, { ref: filter.ref, after, limit });
   const page = pageByKey(rows, limit, (row) => [row.day, row.ref, row.currency]);
   return {
     items: page.items.map((row) => ({

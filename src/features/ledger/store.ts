@@ -228,6 +228,20 @@ export type EntryInsert = {
 
 export type PostingInsert = { accountId: string; currency: string; amount: string };
 
+// Income arrivals: the pre-summed income days' inbox (income-days.ts settles and reads them).
+/**
+ * The step that records the income postings a statement files, given the name of the step
+ * whose rows are those postings (ledger_postings' columns, as its RETURNING gives them).
+ */
+function incomeArrivalsStep(postings: string): RawBuilder<unknown> {
+  const filed = sql.table(postings);
+  return sql`INSERT INTO ledger_income_arrivals (space_id, entry_id, ledger_account_id, currency, day, amount)
+    SELECT p.space_id, p.entry_id, p.ledger_account_id, p.currency, p.occurred_on, SUM(p.amount)
+    FROM ${filed} p JOIN ledger_accounts a ON a.id = p.ledger_account_id
+    WHERE a.kind = 'income'
+    GROUP BY p.space_id, p.entry_id, p.ledger_account_id, p.currency, p.occurred_on`;
+}
+
 /** A row another feature writes in an entry's statement, from the `entry` step (see Rider). */
 export type EntryRider = Rider;
 
@@ -304,42 +318,32 @@ export async function moveAndInsertEntry(
         unnest(${postings.map(() => randomUUID())}::uuid[], ${postings.map((p) => p.accountId)}::uuid[],
           ${postings.map((p) => p.currency)}::text[], ${postings.map((p) => p.amount)}::numeric[])
           AS p(id, account_id, currency, amount)
-    )${riderSteps(riders)}
+      RETURNING space_id, entry_id, ledger_account_id, currency, amount, occurred_on
+    ), arrivals AS (${incomeArrivalsStep('postings')})${riderSteps(riders)}
     SELECT balance::text AS balance FROM moved`.execute(db);
   return result.rows[0]?.balance;
 }
 
 export async function insertEntry(db: Queryable, entry: EntryInsert, postings: PostingInsert[]) {
-  // One statement: the entry and its postings; the postings' checks run when it ends.
-  await db
-    .with('entry', (q) =>
-      q.insertInto('ledger_entries').values({
-        id: entry.id,
-        space_id: entry.spaceId,
-        origin: entry.origin as 'rail',
-        kind: entry.kind as 'income',
-        occurred_on: entry.occurredOn,
-        cause_type: entry.causeType,
-        cause_id: entry.causeId,
-        counterparty: entry.counterparty,
-        memo: entry.memo,
-        reverses_entry_id: entry.reversesEntryId,
-        created_at: entry.at,
-      }),
+  // One statement: the entry, its postings and their income arrivals; the postings' checks run
+  // when it ends.
+  await sql`
+    WITH entry AS (
+      INSERT INTO ledger_entries (id, space_id, origin, kind, occurred_on, cause_type, cause_id, counterparty,
+        memo, reverses_entry_id, created_at)
+      VALUES (${entry.id}::uuid, ${entry.spaceId}::uuid, ${entry.origin}, ${entry.kind}, ${entry.occurredOn}::date,
+        ${entry.causeType}, ${entry.causeId}::uuid, ${entry.counterparty}, ${entry.memo},
+        ${entry.reversesEntryId}::uuid, ${entry.at}::timestamptz)
+    ), postings AS (
+      INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
+      SELECT p.id, ${entry.spaceId}::uuid, ${entry.id}::uuid, p.account_id, p.currency, p.amount,
+        ${entry.occurredOn}::date
+      FROM unnest(${postings.map(() => randomUUID())}::uuid[], ${postings.map((p) => p.accountId)}::uuid[],
+          ${postings.map((p) => p.currency)}::text[], ${postings.map((p) => p.amount)}::numeric[])
+          AS p(id, account_id, currency, amount)
+      RETURNING space_id, entry_id, ledger_account_id, currency, amount, occurred_on
     )
-    .insertInto('ledger_postings')
-    .values(
-      postings.map((posting) => ({
-        id: randomUUID(),
-        space_id: entry.spaceId,
-        entry_id: entry.id,
-        ledger_account_id: posting.accountId,
-        currency: posting.currency,
-        amount: posting.amount,
-        occurred_on: entry.occurredOn,
-      })),
-    )
-    .execute();
+    ${incomeArrivalsStep('postings')}`.execute(db);
 }
 
 export type EntryRow = {
@@ -432,12 +436,16 @@ export async function insertEntriesDocument(db: Queryable, entries: EntriesDocum
       SELECT (t->>0)::uuid, (${spaceIds}::uuid[])[(t->>1)::int], t->>2, t->>3, (t->>4)::date, t->>5,
         (t->>6)::uuid, t->>7, t->>8, (t->>9)::uuid, ${at}::timestamptz
       FROM doc
+    ),
+    postings AS (
+      INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
+      SELECT (t->10->>(3 * k + 2))::uuid, (${spaceIds}::uuid[])[(t->>1)::int], (t->>0)::uuid,
+        (${accountIds}::uuid[])[(t->10->>(3 * k))::int], (${currencies}::text[])[(t->10->>(3 * k))::int],
+        (t->10->>(3 * k + 1))::numeric, (t->>4)::date
+      FROM doc, generate_series(0, jsonb_array_length(t->10) / 3 - 1) AS k
+      RETURNING space_id, entry_id, ledger_account_id, currency, amount, occurred_on
     )
-    INSERT INTO ledger_postings (id, space_id, entry_id, ledger_account_id, currency, amount, occurred_on)
-    SELECT (t->10->>(3 * k + 2))::uuid, (${spaceIds}::uuid[])[(t->>1)::int], (t->>0)::uuid,
-      (${accountIds}::uuid[])[(t->10->>(3 * k))::int], (${currencies}::text[])[(t->10->>(3 * k))::int],
-      (t->10->>(3 * k + 1))::numeric, (t->>4)::date
-    FROM doc, generate_series(0, jsonb_array_length(t->10) / 3 - 1) AS k`.execute(db);
+    ${incomeArrivalsStep('postings')}`.execute(db);
 }
 
 /** The postings of many entries, with their accounts, for reversing them. */
@@ -497,33 +505,6 @@ export async function findProblems(db: Queryable, spaceId: string | undefined) {
 }
 
 // Reads for the owner's screens (Income, Ledger). Newest first, paged by keyset cursors.
-
-export type IncomeDayRow = { ref: string; currency: string; day: string; signed: string; entries: string };
-
-/**
- * The day's income rows: per income account (an endpoint, "general", an import source), currency
- * and day, the sum of its postings. Ordered by day, then ref, then currency, all descending;
- * `after` is the key of the last row of the previous page.
- */
-export function incomeDays(
-  db: Queryable,
-  spaceId: string,
-  filter: { ref?: string | undefined; after?: [string, string, string] | undefined; limit: number },
-) {
-  const after = filter.after;
-  return sql<IncomeDayRow>`
-    SELECT a.ref, p.currency, p.occurred_on::text AS day, SUM(p.amount)::text AS signed,
-      COUNT(DISTINCT p.entry_id)::text AS entries
-    FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
-    WHERE a.space_id = ${spaceId} AND a.kind = 'income' AND p.space_id = ${spaceId}
-      ${filter.ref === undefined ? sql`` : sql`AND a.ref = ${filter.ref}`}
-      ${after ? sql`AND (p.occurred_on, a.ref, p.currency) < (${after[0]}::date, ${after[1]}, ${after[2]})` : sql``}
-    GROUP BY a.ref, p.currency, p.occurred_on
-    ORDER BY p.occurred_on DESC, a.ref DESC, p.currency DESC
-    LIMIT ${filter.limit + 1}`
-    .execute(db)
-    .then((result) => result.rows);
-}
 
 /** The entries that made one income row: each payment (or reversal) with its payer. */
 export function incomeDayEntries(

@@ -277,6 +277,26 @@ export interface LedgerPostingsTable {
   occurred_on: DateText;
 }
 
+/** An income posting's contribution not yet moved into its day (see features/ledger/income-days.ts). */
+export interface LedgerIncomeArrivalsTable {
+  space_id: string;
+  entry_id: string;
+  ledger_account_id: string;
+  currency: string;
+  day: DateText;
+  amount: Numeric;
+}
+
+/** One income account's postings of one day and currency, summed. */
+export interface LedgerIncomeDaysTable {
+  space_id: string;
+  day: DateText;
+  ledger_account_id: string;
+  currency: string;
+  amount: Numeric;
+  entries: ColumnType<string, string | number | bigint, string | number | bigint>;
+}
+
 export interface ResourcesTable {
   id: string;
   space_id: string;
@@ -468,6 +488,8 @@ export interface Database {
   ledger_accounts: LedgerAccountsTable;
   ledger_entries: LedgerEntriesTable;
   ledger_postings: LedgerPostingsTable;
+  ledger_income_arrivals: LedgerIncomeArrivalsTable;
+  ledger_income_days: LedgerIncomeDaysTable;
   resources: ResourcesTable;
   client_credits: ClientCreditsTable;
   payment_requests: PaymentRequestsTable;

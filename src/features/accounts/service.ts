@@ -18,7 +18,8 @@ import { type Member, spaceOfMember } from '../../platform/http/member.ts';
 import { normalizeRequisites, type Requisites, type RequisitesInput } from '../contacts/index.ts';
 import { increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
 import { requireWriting } from '../spaces/index.ts';
-import { changedFields, normalizeAccount, refuseRequisitesOffBank } from './domain.ts';
+import { changedFields } from '../../core/edits.ts';
+import { normalizeAccount, refuseRequisitesOffBank } from './domain.ts';
 import * as store from './store.ts';
 
 export type AccountsDeps = { db: Db; clock: Clock };

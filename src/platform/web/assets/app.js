@@ -91,7 +91,15 @@
     }
   }
 
+  // A new book starts in the creating browser's time zone (Book settings changes it later).
+  function browserTimeZones(root) {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (!zone) return;
+    for (const input of root.querySelectorAll('input[data-browser-time-zone]')) input.value = zone;
+  }
+
   function prepare(root) {
+    browserTimeZones(root);
     for (const button of root.querySelectorAll('[data-copy]')) button.hidden = false;
     for (const button of root.querySelectorAll('[data-wallet-sign], [data-wallet-send]')) {
       button.hidden = !window.ethereum;

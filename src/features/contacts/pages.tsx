@@ -192,6 +192,7 @@ function TagFields({ form }: { form: FormState }) {
         {shown.map((tag, index) => (
           <input
             id={`field-tags-${index}`}
+            type="text"
             name="tags"
             value={tag}
             maxLength={40}

@@ -25,7 +25,7 @@ export function FormatCard(props: {
     <PeopleFormatContext.Provider value={{ timeZone: space.time_zone, locale: space.locale }}>
       <p class="muted" id="format-sample">
         A moment reads <DateTime at={SAMPLE_MOMENT} />, a due date <DateTime at="2026-03-31" />, an amount{' '}
-        <Money amount="1234.50000000" currency={space.base_currency} />.
+        <Money amount="1234.00000000" currency={space.base_currency} />.
       </p>
     </PeopleFormatContext.Provider>
   );

@@ -389,6 +389,16 @@ CREATE TABLE public.contact_chats (
     CONSTRAINT contact_chats_title_check CHECK ((char_length(title) <= 255))
 );
 
+CREATE TABLE public.contact_edits (
+    id uuid NOT NULL,
+    space_id uuid NOT NULL,
+    contact_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    changed jsonb NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT contact_edits_changed_check CHECK (((jsonb_typeof(changed) = 'object'::text) AND (changed <> '{}'::jsonb)))
+);
+
 CREATE TABLE public.contacts (
     id uuid NOT NULL,
     space_id uuid NOT NULL,
@@ -1154,9 +1164,13 @@ CREATE TABLE public.spaces (
     auth_version integer DEFAULT 1 NOT NULL,
     closed_through date,
     created_at timestamp with time zone NOT NULL,
+    time_zone text DEFAULT 'UTC'::text NOT NULL,
+    locale text DEFAULT 'en'::text NOT NULL,
+    CONSTRAINT spaces_locale_check CHECK (((length(locale) >= 2) AND (length(locale) <= 35))),
     CONSTRAINT spaces_plan_check CHECK ((plan = ANY (ARRAY['free'::text, 'starter'::text, 'pro'::text, 'scale'::text, 'enterprise'::text]))),
     CONSTRAINT spaces_public_handle_check CHECK (((public_handle ~ '^[a-z0-9]+(-[a-z0-9]+)*$'::text) AND ((length(public_handle) >= 3) AND (length(public_handle) <= 48)))),
-    CONSTRAINT spaces_subscription_packs_check CHECK ((subscription_packs >= 0))
+    CONSTRAINT spaces_subscription_packs_check CHECK ((subscription_packs >= 0)),
+    CONSTRAINT spaces_time_zone_check CHECK (((length(time_zone) >= 1) AND (length(time_zone) <= 64)))
 );
 
 CREATE TABLE public.stripe_events (
@@ -1438,6 +1452,9 @@ ALTER TABLE ONLY public.contact_chats
 
 ALTER TABLE ONLY public.contact_chats
     ADD CONSTRAINT contact_chats_space_id_id_key UNIQUE (space_id, id);
+
+ALTER TABLE ONLY public.contact_edits
+    ADD CONSTRAINT contact_edits_pkey PRIMARY KEY (space_id, id);
 
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_pkey PRIMARY KEY (id);
@@ -1741,6 +1758,8 @@ CREATE INDEX contact_addresses_contact_idx ON public.contact_addresses USING btr
 CREATE UNIQUE INDEX contact_chats_live_contact ON public.contact_chats USING btree (space_id, contact_id) WHERE (disconnected_at IS NULL);
 
 CREATE UNIQUE INDEX contact_chats_live_group ON public.contact_chats USING btree (telegram_chat_id) WHERE (disconnected_at IS NULL);
+
+CREATE INDEX contact_edits_contact_idx ON public.contact_edits USING btree (space_id, contact_id, created_at DESC);
 
 CREATE INDEX contacts_space_idx ON public.contacts USING btree (space_id, created_at);
 
@@ -2057,6 +2076,15 @@ ALTER TABLE ONLY public.contact_chats
 
 ALTER TABLE ONLY public.contact_chats
     ADD CONSTRAINT contact_chats_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.contact_edits
+    ADD CONSTRAINT contact_edits_space_id_contact_id_fkey FOREIGN KEY (space_id, contact_id) REFERENCES public.contacts(space_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.contact_edits
+    ADD CONSTRAINT contact_edits_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.contact_edits
+    ADD CONSTRAINT contact_edits_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id);
 
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);

@@ -168,7 +168,52 @@ function groupThousands(digits: string): string {
   return grouped;
 }
 
-/** The same with its currency after it, as the public pages show amounts ("2.00 USDC"). */
-export function formatMoneyForPeople(amount: AmountE8, currency: string): string {
-  return `${formatAmountForPeople(amount)} ${currency}`;
+/** The same with its currency after it, as pages, mail and PDFs show amounts ("2.00 USDC"). */
+export function formatMoneyForPeople(amount: AmountE8, currency: string, locale = 'en'): string {
+  return formatMoneyTextForPeople(formatAmount(amount), currency, locale) ?? formatAmount(amount);
+}
+
+// Fiat currencies are the ISO 4217 codes Intl knows; anything else (USDC, ETH…) is a token.
+const FIAT_CODES = new Set(Intl.supportedValuesOf('currency'));
+
+/**
+ * The minor digits a fiat currency is written with (EUR 2, JPY 0, BHD 3: Intl's currency
+ * digits, from ISO 4217); undefined for a token, which has no such rule.
+ */
+export function fiatMinorDigits(currency: string): number | undefined {
+  const code = currency.toUpperCase();
+  if (!FIAT_CODES.has(code)) return undefined;
+  return new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
+    .maximumFractionDigits;
+}
+
+/** Places a record's spelling needs once its trailing zeros go (0 to 8). */
+function placesUsed(full: string): number {
+  let places = SCALE;
+  while (places > 0 && full.charCodeAt(full.length - SCALE - 1 + places) === 48) places--;
+  return places;
+}
+
+/**
+ * An amount of a currency as people read it in a locale, with the code after it: a fiat amount
+ * with its currency's minor digits ("1,234.50 EUR", "1,235 JPY", "1.234,500 BHD" in de), a token
+ * trimmed to what matters but at least two places ("0.000125 USDC", "2.50 ETH"). Never rounded:
+ * a fiat amount finer than its minor unit keeps the digits it has. Intl writes the separators;
+ * it reads the decimal text as it is, so no digit passes through a float.
+ */
+export function formatMoneyTextForPeople(text: string, currency: string, locale = 'en'): string | null {
+  const parsed = isRecordSpelling(text) ? text : parseToRecord(text);
+  if (parsed === null) return null;
+  const minor = fiatMinorDigits(currency);
+  const places = Math.max(placesUsed(parsed), minor ?? 2);
+  const number = new Intl.NumberFormat(locale, {
+    minimumFractionDigits: places,
+    maximumFractionDigits: places,
+  }).format(parsed as Intl.StringNumericLiteral);
+  return `${number} ${currency}`;
+}
+
+function parseToRecord(text: string): string | null {
+  const parsed = parseDecimalText(text);
+  return parsed.ok ? formatAmount(parsed.value) : null;
 }

@@ -127,7 +127,7 @@ describe('the Chats screen in a browser', () => {
     expect(body).toContain('contract.pdf');
     expect(body).toContain('application/pdf');
     expect(body).toContain('1,000.00 USD');
-    expect(body).toContain('The client asks to pay by 2099-03-31');
+    expect(body).toContain('The client asks to pay by Mar 31, 2099');
     await shoot(page, 'chats-contact');
     await page.fill('#field-text', 'Thanks, we will add it.');
     await page.click('button:has-text("Send answer")');

@@ -154,6 +154,7 @@ async function seed(): Promise<Seeded> {
     `/subscriptions/${subscription.id}`,
     `/ledger/${entry.id}`,
     `/chats/${contact.id}`,
+    `/contacts/${contact.id}`,
   ];
   return {
     owner,

@@ -180,7 +180,7 @@ describe('Invoices in a browser', () => {
       expect(await row.locator('td').nth(3).textContent()).toBe(XSS);
       expect(await row.locator('.pill').textContent()).toBe('Paid');
       expect((await row.textContent())?.replace(/\s+/g, ' ')).toContain('209.99 USD');
-      // Dates carry their UTC time on hover; app.js writes them in the viewer's zone.
+      // Dates carry their UTC time on hover; the server writes them in the book's zone and locale.
       expect(await row.locator('time').getAttribute('title')).toMatch(/ UTC$/);
       await shoot(page, 'app-invoices');
       // The refused payment answered 422 on purpose; Chromium logs every 4xx answer.

@@ -733,6 +733,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/api/spaces/{id}/contacts/{contact_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a contact
+         * @description One contact of the space with its addresses, to any member.
+         */
+        get: operations["readSpaceContact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a contact
+         * @description Changes a contact for an owner, admin or member (not a viewer): each field given replaces the one held, a field left out stays. addresses, when given, replaces the whole list in order, checked as on creation (IBAN mod-97, BIC shape, sort code, ABA routing; at most one primary). Every real change is recorded with who made it, when, and each field before and after. Invoices already made keep the buyer as it was when they were made.
+         */
+        patch: operations["updateSpaceContact"];
+        trace?: never;
+    };
     "/app/api/spaces/{id}/contacts/{contact_id}/chat": {
         parameters: {
             query?: never;
@@ -787,6 +811,26 @@ export interface paths {
          * @description The bot posts the text in the group in the space’s name. Owners, admins and members; 422 delivery_unavailable when no group is connected, 403 plan_required below Pro (a downgraded space’s group is read-only), 503 chat_unavailable without a bot, 502 when Telegram refuses.
          */
         post: operations["answerChat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api/spaces/{id}/contacts/{contact_id}/edits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a contact’s recorded edits
+         * @description The 50 newest edits of a contact, newest first: who, when, and each changed field before and after.
+         */
+        get: operations["listSpaceContactEdits"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3532,6 +3576,21 @@ export interface components {
             /** @default false */
             whitelisted?: boolean;
         };
+        /** ContactEditOut */
+        ContactEditOut: {
+            /** Format: date-time */
+            at: string;
+            /** @description The name of the member who made the edit. */
+            by: string;
+            changed: {
+                [key: string]: {
+                    from: unknown;
+                    to: unknown;
+                };
+            };
+            /** Format: uuid */
+            id: string;
+        };
         /** ContactOut */
         ContactOut: {
             address: string;
@@ -3566,6 +3625,23 @@ export interface components {
             tax_id_expected_format: string;
             whitelist_reset: boolean;
             whitelisted: boolean;
+        };
+        /** ContactPatch */
+        ContactPatch: {
+            address?: string;
+            /** @description The whole list, in order; it replaces the addresses held. */
+            addresses?: components["schemas"]["ContactAddressIn"][];
+            country?: string;
+            /** @description An email address, or empty. */
+            email?: string;
+            kind?: string;
+            name?: string;
+            note?: string;
+            phone?: string;
+            reg_number?: string;
+            /** @description Each 1 to 40 characters; the list given replaces the one held. */
+            tags?: string[];
+            tax_id?: string;
         };
         /** CreditCallIn */
         CreditCallIn: {
@@ -5089,6 +5165,8 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             integration_enabled: boolean;
+                            /** @description The BCP 47 locale the book writes dates and numbers in. */
+                            locale: string;
                             name: string;
                             payments_enabled: boolean;
                             plan: string;
@@ -5096,6 +5174,8 @@ export interface operations {
                             /** @description The caller's role in this space. */
                             role: string;
                             subscription_packs: number;
+                            /** @description The IANA time zone the book writes moments in. */
+                            time_zone: string;
                         }[];
                         /** @description Pass as cursor for the next 50 (newest first); null on the last page. */
                         next_cursor: string | null;
@@ -5125,12 +5205,16 @@ export interface operations {
                 "application/json": {
                     /** @description A currency or token code, 2 to 12 letters or digits. */
                     base_currency: string;
+                    /** @description A BCP 47 language tag such as en-GB or ja-JP: how the book writes dates and numbers. When left out, the first language of the request's Accept-Language this server can write dates in, else en. */
+                    locale?: string;
                     name: string;
                     /**
                      * @default free
                      * @enum {string}
                      */
                     plan?: "free" | "starter" | "pro" | "scale" | "enterprise";
+                    /** @description An IANA time zone name such as Europe/Berlin or UTC: the zone the book writes moments in. UTC when left out. */
+                    time_zone?: string;
                 };
             };
         };
@@ -5148,6 +5232,8 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         integration_enabled: boolean;
+                        /** @description The BCP 47 locale the book writes dates and numbers in. */
+                        locale: string;
                         name: string;
                         payments_enabled: boolean;
                         plan: string;
@@ -5155,6 +5241,8 @@ export interface operations {
                         /** @description The caller's role in this space. */
                         role: string;
                         subscription_packs: number;
+                        /** @description The IANA time zone the book writes moments in. */
+                        time_zone: string;
                     };
                 };
             };
@@ -5189,6 +5277,8 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         integration_enabled: boolean;
+                        /** @description The BCP 47 locale the book writes dates and numbers in. */
+                        locale: string;
                         name: string;
                         payments_enabled: boolean;
                         plan: string;
@@ -5196,6 +5286,8 @@ export interface operations {
                         /** @description The caller's role in this space. */
                         role: string;
                         subscription_packs: number;
+                        /** @description The IANA time zone the book writes moments in. */
+                        time_zone: string;
                     };
                 };
             };
@@ -5219,11 +5311,15 @@ export interface operations {
             content: {
                 "application/json": {
                     integration_enabled?: boolean;
+                    /** @description A BCP 47 language tag such as en-GB or ja-JP: how the book writes dates and numbers. */
+                    locale?: string;
                     name?: string;
                     payments_enabled?: boolean;
                     /** @enum {string} */
                     plan?: "free" | "starter" | "pro" | "scale" | "enterprise";
                     subscription_packs?: number;
+                    /** @description An IANA time zone name such as Europe/Berlin or UTC: the zone the book writes moments in. */
+                    time_zone?: string;
                 };
             };
         };
@@ -5241,6 +5337,8 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         integration_enabled: boolean;
+                        /** @description The BCP 47 locale the book writes dates and numbers in. */
+                        locale: string;
                         name: string;
                         payments_enabled: boolean;
                         plan: string;
@@ -5248,6 +5346,8 @@ export interface operations {
                         /** @description The caller's role in this space. */
                         role: string;
                         subscription_packs: number;
+                        /** @description The IANA time zone the book writes moments in. */
+                        time_zone: string;
                     };
                 };
             };
@@ -6200,6 +6300,69 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    readSpaceContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the ContactOut. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactOut"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateSpaceContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactPatch"];
+            };
+        };
+        responses: {
+            /** @description OK: the ContactOut. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactOut"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     getContactChat: {
         parameters: {
             query?: never;
@@ -6349,6 +6512,36 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSpaceContactEdits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ContactEditOut"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listEndpoints: {

@@ -54,30 +54,3 @@ export function refuseRequisitesOffBank(kind: string, hasRequisites: boolean): v
   if (hasRequisites && kind !== 'bank')
     refuse('requisites', 'Only a bank account has bank requisites (IBAN, account number…).');
 }
-
-/** JSON with object keys sorted, so two objects with the same content spell the same. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  );
-}
-
-/**
- * What an edit changed: each field given whose value differs from the one held, with both (an
- * edit is recorded only when this is not empty). Values compare as JSON, so requisites compare
- * by their content.
- */
-export function changedFields(
-  held: Record<string, unknown>,
-  given: Record<string, unknown>,
-): Record<string, { from: unknown; to: unknown }> {
-  const changed: Record<string, { from: unknown; to: unknown }> = {};
-  for (const [field, to] of Object.entries(given)) {
-    if (to === undefined) continue;
-    const from = held[field] ?? null;
-    if (canonical(from) !== canonical(to ?? null)) changed[field] = { from, to: to ?? null };
-  }
-  return changed;
-}

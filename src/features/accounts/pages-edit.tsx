@@ -1,13 +1,5 @@
-import {
-  DateTime,
-  EmptyState,
-  Field,
-  Form,
-  type FormState,
-  Select,
-  Table,
-  typedValue,
-} from '../../platform/web/components.tsx';
+import { Field, Form, type FormState, Select, typedValue } from '../../platform/web/components.tsx';
+import { EditHistory, type RecordedEdit } from '../../platform/web/edit-history.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, type Shell, type ShellBook } from '../../platform/web/shell.ts';
 
@@ -147,13 +139,6 @@ function RequisitesFields(props: {
   );
 }
 
-export type AccountEdit = {
-  id: string;
-  at: string;
-  by: string;
-  changed: Record<string, { from: unknown; to: unknown }>;
-};
-
 const FIELD_WORDS: Record<string, string> = {
   name: 'Name',
   color: 'Colour',
@@ -161,53 +146,13 @@ const FIELD_WORDS: Record<string, string> = {
   requisites: 'Bank details',
 };
 
-/** A value as a person reads it in the history: text as it is, bank details field by field. */
-function shown(value: unknown): string {
-  if (value === null || value === undefined || value === '') return '(none)';
-  if (typeof value === 'object')
-    return Object.entries(value as Record<string, unknown>)
-      .filter(([name, inner]) => name !== 'scheme' && inner !== null && inner !== '')
-      .map(([, inner]) => String(inner))
-      .join(' · ');
-  return String(value);
-}
-
-/** Who changed what and when, newest first. */
-export function EditHistory({ edits }: { edits: AccountEdit[] }) {
-  return (
-    <Table
-      caption="Changes"
-      columns={[
-        { header: 'When', cell: (edit) => <DateTime at={edit.at} /> },
-        { header: 'Who', cell: (edit) => edit.by },
-        {
-          header: 'What changed',
-          cell: (edit) => (
-            <ul class="plain">
-              {Object.entries(edit.changed).map(([field, change]) => (
-                <li>
-                  {FIELD_WORDS[field] ?? field}: {shown(change.from)} → {shown(change.to)}
-                </li>
-              ))}
-            </ul>
-          ),
-        },
-      ]}
-      rows={edits}
-      nextHref={null}
-      firstHref={null}
-      empty={<EmptyState title="No changes yet" />}
-    />
-  );
-}
-
 export function AccountEditPage(props: {
   shell: Shell & { book: ShellBook };
   account: EditableAccount;
   form: FormState;
   /** The scheme asked for (the scheme's select, before the form is saved). */
   scheme?: string | undefined;
-  edits: AccountEdit[];
+  edits: RecordedEdit[];
 }) {
   const { shell, account, form } = props;
   return (
@@ -255,7 +200,7 @@ export function AccountEditPage(props: {
         </Form>
       </div>
       <h2>Changes</h2>
-      <EditHistory edits={props.edits} />
+      <EditHistory edits={props.edits} words={FIELD_WORDS} />
     </Layout>
   );
 }

@@ -3,6 +3,7 @@ import { defined } from '../../core/assert.ts';
 import type { Clock } from '../../core/clock.ts';
 import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { utcDateOf } from '../../core/day.ts';
+import { changedFields } from '../../core/edits.ts';
 import { AppError } from '../../core/errors.ts';
 import {
   type AmountE8,
@@ -18,7 +19,7 @@ import { type Member, spaceOfMember } from '../../platform/http/member.ts';
 import { normalizeRequisites, type Requisites, type RequisitesInput } from '../contacts/index.ts';
 import { increase, ledgerAccounts, postEntry } from '../ledger/index.ts';
 import { requireWriting } from '../spaces/index.ts';
-import { changedFields, normalizeAccount, refuseRequisitesOffBank } from './domain.ts';
+import { normalizeAccount, refuseRequisitesOffBank } from './domain.ts';
 import * as store from './store.ts';
 
 export type AccountsDeps = { db: Db; clock: Clock };

@@ -46,7 +46,8 @@ export async function loadViewer(
     books.push(book);
   }
   const unread = Number(first.open_unread ?? 0);
-  return { user, csrfToken: first.csrf_token, books, open: { book, member, unread } };
+  const format = { timeZone: first.open_time_zone ?? 'UTC', locale: first.open_locale ?? 'en' };
+  return { user, csrfToken: first.csrf_token, books, open: { book, member, unread, format } };
 }
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

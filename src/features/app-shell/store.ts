@@ -45,7 +45,7 @@ const viewerQuery = compiledOnce((db: Queryable, arg: QueryArg<ViewerArgs>) =>
         eb
           .selectFrom('members')
           .innerJoin('spaces', 'spaces.id', 'members.space_id')
-          .select(['spaces.id', 'spaces.name', 'members.role'])
+          .select(['spaces.id', 'spaces.name', 'spaces.time_zone', 'spaces.locale', 'members.role'])
           .select((inner) =>
             inner
               .selectFrom('notifications')
@@ -72,6 +72,8 @@ const viewerQuery = compiledOnce((db: Queryable, arg: QueryArg<ViewerArgs>) =>
       'open.name as open_name',
       'open.role as open_role',
       'open.unread as open_unread',
+      'open.time_zone as open_time_zone',
+      'open.locale as open_locale',
     ])
     .where('sessions.token_hash', '=', arg('tokenHash'))
     .where('sessions.revoked_at', 'is', null)

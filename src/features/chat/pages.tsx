@@ -133,7 +133,7 @@ function PendingCard(props: { shell: BookShell; item: PendingView; writer: boole
   return (
     <li class="card">
       <strong>Invoice {item.number}</strong> · <Money amount={item.total} currency={item.currency} /> · due{' '}
-      {item.due_on}
+      <DateTime at={item.due_on} />
       {item.payer_marked_paid_at && (
         <div>
           <Pill tone="warn">I paid</Pill> The client says it is paid (
@@ -161,7 +161,8 @@ function PendingCard(props: { shell: BookShell; item: PendingView; writer: boole
       )}
       {item.promised_on && (
         <div>
-          <Pill tone="warn">Need more time</Pill> The client asks to pay by {item.promised_on}.
+          <Pill tone="warn">Need more time</Pill> The client asks to pay by <DateTime at={item.promised_on} />
+          .
           {props.writer && (
             <div>
               <ActionButton

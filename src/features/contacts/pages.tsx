@@ -17,9 +17,9 @@ import type { presentContact } from './service.ts';
 // Contacts: the book's address book, and a new contact with one address: bank requisites in any
 // of the four schemes (sepa, swift, uk, us_ach) or a crypto wallet, the fields of the kind chosen.
 
-type ContactView = ReturnType<typeof presentContact> & { created_at?: string };
+export type ContactView = ReturnType<typeof presentContact> & { created_at?: string };
 
-function requisitesText(contact: ContactView): string {
+export function requisitesText(contact: ContactView): string {
   const parts: string[] = [];
   for (const address of contact.addresses) {
     const requisites = address.requisites as Record<string, unknown> | null;
@@ -36,7 +36,7 @@ function requisitesText(contact: ContactView): string {
 export const ADDRESS_KINDS = ['none', 'sepa', 'swift', 'uk', 'us_ach', 'crypto'] as const;
 export type AddressKind = (typeof ADDRESS_KINDS)[number];
 
-const KIND_LABELS: Record<AddressKind, string> = {
+export const KIND_LABELS: Record<AddressKind, string> = {
   none: 'None',
   sepa: 'SEPA (IBAN)',
   swift: 'SWIFT',
@@ -161,13 +161,13 @@ function CryptoFields({ form }: { form: FormState }) {
 }
 
 /** Links that choose the address's kind; each keeps the page and shows that kind's fields. */
-function KindPicker({ path, kind }: { path: string; kind: AddressKind }) {
+function KindPicker({ path, kind, anchor }: { path: string; kind: AddressKind; anchor: string }) {
   return (
     <nav class="filters" aria-label="Requisites">
       <span class="muted">Requisites:</span>
       {ADDRESS_KINDS.map((option) => (
         <a
-          href={`${hrefWith(path, { scheme: option === 'none' ? undefined : option })}#new-contact`}
+          href={`${hrefWith(path, { scheme: option === 'none' ? undefined : option })}#${anchor}`}
           aria-current={option === kind ? 'true' : undefined}
         >
           {KIND_LABELS[option]}
@@ -177,53 +177,135 @@ function KindPicker({ path, kind }: { path: string; kind: AddressKind }) {
   );
 }
 
-function CreateForm(props: { shell: Shell & { book: ShellBook }; form: FormState; kind: AddressKind }) {
+/** Repeated tag inputs: the tags held (or posted), then empty ones to add more. */
+function TagFields({ form }: { form: FormState }) {
+  const held = form.values.tags;
+  const tags = Array.isArray(held) ? held.filter((tag): tag is string => typeof tag === 'string') : [];
+  const shown = [...tags, '', ''].slice(0, Math.max(tags.length + 1, 3));
+  const error = Object.entries(form.errors).find(
+    ([name]) => name === 'tags' || name.startsWith('tags.'),
+  )?.[1];
+  return (
+    <fieldset class="field">
+      <legend>Tags</legend>
+      <div class="row">
+        {shown.map((tag, index) => (
+          <input
+            id={`field-tags-${index}`}
+            type="text"
+            name="tags"
+            value={tag}
+            maxLength={40}
+            aria-label={`Tag ${index + 1}`}
+            aria-invalid={error ? 'true' : undefined}
+          />
+        ))}
+      </div>
+      <span class="hint">Up to 20, each up to 40 characters. Empty boxes are ignored.</span>
+      {error && <span class="error">{error}</span>}
+    </fieldset>
+  );
+}
+
+/** The contact's own fields, shared by the new-contact form and a contact's edit form. */
+function OwnFields({ form, full }: { form: FormState; full: boolean }) {
+  return (
+    <>
+      <div class="row">
+        <Field name="name" label="Name" form={form} required maxLength={120} />
+        <Select
+          name="kind"
+          label="Kind"
+          options={[
+            ['person', 'Person'],
+            ['company', 'Company'],
+          ]}
+          form={form}
+        />
+        <Field name="email" label="Email" type="email" form={form} maxLength={200} />
+      </div>
+      <div class="row">
+        <Field name="country" label="Country" form={form} hint="Two letters, e.g. DE." maxLength={80} />
+        <Field name="tax_id" label="Tax id" form={form} maxLength={64} />
+        {full && <Field name="reg_number" label="Registration number" form={form} maxLength={64} />}
+        {full && <Field name="phone" label="Phone" form={form} maxLength={40} />}
+      </div>
+      {full && (
+        <>
+          <Field name="address" label="Postal address" form={form} maxLength={2000} />
+          <Field name="note" label="Note" form={form} maxLength={2000} hint="For your book only." />
+          <TagFields form={form} />
+        </>
+      )}
+    </>
+  );
+}
+
+/** The first address's fields for the kind chosen: a bank scheme's, a wallet's, or none. */
+function AddressFields({ form, kind }: { form: FormState; kind: AddressKind }) {
+  if (kind === 'none') return null;
+  return (
+    <>
+      <h3>{kind === 'crypto' ? 'Crypto address' : `Bank requisites: ${KIND_LABELS[kind]}`}</h3>
+      <Field
+        name={`${AT}.label`}
+        label="Label (optional)"
+        form={form}
+        maxLength={80}
+        hint="Main account, say."
+      />
+      {kind === 'crypto' ? (
+        <CryptoFields form={form} />
+      ) : (
+        <>
+          <input type="hidden" name={`${REQ}.scheme`} value={kind} />
+          <SchemeFields kind={kind} form={form} />
+        </>
+      )}
+    </>
+  );
+}
+
+/**
+ * A contact's form: its own fields and its first address. `path` is the page the kind links
+ * ask again (with ?scheme=); `action` where the form posts.
+ */
+export function ContactForm(props: {
+  shell: Shell & { book: ShellBook };
+  form: FormState;
+  kind: AddressKind;
+  path: string;
+  anchor: string;
+  label: string;
+  submit: string;
+  full: boolean;
+}) {
   const { shell, form, kind } = props;
-  const path = bookPath(shell.book.id, 'contacts');
+  return (
+    <>
+      <KindPicker path={props.path} kind={kind} anchor={props.anchor} />
+      <Form action={props.path} csrf={shell.csrfToken} form={form} label={props.label}>
+        <OwnFields form={form} full={props.full} />
+        <AddressFields form={form} kind={kind} />
+        <button type="submit">{props.submit}</button>
+      </Form>
+    </>
+  );
+}
+
+function CreateForm(props: { shell: Shell & { book: ShellBook }; form: FormState; kind: AddressKind }) {
+  const path = bookPath(props.shell.book.id, 'contacts');
   return (
     <div class="card" id="new-contact">
       <h2>New contact</h2>
-      <KindPicker path={path} kind={kind} />
-      <Form action={path} csrf={shell.csrfToken} form={form} label="New contact">
-        <div class="row">
-          <Field name="name" label="Name" form={form} required maxLength={120} />
-          <Select
-            name="kind"
-            label="Kind"
-            options={[
-              ['person', 'Person'],
-              ['company', 'Company'],
-            ]}
-            form={form}
-          />
-          <Field name="email" label="Email" type="email" form={form} />
-        </div>
-        <div class="row">
-          <Field name="country" label="Country" form={form} hint="Two letters, e.g. DE." />
-          <Field name="tax_id" label="Tax id" form={form} />
-        </div>
-        {kind !== 'none' && (
-          <>
-            <h3>{kind === 'crypto' ? 'Crypto address' : `Bank requisites: ${KIND_LABELS[kind]}`}</h3>
-            <Field
-              name={`${AT}.label`}
-              label="Label (optional)"
-              form={form}
-              maxLength={80}
-              hint="Main account, say."
-            />
-            {kind === 'crypto' ? (
-              <CryptoFields form={form} />
-            ) : (
-              <>
-                <input type="hidden" name={`${REQ}.scheme`} value={kind} />
-                <SchemeFields kind={kind} form={form} />
-              </>
-            )}
-          </>
-        )}
-        <button type="submit">Add the contact</button>
-      </Form>
+      <ContactForm
+        {...props}
+        path={path}
+        anchor="new-contact"
+        label="New contact"
+        submit="Add the contact"
+        full={false}
+      />
     </div>
   );
 }
@@ -239,7 +321,10 @@ export function ContactsPage(props: {
   const { shell, page, form } = props;
   const path = bookPath(shell.book.id, 'contacts');
   const columns: Column<ContactView>[] = [
-    { header: 'Name', cell: (contact) => contact.name },
+    {
+      header: 'Name',
+      cell: (contact) => <a href={bookPath(shell.book.id, `contacts/${contact.id}`)}>{contact.name}</a>,
+    },
     { header: 'Kind', cell: (contact) => contact.kind },
     { header: 'Email', cell: (contact) => contact.email || <span class="muted">—</span> },
     { header: 'Country', cell: (contact) => contact.country || <span class="muted">—</span> },

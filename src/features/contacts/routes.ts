@@ -8,7 +8,8 @@ import {
 import { Type } from '../../platform/http/schema-kit.ts';
 import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
 import { runWrite } from '../../platform/http/write.ts';
-import { ContactCreate, ContactOut } from './schemas.ts';
+import { contactEditsInApp, readContactInApp, updateContactInApp } from './edits.ts';
+import { ContactCreate, ContactEditOut, ContactOut, ContactPatch } from './schemas.ts';
 import * as service from './service.ts';
 
 /** The OpenAPI description of each route below (see platform/http/openapi.ts). */
@@ -38,6 +39,30 @@ const docs = {
     tags: ['Contacts'],
     errors: APP_WRITE_ERRORS,
   }),
+  readSpaceContact: routeDoc({
+    operationId: 'readSpaceContact',
+    summary: 'Read a contact',
+    description: 'One contact of the space with its addresses, to any member.',
+    tags: ['Contacts'],
+    errors: APP_READ_ERRORS,
+  }),
+  updateSpaceContact: routeDoc({
+    operationId: 'updateSpaceContact',
+    summary: 'Change a contact',
+    description:
+      'Changes a contact for an owner, admin or member (not a viewer): each field given replaces the one held, a field left out stays. addresses, when given, replaces the whole list in order, checked as on creation (IBAN mod-97, BIC shape, sort code, ABA routing; at most one primary). ' +
+      'Every real change is recorded with who made it, when, and each field before and after. Invoices already made keep the buyer as it was when they were made.',
+    tags: ['Contacts'],
+    errors: APP_WRITE_ERRORS,
+  }),
+  listSpaceContactEdits: routeDoc({
+    operationId: 'listSpaceContactEdits',
+    summary: 'List a contact’s recorded edits',
+    description:
+      'The 50 newest edits of a contact, newest first: who, when, and each changed field before and after.',
+    tags: ['Contacts'],
+    errors: APP_READ_ERRORS,
+  }),
 };
 
 export function registerContactRoutes(server: FastifyInstance, deps: service.ContactsDeps) {
@@ -60,6 +85,10 @@ export function registerContactRoutes(server: FastifyInstance, deps: service.Con
 }
 
 const SpaceParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const ContactParams = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  contact_id: Type.String({ format: 'uuid' }),
+});
 export const ContactListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 });
@@ -102,5 +131,55 @@ export function registerContactAppRoutes(server: FastifyInstance, deps: service.
       const contact = await service.createContactInApp(deps, requireCaller(request).userId, id, request.body);
       return reply.code(201).send(contact);
     },
+  );
+  registerContactEditRoutes(server, deps);
+}
+
+/** One contact, its edit and its recorded edits, for scripts with a session. */
+function registerContactEditRoutes(server: FastifyInstance, deps: service.ContactsDeps) {
+  const app = typedRoutes(server);
+  const path = '/app/api/spaces/:id/contacts/:contact_id';
+  app.get(
+    path,
+    { schema: { ...docs.readSpaceContact, params: ContactParams, response: { 200: ContactOut } } },
+    (request) =>
+      readContactInApp(deps, requireCaller(request).userId, request.params.id, request.params.contact_id),
+  );
+  app.patch(
+    path,
+    {
+      schema: {
+        ...docs.updateSpaceContact,
+        params: ContactParams,
+        body: ContactPatch,
+        response: { 200: ContactOut },
+      },
+    },
+    (request) =>
+      updateContactInApp(
+        deps,
+        requireCaller(request).userId,
+        request.params.id,
+        request.params.contact_id,
+        request.body,
+      ),
+  );
+  app.get(
+    `${path}/edits`,
+    {
+      schema: {
+        ...docs.listSpaceContactEdits,
+        params: ContactParams,
+        response: { 200: Type.Object({ items: Type.Array(ContactEditOut) }) },
+      },
+    },
+    async (request) => ({
+      items: await contactEditsInApp(
+        deps,
+        requireCaller(request).userId,
+        request.params.id,
+        request.params.contact_id,
+      ),
+    }),
   );
 }

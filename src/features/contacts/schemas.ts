@@ -132,15 +132,17 @@ export const ContactAddressIn = Type.Object(
 );
 
 /** An empty string or an email address; if/then keeps the empty case out of the error list. */
-const Email = Type.Unsafe<string>({
-  type: 'string',
-  maxLength: LIMITS.email,
-  default: '',
-  if: { type: 'string', minLength: 1 },
-  // biome-ignore lint/suspicious/noThenProperty: this is JSON Schema's if/then, not a promise.
-  then: { type: 'string', format: 'email' },
-  description: 'An email address, or empty.',
-});
+const emailOrEmpty = (extra: { default?: string }) =>
+  Type.Unsafe<string>({
+    type: 'string',
+    maxLength: LIMITS.email,
+    ...extra,
+    if: { type: 'string', minLength: 1 },
+    // biome-ignore lint/suspicious/noThenProperty: this is JSON Schema's if/then, not a promise.
+    then: { type: 'string', format: 'email' },
+    description: 'An email address, or empty.',
+  });
+const Email = emailOrEmpty({ default: '' });
 
 const optionalText = (maxLength: number, description?: string) =>
   Type.Optional(Text({ maxLength, default: '', ...(description === undefined ? {} : { description }) }));
@@ -270,3 +272,49 @@ export const ContactOut = Type.Object(
 );
 
 export type ContactCreateBody = Static<typeof ContactCreate>;
+
+const changedText = (maxLength: number) => Type.Optional(Text({ maxLength }));
+
+/**
+ * A contact's edit: each field given replaces the one held, a field left out stays as it is
+ * (no defaults here, unlike ContactCreate). `addresses` replaces the whole list, in order.
+ */
+export const ContactPatch = Type.Object(
+  {
+    name: Type.Optional(Text({ minLength: 1, maxLength: LIMITS.name })),
+    kind: Type.Optional(Text({ minLength: 1, maxLength: LIMITS.kind })),
+    email: Type.Optional(emailOrEmpty({})),
+    phone: changedText(LIMITS.phone),
+    address: changedText(LIMITS.address),
+    country: changedText(LIMITS.country),
+    reg_number: changedText(LIMITS.reg_number),
+    tax_id: changedText(LIMITS.tax_id),
+    note: changedText(LIMITS.note),
+    tags: Type.Optional(
+      Type.Array(Text({ minLength: 1, maxLength: LIMITS.tag }), {
+        maxItems: LIMITS.tags,
+        description: 'Each 1 to 40 characters; the list given replaces the one held.',
+      }),
+    ),
+    addresses: Type.Optional(
+      Type.Array(ContactAddressIn, {
+        maxItems: LIMITS.addresses,
+        description: 'The whole list, in order; it replaces the addresses held.',
+      }),
+    ),
+  },
+  { $id: 'ContactPatch', title: 'ContactPatch' },
+);
+
+export type ContactPatchBody = Static<typeof ContactPatch>;
+
+/** One recorded edit: who, when, and each changed field before and after. */
+export const ContactEditOut = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    at: Type.String({ format: 'date-time' }),
+    by: Type.String({ description: 'The name of the member who made the edit.' }),
+    changed: Type.Record(Type.String(), Type.Object({ from: Type.Unknown(), to: Type.Unknown() })),
+  },
+  { $id: 'ContactEditOut', title: 'ContactEditOut' },
+);

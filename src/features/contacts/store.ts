@@ -117,3 +117,102 @@ export async function listSavedContacts(
           .execute()) as ContactAddressRow[]);
   return { contacts, addresses };
 }
+
+/** One contact of the space with its addresses; `lock` holds its row until the transaction ends. */
+export async function findContact(db: Queryable, spaceId: string, contactId: string, lock = false) {
+  let query = db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('id', '=', contactId);
+  if (lock) query = query.forUpdate();
+  const contact = (await query.executeTakeFirst()) as ContactRow | undefined;
+  if (!contact) return undefined;
+  const addresses = (await db
+    .selectFrom('contact_addresses')
+    .selectAll()
+    .where('space_id', '=', spaceId)
+    .where('contact_id', '=', contactId)
+    .orderBy('position')
+    .execute()) as ContactAddressRow[];
+  return { contact, addresses };
+}
+
+/** The contact's own fields an edit may change. */
+export type ContactFields = Partial<
+  Pick<
+    ContactRow,
+    'name' | 'kind' | 'email' | 'phone' | 'address' | 'country' | 'reg_number' | 'tax_id' | 'note' | 'tags'
+  >
+>;
+
+/** Writes an edit: the fields given, and when `addresses` is given the whole list anew. */
+export async function updateContact(
+  db: Queryable,
+  spaceId: string,
+  contactId: string,
+  fields: ContactFields,
+  addresses: readonly ContactAddressRow[] | undefined,
+) {
+  if (Object.keys(fields).length > 0) {
+    await db
+      .updateTable('contacts')
+      .set(fields)
+      .where('space_id', '=', spaceId)
+      .where('id', '=', contactId)
+      .execute();
+  }
+  if (addresses === undefined) return;
+  await db
+    .deleteFrom('contact_addresses')
+    .where('space_id', '=', spaceId)
+    .where('contact_id', '=', contactId)
+    .execute();
+  if (addresses.length === 0) return;
+  await db
+    .insertInto('contact_addresses')
+    .values(
+      addresses.map((row) => ({
+        ...row,
+        requisites: row.requisites === null ? null : JSON.stringify(row.requisites),
+      })),
+    )
+    .execute();
+}
+
+/** The edit's record: who, when and what changed (in the edit's transaction). */
+export async function insertEdit(
+  db: Queryable,
+  row: {
+    id: string;
+    space_id: string;
+    contact_id: string;
+    user_id: string;
+    changed: Record<string, unknown>;
+    created_at: Date;
+  },
+) {
+  await db
+    .insertInto('contact_edits')
+    .values({ ...row, changed: JSON.stringify(row.changed) })
+    .execute();
+}
+
+/** A contact's edits with who made them, newest first. */
+export function listEdits(db: Queryable, spaceId: string, contactId: string, limit: number) {
+  return db
+    .selectFrom('contact_edits')
+    .innerJoin('users', 'users.id', 'contact_edits.user_id')
+    .select([
+      'contact_edits.id',
+      'contact_edits.changed',
+      'contact_edits.created_at',
+      'users.name as by_name',
+    ])
+    .where('contact_edits.space_id', '=', spaceId)
+    .where('contact_edits.contact_id', '=', contactId)
+    .orderBy('contact_edits.created_at', 'desc')
+    .orderBy('contact_edits.id', 'desc')
+    .limit(limit)
+    .execute();
+}

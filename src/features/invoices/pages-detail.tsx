@@ -402,12 +402,16 @@ function Facts({
       </div>
       <div>
         <dt>Issued</dt>
-        <dd>{invoice.issued_on}</dd>
+        <dd>
+          <DateTime at={invoice.issued_on} />
+        </dd>
       </div>
       {invoice.kind !== 'credit_note' && (
         <div>
           <dt>{invoice.kind === 'quote' ? 'Valid until' : 'Due'}</dt>
-          <dd>{invoice.due_on}</dd>
+          <dd>
+            <DateTime at={invoice.due_on} />
+          </dd>
         </div>
       )}
       <div>

@@ -122,7 +122,10 @@ const COLUMNS = (shell: BookShell): Column<InvoiceRecord>[] => [
   },
   { header: 'Kind', cell: (row) => kindWord(row.kind) },
   { header: 'Client', cell: (row) => row.client_name },
-  { header: 'Due', cell: (row) => (row.kind === 'credit_note' ? <span class="muted">—</span> : row.due_on) },
+  {
+    header: 'Due',
+    cell: (row) => (row.kind === 'credit_note' ? <span class="muted">—</span> : <DateTime at={row.due_on} />),
+  },
   { header: 'Total', numeric: true, cell: (row) => <Money amount={row.total} currency={row.currency} /> },
   {
     header: 'Open',

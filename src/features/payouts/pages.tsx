@@ -289,7 +289,9 @@ function Facts({ shell, detail }: { shell: BookShell; detail: PayoutDetail }) {
       )}
       <div>
         <dt>Dated</dt>
-        <dd>{payment.occurred_on}</dd>
+        <dd>
+          <DateTime at={payment.occurred_on} />
+        </dd>
       </div>
       {payment.reference && (
         <div>

@@ -30,6 +30,10 @@ const MemberParams = Type.Object({
   book_id: Type.String({ maxLength: 64 }),
   user_id: Type.String({ format: 'uuid' }),
 });
+const FormatPatch = Type.Object({
+  time_zone: Type.String({ minLength: 1, maxLength: 64 }),
+  locale: Type.String({ minLength: 2, maxLength: 35 }),
+});
 const Switches = Type.Object({ integration_enabled: Type.Boolean(), payments_enabled: Type.Boolean() });
 
 /** What the book pages need: the spaces' own deps, and the mail road of invitations. */
@@ -45,7 +49,9 @@ export function registerSpacePages(server: FastifyInstance, deps: SpacePagesDeps
   });
   scope.post('/app/books', formRoute({ body: SpaceCreate }), async (request, reply) => {
     const shell = viewerShellOf(request);
-    const outcome = await runForm(request, ({ body }) => service.createSpace(deps, shell.user.id, body));
+    const outcome = await runForm(request, ({ body }) =>
+      service.createSpace(deps, shell.user.id, body, request.headers['accept-language']),
+    );
     if (outcome.ok) return seeOther(reply, bookPath(outcome.value.id));
     const page = await service.listSpaces(deps, shell.user.id);
     const books = BooksPage({ shell, page, cursor: undefined, form: outcome.form });
@@ -59,7 +65,13 @@ export function registerSpacePages(server: FastifyInstance, deps: SpacePagesDeps
 async function settingsPage(
   deps: service.SpacesDeps,
   request: Parameters<typeof shellOf>[0],
-  forms: { form?: FormState; profileForm?: FormState; numberingForm?: FormState; logoForm?: FormState } = {},
+  forms: {
+    form?: FormState;
+    profileForm?: FormState;
+    numberingForm?: FormState;
+    logoForm?: FormState;
+    formatForm?: FormState;
+  } = {},
 ) {
   const shell = shellOf(request);
   const space = await service.getSpace(deps, shell.user.id, shell.book.id);
@@ -125,6 +137,21 @@ function registerSettingsPages(server: FastifyInstance, deps: service.SpacesDeps
     },
   );
   registerLogoForms(server, deps, path);
+  scope.post(
+    `${path}/format`,
+    formRoute({ params: BookParams, body: FormatPatch }),
+    async (request, reply) => {
+      const shell = shellOf(request);
+      const outcome = await runForm(request, ({ body }) =>
+        service.updateSpace(deps, shell.user.id, shell.book.id, {
+          time_zone: body.time_zone,
+          locale: body.locale,
+        }),
+      );
+      if (outcome.ok) return seeOther(reply, bookPath(shell.book.id, 'settings'));
+      return sendPage(reply, await settingsPage(deps, request, { formatForm: outcome.form }), outcome.status);
+    },
+  );
   const numberFields = ['invoice', 'quote', 'credit_note'].map((kind) => `${kind}.next_number`);
   scope.post(
     `${path}/numbering`,

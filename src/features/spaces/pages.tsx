@@ -16,6 +16,7 @@ import {
 import { Layout } from '../../platform/web/layout.tsx';
 import { bookPath, type Shell } from '../../platform/web/shell.ts';
 import { canSetRole, PLANS, ROLES } from './domain.ts';
+import { FormatCard } from './pages-format.tsx';
 import { LogoCard, NumberingCard, ProfileCard } from './pages-profile.tsx';
 import type { SellerProfile } from './profile.ts';
 
@@ -25,6 +26,8 @@ import type { SellerProfile } from './profile.ts';
 type Space = {
   id: string;
   name: string;
+  time_zone: string;
+  locale: string;
   base_currency: string;
   plan: string;
   integration_enabled: boolean;
@@ -58,6 +61,8 @@ function CreateBookForm({ shell, form }: { shell: Shell; form: FormState }) {
           />
           <Select name="plan" label="Plan" options={PLAN_OPTIONS} form={form} value="free" />
         </div>
+        {/* app.js fills in the browser's own time zone; without script the book starts in UTC. */}
+        <input type="hidden" name="time_zone" value="" data-browser-time-zone />
         <button type="submit">Create the book</button>
       </Form>
     </div>
@@ -154,6 +159,8 @@ export function SettingsPage(props: {
   profileForm?: FormState;
   /** The state of the numbering form, when it was the one posted. */
   numberingForm?: FormState;
+  /** The state of the time zone and locale form, when it was the one posted. */
+  formatForm?: FormState;
   /** The book's logo (its public address), and the state of the logo form when it was posted. */
   logo: string | null;
   logoForm?: FormState;
@@ -200,6 +207,7 @@ export function SettingsPage(props: {
           </p>
         )}
       </div>
+      <FormatCard shell={shell} space={space} form={props.formatForm ?? EMPTY_FORM} admin={admin} />
       <SwitchesCard shell={shell} space={space} admin={admin} />
       <ProfileCard
         shell={shell}

@@ -140,7 +140,9 @@ export function registerSpaceRoutes(server: FastifyInstance, deps: service.Space
     },
     async (request, reply) => {
       const body = request.body;
-      return reply.code(201).send(await service.createSpace(deps, requireCaller(request).userId, body));
+      const userId = requireCaller(request).userId;
+      const space = await service.createSpace(deps, userId, body, request.headers['accept-language']);
+      return reply.code(201).send(space);
     },
   );
   app.get(

@@ -4,10 +4,22 @@ import { COUNTRY_CODES, HANDLE_PATTERN, PLANS, PREFIX_PATTERN, ROLES } from './d
 export const CurrencyCode = (description = 'A currency or token code, 2 to 12 letters or digits.') =>
   Text({ minLength: 2, maxLength: 12, pattern: '^[A-Za-z0-9]+$', description });
 
+const TIME_ZONE_WORDS =
+  'An IANA time zone name such as Europe/Berlin or UTC: the zone the book writes moments in.';
+const LOCALE_WORDS = 'A BCP 47 language tag such as en-GB or ja-JP: how the book writes dates and numbers.';
+const TimeZone = (description = TIME_ZONE_WORDS) => Text({ minLength: 1, maxLength: 64, description });
+const Locale = (description = LOCALE_WORDS) => Text({ minLength: 2, maxLength: 35, description });
+
 export const SpaceCreate = Type.Object({
   name: Text({ minLength: 1, maxLength: 120 }),
   base_currency: CurrencyCode(),
   plan: Type.Optional(Enum(PLANS, { default: 'free' })),
+  time_zone: Type.Optional(TimeZone(`${TIME_ZONE_WORDS} UTC when left out.`)),
+  locale: Type.Optional(
+    Locale(
+      `${LOCALE_WORDS} When left out, the first language of the request's Accept-Language this server can write dates in, else en.`,
+    ),
+  ),
 });
 
 export const SpacePatch = Type.Object({
@@ -16,6 +28,8 @@ export const SpacePatch = Type.Object({
   subscription_packs: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
   integration_enabled: Type.Optional(Type.Boolean()),
   payments_enabled: Type.Optional(Type.Boolean()),
+  time_zone: Type.Optional(TimeZone()),
+  locale: Type.Optional(Locale()),
 });
 
 export const SpaceOut = Type.Object({
@@ -27,6 +41,8 @@ export const SpaceOut = Type.Object({
   integration_enabled: Type.Boolean(),
   payments_enabled: Type.Boolean(),
   public_handle: Type.String(),
+  time_zone: Type.String({ description: 'The IANA time zone the book writes moments in.' }),
+  locale: Type.String({ description: 'The BCP 47 locale the book writes dates and numbers in.' }),
   role: Type.String({ description: "The caller's role in this space." }),
   created_at: Type.String({ format: 'date-time' }),
 });

@@ -2,6 +2,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
 import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
+import {
+  type CheckedSetting,
+  checkLocale,
+  checkTimeZone,
+  localeFromAcceptLanguage,
+  UTC_ENGLISH,
+} from '../../core/people-format.ts';
 import { canAdminister, canWrite } from '../../core/roles.ts';
 import type { AuthStamps } from '../../platform/auth-stamps.ts';
 import type { Db, Queryable } from '../../platform/db/database.ts';
@@ -82,10 +89,28 @@ function present(row: store.SpaceRow & { role: Role }) {
 /** Draws of a public handle's random suffix before a book's creation gives up. */
 const HANDLE_DRAWS = 5;
 
+/** A setting checked by its rule in core/people-format.ts, or refused naming its field. */
+function accepted(checked: CheckedSetting, field: string): string {
+  if (!checked.ok) throw new AppError('invalid_request', checked.problem, { field });
+  return checked.value;
+}
+
+/**
+ * Creates a book with the caller as its owner. Its time zone is the one given (a browser's own,
+ * sent by the Books form) or UTC; its locale the one given, else the creating browser's
+ * Accept-Language, else English.
+ */
 export async function createSpace(
   deps: SpacesDeps,
   ownerId: string,
-  input: { name: string; base_currency: string; plan?: Plan | undefined },
+  input: {
+    name: string;
+    base_currency: string;
+    plan?: Plan | undefined;
+    time_zone?: string | undefined;
+    locale?: string | undefined;
+  },
+  acceptLanguage?: string | undefined,
 ) {
   const base = {
     id: randomUUID(),
@@ -93,6 +118,14 @@ export async function createSpace(
     base_currency: input.base_currency.toUpperCase(),
     plan: input.plan ?? 'free',
     created_at: deps.clock.now(),
+    time_zone:
+      input.time_zone === undefined
+        ? UTC_ENGLISH.timeZone
+        : accepted(checkTimeZone(input.time_zone), 'time_zone'),
+    locale:
+      input.locale === undefined
+        ? localeFromAcceptLanguage(acceptLanguage)
+        : accepted(checkLocale(input.locale), 'locale'),
   };
   const space = await deps.db.transaction().execute(async (tx) => {
     // The handle's suffix is random; one another book already holds is drawn again.
@@ -141,6 +174,8 @@ export async function updateSpace(
     subscription_packs?: number;
     integration_enabled?: boolean;
     payments_enabled?: boolean;
+    time_zone?: string;
+    locale?: string;
   },
 ) {
   const role = await requireAdministrator(deps.db, spaceId, userId);
@@ -155,6 +190,9 @@ export async function updateSpace(
     subscription_packs: changes.subscription_packs,
     integration_enabled: changes.integration_enabled,
     payments_enabled: changes.payments_enabled,
+    time_zone:
+      changes.time_zone === undefined ? undefined : accepted(checkTimeZone(changes.time_zone), 'time_zone'),
+    locale: changes.locale === undefined ? undefined : accepted(checkLocale(changes.locale), 'locale'),
   };
   const update = Object.fromEntries(Object.entries(known).filter(([, value]) => value !== undefined));
   const publish = await deps.db.transaction().execute(async (tx) => {

@@ -21,6 +21,8 @@ export type SpaceRow = Pick<
   | 'payments_enabled'
   | 'public_handle'
   | 'created_at'
+  | 'time_zone'
+  | 'locale'
 >;
 
 const SPACE_COLUMNS = [
@@ -33,12 +35,18 @@ const SPACE_COLUMNS = [
   'spaces.payments_enabled',
   'spaces.public_handle',
   'spaces.created_at',
+  'spaces.time_zone',
+  'spaces.locale',
 ] as const;
 
 /** Inserts a space; false when its public handle is taken (nothing is written then). */
 export async function insertSpace(
   db: Queryable,
-  space: Omit<SpaceRow, 'subscription_packs' | 'integration_enabled' | 'payments_enabled'>,
+  space: Omit<
+    SpaceRow,
+    'subscription_packs' | 'integration_enabled' | 'payments_enabled' | 'time_zone' | 'locale'
+  > &
+    Partial<Pick<SpaceRow, 'time_zone' | 'locale'>>,
 ): Promise<boolean> {
   const inserted = await db
     .insertInto('spaces')
@@ -105,7 +113,16 @@ export async function updateSpace(
   db: Queryable,
   spaceId: string,
   changes: Partial<
-    Pick<SpaceRow, 'name' | 'plan' | 'subscription_packs' | 'integration_enabled' | 'payments_enabled'>
+    Pick<
+      SpaceRow,
+      | 'name'
+      | 'plan'
+      | 'subscription_packs'
+      | 'integration_enabled'
+      | 'payments_enabled'
+      | 'time_zone'
+      | 'locale'
+    >
   >,
 ) {
   if (Object.keys(changes).length === 0) return;

@@ -42,6 +42,10 @@ export interface SpacesTable {
   auth_version: ColumnType<number, number | undefined, number>;
   closed_through: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
+  /** An IANA time zone, checked with Intl: the zone the book's pages write moments in. */
+  time_zone: DefaultText;
+  /** A BCP 47 locale, checked with Intl: how the book's pages write dates and numbers. */
+  locale: DefaultText;
 }
 
 type DefaultText = ColumnType<string, string | undefined, string>;
@@ -1306,6 +1310,20 @@ export interface AccountEditsTable {
 
 export interface Database {
   account_edits: AccountEditsTable;
+}
+
+/** An edit of a contact (`contact_edits`): who, when and each changed field's before and after. */
+export interface ContactEditsTable {
+  id: string;
+  space_id: string;
+  contact_id: string;
+  user_id: string;
+  changed: ColumnType<Record<string, { from: unknown; to: unknown }>, string, string>;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  contact_edits: ContactEditsTable;
 }
 
 /** One attempt at sending a webhook delivery, with the answer's status, duration and excerpt. */

@@ -1,15 +1,29 @@
-import type { ComponentChildren } from 'preact';
-import { formatDecimalTextForPeople } from '../../core/money.ts';
+import { type ComponentChildren, createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import { formatMoneyTextForPeople } from '../../core/money.ts';
+import {
+  formatCalendarDateForPeople,
+  formatMomentDayForPeople,
+  formatMomentForPeople,
+  isCalendarDate,
+  type PeopleFormat,
+  UTC_ENGLISH,
+} from '../../core/people-format.ts';
 
 // The few components every screen shares. They take plain data and return markup; preact's
 // renderer escapes every text and attribute, so nothing here builds HTML from strings.
 
-/** An amount as people read it, with its currency: "1,234.50 USDC". */
+/**
+ * The book's time zone and locale for every `DateTime` and `Money` below it: the layout provides
+ * the open book's, a public page the book that owns it; without a provider, UTC and English.
+ */
+export const PeopleFormatContext = createContext<PeopleFormat>(UTC_ENGLISH);
+
+/** An amount as people read it in the book's locale, with its currency: "1,234.50 USDC". */
 export function Money({ amount, currency }: { amount: string; currency: string }) {
+  const { locale } = useContext(PeopleFormatContext);
   return (
-    <span class="money">
-      {formatDecimalTextForPeople(amount) ?? amount} {currency}
-    </span>
+    <span class="money">{formatMoneyTextForPeople(amount, currency, locale) ?? `${amount} ${currency}`}</span>
   );
 }
 
@@ -24,17 +38,21 @@ function isoOf(at: string | Date): string | null {
 }
 
 /**
- * A moment: written in UTC (what a reader without script sees), turned into the viewer's own
- * time zone by app.js; hovering shows the UTC time either way.
+ * A moment written on the server in the book's time zone and locale (hovering shows it in UTC);
+ * `dateOnly` writes the day it falls on there. A date alone ("2026-03-01": a due date, an issue
+ * date) is a calendar day in no zone and is written as that day.
  */
 export function DateTime({ at, dateOnly = false }: { at: string | Date | null; dateOnly?: boolean }) {
+  const format = useContext(PeopleFormatContext);
   if (at === null) return <span class="muted">—</span>;
+  if (typeof at === 'string' && isCalendarDate(at))
+    return <time datetime={at}>{formatCalendarDateForPeople(at, format.locale)}</time>;
   const iso = isoOf(at);
   if (iso === null) return <span>{String(at)}</span>;
-  const utc = `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+  const moment = new Date(iso);
   return (
-    <time datetime={iso} title={utc} data-local={dateOnly ? 'date' : 'time'}>
-      {dateOnly ? iso.slice(0, 10) : utc}
+    <time datetime={iso} title={`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}>
+      {dateOnly ? formatMomentDayForPeople(moment, format) : formatMomentForPeople(moment, format)}
     </time>
   );
 }

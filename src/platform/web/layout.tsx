@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { ASSET } from './assets.ts';
+import { PeopleFormatContext } from './components.tsx';
 import { bookPath, NAV, type Shell } from './shell.ts';
 
 // The page frame: head (stylesheet, htmx, our script; no inline script or style), the top bar
@@ -154,7 +155,9 @@ export function Layout({
         <TopBar shell={shell} />
         <div class={shell.book ? 'frame' : undefined}>
           <SideNav shell={shell} />
-          <main id="main">{children}</main>
+          <main id="main">
+            <PeopleFormatContext.Provider value={shell.format}>{children}</PeopleFormatContext.Provider>
+          </main>
         </div>
       </body>
     </html>

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError } from '../../core/errors.ts';
+import { UTC_ENGLISH } from '../../core/people-format.ts';
 import { canWrite } from '../../core/roles.ts';
 import { RenderedRefusal, sendRendered } from '../http/errors.ts';
 import type { Member } from '../http/member.ts';
@@ -192,6 +193,7 @@ function shellFrom(viewer: Viewer, request: FastifyRequest, bookId: string | nul
     member: open?.member ?? null,
     unread: open?.unread ?? 0,
     path: request.url.split('?')[0] ?? '',
+    format: open?.format ?? UTC_ENGLISH,
   };
 }
 

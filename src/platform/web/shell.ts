@@ -1,3 +1,4 @@
+import type { PeopleFormat } from '../../core/people-format.ts';
 import type { Role } from '../../core/roles.ts';
 import type { Member } from '../http/member.ts';
 
@@ -22,6 +23,8 @@ export type Shell = {
   unread: number;
   /** The request's path, to mark the current screen in the navigation. */
   path: string;
+  /** The open book's time zone and locale (UTC and English outside a book). */
+  format: PeopleFormat;
 };
 
 /** What a session cookie opens: the person, their CSRF token, their books and the open book. */
@@ -30,7 +33,7 @@ export type Viewer = {
   csrfToken: string;
   books: ShellBook[];
   /** The book the address names, when the viewer is a member of it; null otherwise. */
-  open: { book: ShellBook; member: Member; unread: number } | null;
+  open: { book: ShellBook; member: Member; unread: number; format: PeopleFormat } | null;
 };
 
 /** The book's base path; every screen of a book lives under it. */

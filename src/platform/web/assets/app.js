@@ -1,18 +1,6 @@
 // The owner's web app's one script of its own (served as a file, so the CSP needs no inline
-// script). Everything works without it; it adds copy buttons, local times and wallet signing.
+// script). Everything works without it; it adds copy buttons and wallet signing.
 (() => {
-  function localTimes(root) {
-    for (const node of root.querySelectorAll('time[data-local]')) {
-      const at = new Date(node.getAttribute('datetime'));
-      if (Number.isNaN(at.getTime())) continue;
-      const withTime = node.getAttribute('data-local') !== 'date';
-      node.textContent = withTime
-        ? at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-        : at.toLocaleDateString(undefined, { dateStyle: 'medium' });
-      node.removeAttribute('data-local');
-    }
-  }
-
   async function copy(button) {
     const target = document.getElementById(button.getAttribute('data-copy'));
     if (!target) return;
@@ -103,8 +91,15 @@
     }
   }
 
+  // A new book starts in the creating browser's time zone (Book settings changes it later).
+  function browserTimeZones(root) {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (!zone) return;
+    for (const input of root.querySelectorAll('input[data-browser-time-zone]')) input.value = zone;
+  }
+
   function prepare(root) {
-    localTimes(root);
+    browserTimeZones(root);
     for (const button of root.querySelectorAll('[data-copy]')) button.hidden = false;
     for (const button of root.querySelectorAll('[data-wallet-sign], [data-wallet-send]')) {
       button.hidden = !window.ethereum;

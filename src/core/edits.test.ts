@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changedFields } from './domain.ts';
+import { changedFields } from './edits.ts';
 
 describe('changedFields', () => {
   it('keeps only the given fields whose value differs, with before and after', () => {

@@ -326,9 +326,10 @@ async function readGasBalances(networks: NetworkRegistry, clientsByName: Map<Net
   const balances: GasBalance[] = [];
   for (const configured of networks.list()) {
     const clients = clientsByName.get(configured.name);
-    for (const lane of clients?.lanes ?? []) {
+    if (!clients) continue;
+    for (const lane of clients.lanes) {
       const address = lane.account.address;
-      const wei = await (clients?.publicClient as PublicClient).getBalance({ address });
+      const wei = await clients.publicClient.getBalance({ address });
       balances.push({ network: configured.name, caip2: configured.caip2, address, wei });
     }
   }

@@ -525,6 +525,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const facilitator = createFacilitator(deps.database.db, deps.chain, {
     sharedDatabase: deps.database.kind === 'postgres',
     logger: deps.logger === false ? undefined : deps.logger,
+    replaceAfterMs: deps.config.gasReplaceAfterMs,
+    confirmationTimeoutMs: deps.config.settlementWaitMs,
   });
   const x402 = {
     db: deps.database.db,

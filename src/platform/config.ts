@@ -38,6 +38,8 @@ export type Config = {
   gasWalletKeys: readonly `0x${string}`[];
   /** GAS_REPLACE_AFTER_SECONDS: how long a settlement transaction may stay unmined before it is replaced. */
   gasReplaceAfterMs: number;
+  /** SETTLEMENT_WAIT_SECONDS: how long a payer waits for a receipt before `settlement_pending`. */
+  settlementWaitMs: number;
   /** GAS_LOW_WEI: below this native balance a gas wallet lane is reported as low. */
   gasLowWei: bigint;
   /**
@@ -349,6 +351,7 @@ function readChainSettings(env: Env, production: boolean) {
     chainRpcUrl,
     gasWalletKeys: keys,
     gasReplaceAfterMs: readInteger(env, 'GAS_REPLACE_AFTER_SECONDS', 30, 1, 3_600) * 1000,
+    settlementWaitMs: readInteger(env, 'SETTLEMENT_WAIT_SECONDS', 60, 1, 600) * 1000,
     gasLowWei: readWei(env, 'GAS_LOW_WEI', GAS_LOW_WEI),
     rpcUrls,
     confirmations,

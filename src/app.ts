@@ -46,6 +46,7 @@ import {
   registerContactRoutes,
 } from './features/contacts/index.ts';
 import { registerDevFaucetRoutes } from './features/dev-faucet/index.ts';
+import { recordGasBalances } from './features/gas-wallets/index.ts';
 import { registerHomePages } from './features/home/index.ts';
 import {
   registerInvoiceAppRoutes,
@@ -94,7 +95,7 @@ import {
 import { registerSubscriptionPages, registerWebhookRoutes } from './features/webhooks/index.ts';
 import { createFacilitator, registerX402Routes } from './features/x402/index.ts';
 import type { AuthStamps } from './platform/auth-stamps.ts';
-import { type Chain, GAS_LOW_WEI } from './platform/chain/chain.ts';
+import type { Chain } from './platform/chain/chain.ts';
 import type { Config } from './platform/config.ts';
 import { constantTimeEqual, type SecretBox } from './platform/crypto.ts';
 import type { DatabaseHandle, Db } from './platform/db/database.ts';
@@ -315,12 +316,20 @@ function registerMetrics(app: FastifyInstance, deps: AppDeps, metrics: Metrics) 
   if (chain) {
     const stop = startGasSampler(
       metrics,
-      async () =>
-        (await chain.gasBalances()).map((balance) => ({
+      async () => {
+        const balances = await chain.gasBalances();
+        // Stored for Home and the owners' alarm (pages never ask the chain).
+        await recordGasBalances(
+          { db: deps.database.db, clock: deps.clock, lowWei: deps.config.gasLowWei },
+          balances,
+        );
+        return balances.map((balance) => ({
           caip2: balance.caip2,
+          address: balance.address,
           wei: balance.wei,
-          low: balance.wei < GAS_LOW_WEI,
-        })),
+          low: balance.wei < deps.config.gasLowWei,
+        }));
+      },
       {
         clock: deps.clock,
         onError: (error) => app.log.warn({ err: error }, 'reading the gas balance for /metrics failed'),

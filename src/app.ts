@@ -93,12 +93,13 @@ import {
   registerUserRoutes,
 } from './features/users/index.ts';
 import { registerSubscriptionPages, registerWebhookRoutes } from './features/webhooks/index.ts';
-import { createFacilitator, registerX402Routes } from './features/x402/index.ts';
+import { createFacilitator, followPendingSettlements, registerX402Routes } from './features/x402/index.ts';
 import type { AuthStamps } from './platform/auth-stamps.ts';
 import type { Chain } from './platform/chain/chain.ts';
 import type { Config } from './platform/config.ts';
 import { constantTimeEqual, type SecretBox } from './platform/crypto.ts';
 import type { DatabaseHandle, Db } from './platform/db/database.ts';
+import { startScheduler } from './platform/jobs/scheduler.ts';
 import './platform/http/context.ts';
 import { EXAMPLES, PAY_PAGE_PATHS, TAGS, WEBHOOKS } from './openapi.ts';
 import { registerErrorHandling, sendRendered } from './platform/http/errors.ts';
@@ -545,6 +546,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     secrets: deps.secrets,
     logger: deps.logger === false ? undefined : deps.logger,
   };
+  if (deps.chain && deps.config.runWorkers) {
+    // Settlements a payer stopped waiting for are finished here (booked or failed).
+    const task = { name: 'x402-follower', everyMs: 5_000, run: () => followPendingSettlements(x402) };
+    const stop = startScheduler([task], x402.logger);
+    app.addHook('onClose', async () => stop());
+  }
   // The card rail in production: Stripe Checkout, when both Stripe keys are configured.
   const card = deps.config.stripe && { ...x402, gateway: stripeGateway(deps.config.stripe) };
   registerPageRoutes(app, {

@@ -1,4 +1,5 @@
 export { createFacilitator, type Facilitator } from './facilitator.ts';
+export { followPendingSettlements } from './follower.ts';
 export { registerX402Routes, type X402RouteDeps } from './routes.ts';
 export { type MachineAnswer, machineQuote, payOnPage, type X402Deps } from './service.ts';
 export { isSettledTransaction, type SettledTransfer, settledNotFollowed } from './store.ts';

@@ -475,7 +475,7 @@ export async function bookSettlement(
   deps: X402Deps,
   claim: store.SettlementClaim,
   response: SettleResponse,
-  target: { seen: RequestRow } | { requestIn: (tx: Queryable) => Promise<string> },
+  target: { seen: RequestRow } | { requestId: string } | { requestIn: (tx: Queryable) => Promise<string> },
 ): Promise<RequestRow> {
   const network = defined(deps.facilitator.networks.get(claim.network), "a claim's network");
   const converted = fromBaseUnits(BigInt(claim.amount_base), network.token.decimals);
@@ -505,6 +505,7 @@ export async function bookSettlement(
   for (let attempt = 1; ; attempt++) {
     try {
       if ('seen' in target) return await book(deps.db, target.seen.id, target.seen);
+      if ('requestId' in target) return await book(deps.db, target.requestId);
       const { requestIn } = target;
       return await deps.db.transaction().execute(async (tx) => book(tx, await requestIn(tx)));
     } catch (error) {

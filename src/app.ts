@@ -340,6 +340,13 @@ function registerMetrics(app: FastifyInstance, deps: AppDeps, metrics: Metrics) 
   }
 }
 
+/** Settlements a payer stopped waiting for are finished here (booked or failed), until the app closes. */
+function startX402Follower(app: FastifyInstance, x402: Parameters<typeof followPendingSettlements>[0]) {
+  const task = { name: 'x402-follower', everyMs: 5_000, run: () => followPendingSettlements(x402) };
+  const stop = startScheduler([task], x402.logger);
+  app.addHook('onClose', async () => stop());
+}
+
 function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer, chat: ChatSetup) {
   const db = deps.database.db;
   const door = createKeyDoor({ db, clock: deps.clock, limiter: deps.limiter, authStamps: deps.authStamps });
@@ -546,12 +553,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     secrets: deps.secrets,
     logger: deps.logger === false ? undefined : deps.logger,
   };
-  if (deps.chain && deps.config.runWorkers) {
-    // Settlements a payer stopped waiting for are finished here (booked or failed).
-    const task = { name: 'x402-follower', everyMs: 5_000, run: () => followPendingSettlements(x402) };
-    const stop = startScheduler([task], x402.logger);
-    app.addHook('onClose', async () => stop());
-  }
+  if (deps.chain && deps.config.runWorkers) startX402Follower(app, x402);
   // The card rail in production: Stripe Checkout, when both Stripe keys are configured.
   const card = deps.config.stripe && { ...x402, gateway: stripeGateway(deps.config.stripe) };
   registerPageRoutes(app, {

@@ -188,6 +188,36 @@ function refusedByNode(error: unknown): boolean {
  * transaction's hash (known before the broadcast) and the caller follows that hash. It is never
  * sent again, and never again at another nonce.
  */
+/**
+ * Broadcasts signed transactions: the hash when sent or unknown (logged, counted); throws when
+ * the node refused and does not hold the transaction.
+ */
+function broadcaster(publicClient: ChainClient, network: string, logger: Logger | undefined) {
+  /** What the node holds under `hash` after it refused the broadcast. */
+  const afterRefusal = async (hash: Hash, refusal: unknown): Promise<Hash> => {
+    const held = await readChain(network, 'getTransaction', () => publicClient.getTransaction({ hash }));
+    if (held.kind === 'absent') throw refusal;
+    if (held.kind === 'unknown')
+      logger?.warn({ tx: hash, reason: held.reason }, 'a refused gas wallet send could not be checked');
+    return hash;
+  };
+
+  /** Broadcasts a signed transaction: its hash, sent or unknown; throws when refused. */
+  return async (signed: Hex, hash: Hash, nonce: number): Promise<Hash> => {
+    try {
+      return await publicClient.sendRawTransaction({ serializedTransaction: signed });
+    } catch (error) {
+      if (refusedByNode(error)) return afterRefusal(hash, error);
+      chainUnknownTotal.inc({ network, call: 'sendRawTransaction' });
+      logger?.warn(
+        { tx: hash, nonce, reason: describeChainError(error) },
+        'a gas wallet send ended unknown; it is followed by its hash',
+      );
+      return hash;
+    }
+  };
+}
+
 export function createPlannedSender(
   publicClient: ChainClient,
   wallet: LocalWallet,
@@ -214,29 +244,7 @@ export function createPlannedSender(
     };
   };
 
-  /** What the node holds under `hash` after it refused the broadcast. */
-  const afterRefusal = async (hash: Hash, refusal: unknown): Promise<Hash> => {
-    const held = await readChain(network, 'getTransaction', () => publicClient.getTransaction({ hash }));
-    if (held.kind === 'absent') throw refusal;
-    if (held.kind === 'unknown')
-      logger?.warn({ tx: hash, reason: held.reason }, 'a refused gas wallet send could not be checked');
-    return hash;
-  };
-
-  /** Broadcasts a signed transaction: its hash, sent or unknown; throws when refused. */
-  const broadcast = async (signed: Hex, hash: Hash, nonce: number): Promise<Hash> => {
-    try {
-      return await publicClient.sendRawTransaction({ serializedTransaction: signed });
-    } catch (error) {
-      if (refusedByNode(error)) return afterRefusal(hash, error);
-      chainUnknownTotal.inc({ network, call: 'sendRawTransaction' });
-      logger?.warn(
-        { tx: hash, nonce, reason: describeChainError(error) },
-        'a gas wallet send ended unknown; it is followed by its hash',
-      );
-      return hash;
-    }
-  };
+  const broadcast = broadcaster(publicClient, network, logger);
 
   const signAndSend = async (
     transaction: TransactionSerializableEIP1559,

@@ -197,7 +197,7 @@ function summary(values: number[]) {
 
 export async function benchX402(ctx: BenchContext): Promise<BenchReport> {
   ctx.log(`x402: ${ROUNDS} payments each way, interleaved, on the server's own anvil (PostgreSQL database)`);
-  return withFreshServer(
+  const report = await withFreshServer(
     ctx,
     BENCH,
     DATABASE,
@@ -271,4 +271,91 @@ export async function benchX402(ctx: BenchContext): Promise<BenchReport> {
     },
     { CHAIN: '1' },
   );
+  await benchX402Lanes(ctx, report);
+  return report;
+}
+
+// Gas wallet lanes: settlements a second with 1 lane and with 4, at LANE_PAYERS concurrent payers
+// (each a payment on its own request, quoted and signed beforehand; timed from the first payment
+// sent to the last answered). Target: 4 lanes settle at least 3 × as many a second as 1 lane.
+const LANE_PAYERS = 50;
+const LANE_PAYMENTS = Number(process.env.BENCH_X402_LANE_PAYMENTS ?? 200);
+const LANE_TARGET_RATIO = 3;
+/** Anvil's first development key: one lane (the default local chain has four). */
+const ONE_LANE_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+
+/** Settlements a second through one server at LANE_PAYERS concurrent payers. */
+async function laneRound(setup: Setup): Promise<number> {
+  const signed = await Promise.all(
+    Array.from({ length: LANE_PAYMENTS }, async () => {
+      const url = await mint(setup);
+      const quote = await fetch(url, { headers: { accept: 'application/json' } });
+      await quote.arrayBuffer();
+      const payload = await setup.client.createPaymentPayload(
+        decodePaymentRequiredHeader(quote.headers.get('payment-required')!),
+      );
+      return { url, header: encodePaymentSignatureHeader(payload) };
+    }),
+  );
+  let next = 0;
+  const payer = async () => {
+    while (next < signed.length) {
+      const { url, header } = signed[next++]!;
+      const paid = await fetch(url, { headers: { accept: 'application/json', 'payment-signature': header } });
+      const body = await paid.text();
+      if (paid.status !== 200) throw new Error(`Payment answered ${paid.status}: ${body.slice(0, 300)}`);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: LANE_PAYERS }, payer));
+  return (LANE_PAYMENTS * 1000) / (performance.now() - started);
+}
+
+/** The lanes' figures, added to `into` (the x402 bench's report). */
+export async function benchX402Lanes(ctx: BenchContext, into: BenchReport): Promise<void> {
+  const rates: Record<string, number> = {};
+  for (const [lanes, env] of [
+    ['1 lane', { CHAIN: '1', GAS_WALLET_KEYS: ONE_LANE_KEY }],
+    ['4 lanes', { CHAIN: '1' }],
+  ] as const) {
+    ctx.log(`x402 lanes: ${LANE_PAYMENTS} payments at ${LANE_PAYERS} concurrent payers, ${lanes}`);
+    const report = await withFreshServer(
+      ctx,
+      BENCH,
+      DATABASE,
+      async (server) => {
+        const rate = await laneRound(await prepare(server));
+        rates[lanes] = rate;
+        ctx.log(`    ${lanes}: ${fmt(rate, 1)} settlements/s`);
+        into.rows.push({
+          bench: BENCH,
+          config: 'postgres',
+          route: `settlements, ${lanes}, ${LANE_PAYERS} payers`,
+          rps: rate,
+          p50: 0,
+          p99: 0,
+          non2xx: 0,
+          errors: 0,
+          serverCpu: null,
+          otherCpu: null,
+        });
+      },
+      env,
+    );
+    into.rows.push(...report.rows);
+  }
+  const ratio = (rates['4 lanes'] ?? 0) / (rates['1 lane'] ?? 1);
+  ctx.log(
+    `    target: 4 lanes / 1 lane = ${fmt(ratio, 2)}   target >= ${LANE_TARGET_RATIO}   ${ratio >= LANE_TARGET_RATIO ? 'PASS' : 'FAIL'}`,
+  );
+  into.targets.push({
+    bench: BENCH,
+    config: 'postgres',
+    what: 'settlements a second, 4 lanes over 1 lane',
+    value: ratio,
+    target: LANE_TARGET_RATIO,
+    pass: ratio >= LANE_TARGET_RATIO,
+    atMost: false,
+    contaminated: false,
+  });
 }

@@ -429,6 +429,16 @@ CREATE TABLE public.document_numbering (
     CONSTRAINT document_numbering_prefix_check CHECK (((length(prefix) <= 20) AND (prefix ~ '^[A-Za-z0-9/._-]*$'::text)))
 );
 
+CREATE TABLE public.gas_wallet_balances (
+    network text NOT NULL,
+    address text NOT NULL,
+    wei numeric NOT NULL,
+    low_since timestamp with time zone,
+    read_at timestamp with time zone NOT NULL,
+    CONSTRAINT gas_wallet_balances_address_check CHECK ((address ~ '^0x[0-9a-f]{40}$'::text)),
+    CONSTRAINT gas_wallet_balances_wei_check CHECK ((wei >= (0)::numeric))
+);
+
 CREATE TABLE public.home_checklist_dismissals (
     space_id uuid NOT NULL,
     user_id uuid NOT NULL,
@@ -1270,6 +1280,26 @@ CREATE TABLE public.webhook_test_sends (
     CONSTRAINT webhook_test_sends_response_excerpt_check CHECK ((char_length(response_excerpt) <= 2048))
 );
 
+CREATE TABLE public.x402_broadcasts (
+    tx_hash text NOT NULL,
+    first_hash text NOT NULL,
+    network text NOT NULL,
+    lane text NOT NULL,
+    nonce bigint NOT NULL,
+    to_address text NOT NULL,
+    data text NOT NULL,
+    gas numeric NOT NULL,
+    max_fee_per_gas numeric NOT NULL,
+    max_priority_fee_per_gas numeric NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT x402_broadcasts_check CHECK ((max_fee_per_gas >= max_priority_fee_per_gas)),
+    CONSTRAINT x402_broadcasts_gas_check CHECK ((gas > (0)::numeric)),
+    CONSTRAINT x402_broadcasts_lane_check CHECK ((lane ~ '^0x[0-9a-f]{40}$'::text)),
+    CONSTRAINT x402_broadcasts_max_priority_fee_per_gas_check CHECK ((max_priority_fee_per_gas >= (0)::numeric)),
+    CONSTRAINT x402_broadcasts_nonce_check CHECK ((nonce >= 0)),
+    CONSTRAINT x402_broadcasts_tx_hash_check CHECK ((tx_hash ~ '^0x[0-9a-f]{64}$'::text))
+);
+
 CREATE TABLE public.x402_pending_transactions (
     signature_hash text NOT NULL,
     tx_hash text NOT NULL,
@@ -1464,6 +1494,9 @@ ALTER TABLE ONLY public.contacts
 
 ALTER TABLE ONLY public.document_numbering
     ADD CONSTRAINT document_numbering_pkey PRIMARY KEY (space_id, kind);
+
+ALTER TABLE ONLY public.gas_wallet_balances
+    ADD CONSTRAINT gas_wallet_balances_pkey PRIMARY KEY (network, address);
 
 ALTER TABLE ONLY public.home_checklist_dismissals
     ADD CONSTRAINT home_checklist_dismissals_pkey PRIMARY KEY (space_id, user_id);
@@ -1690,6 +1723,12 @@ ALTER TABLE ONLY public.webhook_subscriptions
 ALTER TABLE ONLY public.webhook_test_sends
     ADD CONSTRAINT webhook_test_sends_pkey PRIMARY KEY (space_id, id);
 
+ALTER TABLE ONLY public.x402_broadcasts
+    ADD CONSTRAINT x402_broadcasts_network_lane_nonce_max_fee_per_gas_key UNIQUE (network, lane, nonce, max_fee_per_gas);
+
+ALTER TABLE ONLY public.x402_broadcasts
+    ADD CONSTRAINT x402_broadcasts_pkey PRIMARY KEY (tx_hash);
+
 ALTER TABLE ONLY public.x402_pending_transactions
     ADD CONSTRAINT x402_pending_transactions_pkey PRIMARY KEY (signature_hash);
 
@@ -1884,6 +1923,8 @@ CREATE INDEX webhook_subscriptions_space_idx ON public.webhook_subscriptions USI
 CREATE INDEX webhook_test_sends_sent_idx ON public.webhook_test_sends USING btree (sent_at);
 
 CREATE INDEX webhook_test_sends_subscription_idx ON public.webhook_test_sends USING btree (subscription_id, sent_at DESC);
+
+CREATE INDEX x402_broadcasts_first_idx ON public.x402_broadcasts USING btree (first_hash, created_at);
 
 CREATE INDEX x402_receipts_reference_idx ON public.x402_receipts USING btree (space_id, reference);
 
@@ -2379,6 +2420,9 @@ ALTER TABLE ONLY public.webhook_test_sends
 
 ALTER TABLE ONLY public.webhook_test_sends
     ADD CONSTRAINT webhook_test_sends_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES public.webhook_subscriptions(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.x402_broadcasts
+    ADD CONSTRAINT x402_broadcasts_first_hash_fkey FOREIGN KEY (first_hash) REFERENCES public.x402_broadcasts(tx_hash);
 
 ALTER TABLE ONLY public.x402_receipt_keys
     ADD CONSTRAINT x402_receipt_keys_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);

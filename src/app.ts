@@ -46,6 +46,7 @@ import {
   registerContactRoutes,
 } from './features/contacts/index.ts';
 import { registerDevFaucetRoutes } from './features/dev-faucet/index.ts';
+import { recordGasBalances } from './features/gas-wallets/index.ts';
 import { registerHomePages } from './features/home/index.ts';
 import {
   registerInvoiceAppRoutes,
@@ -92,12 +93,18 @@ import {
   registerUserRoutes,
 } from './features/users/index.ts';
 import { registerSubscriptionPages, registerWebhookRoutes } from './features/webhooks/index.ts';
-import { createFacilitator, registerX402CreditRoutes, registerX402Routes } from './features/x402/index.ts';
+import {
+  createFacilitator,
+  followPendingSettlements,
+  registerX402CreditRoutes,
+  registerX402Routes,
+} from './features/x402/index.ts';
 import type { AuthStamps } from './platform/auth-stamps.ts';
-import { type Chain, GAS_LOW_WEI } from './platform/chain/chain.ts';
+import type { Chain } from './platform/chain/chain.ts';
 import type { Config } from './platform/config.ts';
 import { constantTimeEqual, type SecretBox } from './platform/crypto.ts';
 import type { DatabaseHandle, Db } from './platform/db/database.ts';
+import { startScheduler } from './platform/jobs/scheduler.ts';
 import './platform/http/context.ts';
 import { EXAMPLES, PAY_PAGE_PATHS, TAGS, WEBHOOKS } from './openapi.ts';
 import { registerErrorHandling, sendRendered } from './platform/http/errors.ts';
@@ -315,12 +322,20 @@ function registerMetrics(app: FastifyInstance, deps: AppDeps, metrics: Metrics) 
   if (chain) {
     const stop = startGasSampler(
       metrics,
-      async () =>
-        (await chain.gasBalances()).map((balance) => ({
+      async () => {
+        const balances = await chain.gasBalances();
+        // Stored for Home and the owners' alarm (pages never ask the chain).
+        await recordGasBalances(
+          { db: deps.database.db, clock: deps.clock, lowWei: deps.config.gasLowWei },
+          balances,
+        );
+        return balances.map((balance) => ({
           caip2: balance.caip2,
+          address: balance.address,
           wei: balance.wei,
-          low: balance.wei < GAS_LOW_WEI,
-        })),
+          low: balance.wei < deps.config.gasLowWei,
+        }));
+      },
       {
         clock: deps.clock,
         onError: (error) => app.log.warn({ err: error }, 'reading the gas balance for /metrics failed'),
@@ -328,6 +343,13 @@ function registerMetrics(app: FastifyInstance, deps: AppDeps, metrics: Metrics) 
     );
     app.addHook('onClose', async () => stop());
   }
+}
+
+/** Settlements a payer stopped waiting for are finished here (booked or failed), until the app closes. */
+function startX402Follower(app: FastifyInstance, x402: Parameters<typeof followPendingSettlements>[0]) {
+  const task = { name: 'x402-follower', everyMs: 5_000, run: () => followPendingSettlements(x402) };
+  const stop = startScheduler([task], x402.logger);
+  app.addHook('onClose', async () => stop());
 }
 
 function registerIntegration(app: FastifyInstance, deps: AppDeps, mailer: Mailer, chat: ChatSetup) {
@@ -526,6 +548,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const facilitator = createFacilitator(deps.database.db, deps.chain, {
     sharedDatabase: deps.database.kind === 'postgres',
     logger: deps.logger === false ? undefined : deps.logger,
+    replaceAfterMs: deps.config.gasReplaceAfterMs,
+    confirmationTimeoutMs: deps.config.settlementWaitMs,
   });
   const x402 = {
     db: deps.database.db,
@@ -535,6 +559,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     secrets: deps.secrets,
     logger: deps.logger === false ? undefined : deps.logger,
   };
+  if (deps.chain && deps.config.runWorkers) startX402Follower(app, x402);
   // The card rail in production: Stripe Checkout, when both Stripe keys are configured.
   const card = deps.config.stripe && { ...x402, gateway: stripeGateway(deps.config.stripe) };
   registerPageRoutes(app, {

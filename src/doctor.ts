@@ -6,7 +6,6 @@ import nodemailer from 'nodemailer';
 import { BaseError, createPublicClient, formatEther, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { defined } from './core/assert.ts';
-import { GAS_LOW_WEI } from './platform/chain/chain.ts';
 import { NETWORKS, type NetworkName } from './platform/chain/networks.ts';
 import type { Config } from './platform/config.ts';
 import { SecretBox } from './platform/crypto.ts';
@@ -251,33 +250,49 @@ async function checkNetwork(
     );
   }
   if (rpc.status !== 'ok') return [rpc, skip(`gas wallet ${label}`, 'not checked: the RPC check failed')];
-  return [rpc, await checkGasWallet(config, label, client, options)];
+  return [rpc, ...(await checkGasWallet(config, label, client, options))];
 }
 
+/** Each gas wallet lane's balance on one network: a lane below GAS_LOW_WEI fails its check. */
 async function checkGasWallet(
   config: Config,
   name: string,
   client: ReturnType<typeof createPublicClient>,
   options: DoctorOptions,
+): Promise<CheckResult[]> {
+  if (config.gasWalletKeys.length === 0)
+    return [
+      fail(
+        `gas wallet ${name}`,
+        'GAS_WALLET_KEYS (or GAS_WALLET_KEY) is not set',
+        'set GAS_WALLET_KEYS: settlements on this network pay gas from it',
+      ),
+    ];
+  const results: CheckResult[] = [];
+  for (const [index, key] of config.gasWalletKeys.entries()) {
+    const check = index === 0 ? `gas wallet ${name}` : `gas wallet ${name} lane ${index + 1}`;
+    results.push(await checkLane(check, privateKeyToAccount(key).address, config.gasLowWei, client, options));
+  }
+  return results;
+}
+
+async function checkLane(
+  check: string,
+  address: `0x${string}`,
+  lowWei: bigint,
+  client: ReturnType<typeof createPublicClient>,
+  options: DoctorOptions,
 ): Promise<CheckResult> {
-  const check = `gas wallet ${name}`;
-  if (!config.gasWalletKey)
-    return fail(
-      check,
-      'GAS_WALLET_KEY is not set',
-      'set GAS_WALLET_KEY: settlements on this network pay gas from it',
-    );
-  const address = privateKeyToAccount(config.gasWalletKey).address;
   try {
     const wei = await within(options.timeoutMs, client.getBalance({ address }));
     const shown = `${address} holds ${formatEther(wei)}`;
-    if (wei < GAS_LOW_WEI)
+    if (wei < lowWei)
       return fail(
         check,
-        `${shown}, below ${formatEther(GAS_LOW_WEI)}`,
+        `${shown}, below ${formatEther(lowWei)}`,
         `send the native coin for gas to ${address}`,
       );
-    return ok(check, `${shown} (at least ${formatEther(GAS_LOW_WEI)})`);
+    return ok(check, `${shown} (at least ${formatEther(lowWei)})`);
   } catch (error) {
     return fail(check, reason(error), 'retry; the node did not answer the balance');
   }

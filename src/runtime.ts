@@ -99,7 +99,7 @@ async function openChain(config: Config, logger: Logger): Promise<Chain | undefi
   const chain = await createChain({
     local: config.chain,
     localRpcUrl: config.chainRpcUrl,
-    gasWalletKey: config.gasWalletKey,
+    gasWalletKeys: config.gasWalletKeys,
     rpcUrls: config.rpcUrls,
     logger,
   });

@@ -12,6 +12,7 @@ import { createHarness, type Harness } from './harness.ts';
 const REFERENCE_TABLES = [
   'attempt_throttles',
   'chain_cursors',
+  'gas_wallet_balances',
   'password_resets',
   'rate_buckets',
   'schema_migrations',
@@ -22,6 +23,7 @@ const REFERENCE_TABLES = [
   'stripe_events',
   'telegram_updates',
   'users',
+  'x402_broadcasts',
   'x402_pending_transactions',
 ];
 

@@ -99,21 +99,28 @@ describe('the loopback metrics port', () => {
   });
 });
 
+/** A gas wallet lane's address, as the gauges label it. */
+const LANE = '0x14dc79964da2c08b23698b3d3cc7ca32193d9955';
+
 describe('the gas balance', () => {
   it('is read by the timer, never by a scrape, and a scrape reports the last reading', async () => {
     const metrics = createMetrics({ db: h.db, clock: systemClock });
     let reads = 0;
     const read = async () => {
       reads++;
-      return [{ caip2: 'eip155:31337', wei: 5_000_000_000_000_000n + BigInt(reads), low: false }];
+      return [
+        { caip2: 'eip155:31337', address: LANE, wei: 5_000_000_000_000_000n + BigInt(reads), low: false },
+      ];
     };
     const stop = startGasSampler(metrics, read, { clock: systemClock, intervalMs: 60_000 });
     try {
       await new Promise((resolve) => setTimeout(resolve, 20));
       for (let scrapeIndex = 0; scrapeIndex < 5; scrapeIndex++) {
         const text = await metrics.registry.metrics();
-        expect(text).toContain('tollbook_gas_wallet_balance_wei{network="eip155:31337"} 5000000000000001');
-        expect(text).toContain('tollbook_gas_wallet_low{network="eip155:31337"} 0');
+        expect(text).toContain(
+          `tollbook_gas_wallet_balance_wei{network="eip155:31337",address="${LANE}"} 5000000000000001`,
+        );
+        expect(text).toContain(`tollbook_gas_wallet_low{network="eip155:31337",address="${LANE}"} 0`);
       }
       expect(reads).toBe(1);
     } finally {
@@ -128,7 +135,7 @@ describe('the gas balance', () => {
     const read = async () => {
       reads++;
       if (reads > 1) throw new Error('rpc down');
-      return [{ caip2: 'eip155:8453', wei: 10n, low: true }];
+      return [{ caip2: 'eip155:8453', address: LANE, wei: 10n, low: true }];
     };
     const stop = startGasSampler(metrics, read, {
       clock: systemClock,
@@ -139,7 +146,9 @@ describe('the gas balance', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(reads).toBeGreaterThan(2);
       expect(errors.length).toBe(reads - 1);
-      expect(await metrics.registry.metrics()).toContain('tollbook_gas_wallet_low{network="eip155:8453"} 1');
+      expect(await metrics.registry.metrics()).toContain(
+        `tollbook_gas_wallet_low{network="eip155:8453",address="${LANE}"} 1`,
+      );
     } finally {
       stop();
     }

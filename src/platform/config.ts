@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { NETWORKS, type NetworkName } from './chain/networks.ts';
+import { GAS_LOW_WEI, NETWORKS, type NetworkName } from './chain/networks.ts';
 import { allowListEntryProblem } from './net/public-address.ts';
 
 // Every setting is read and checked here, once. A bad value stops start-up with a sentence that
@@ -31,8 +31,17 @@ export type Config = {
   chain: boolean;
   /** CHAIN_RPC_URL: a running development node to reuse instead of starting anvil. */
   chainRpcUrl: string | undefined;
-  /** GAS_WALLET_KEY: the key that pays gas for settlements (0x + 64 hex). */
-  gasWalletKey: `0x${string}` | undefined;
+  /**
+   * GAS_WALLET_KEYS (or the single GAS_WALLET_KEY): the keys that pay gas for settlements, one
+   * lane each (0x + 64 hex); empty when neither is set.
+   */
+  gasWalletKeys: readonly `0x${string}`[];
+  /** GAS_REPLACE_AFTER_SECONDS: how long a settlement transaction may stay unmined before it is replaced. */
+  gasReplaceAfterMs: number;
+  /** SETTLEMENT_WAIT_SECONDS: how long a payer waits for a receipt before `settlement_pending`. */
+  settlementWaitMs: number;
+  /** GAS_LOW_WEI: below this native balance a gas wallet lane is reported as low. */
+  gasLowWei: bigint;
   /**
    * BASE_RPC_URL, ETHEREUM_RPC_URL, …: a public network is configured only when its variable is
    * set. Each takes one URL or a comma-separated list of nodes of the same network.
@@ -268,6 +277,48 @@ function readTrustProxy(env: Env): boolean | string {
   return raw;
 }
 
+const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * The gas wallet's keys: GAS_WALLET_KEYS (comma-separated, one lane each) or the single
+ * GAS_WALLET_KEY. Both set is refused: which of them is meant cannot be told. A bad key is named
+ * by its position, never quoted (it is a secret).
+ */
+function readGasWalletKeys(env: Env): `0x${string}`[] {
+  const single = env.GAS_WALLET_KEY && env.GAS_WALLET_KEY !== '' ? env.GAS_WALLET_KEY : undefined;
+  const list = env.GAS_WALLET_KEYS && env.GAS_WALLET_KEYS.trim() !== '' ? env.GAS_WALLET_KEYS : undefined;
+  if (single !== undefined && list !== undefined)
+    throw new ConfigError(
+      'Set GAS_WALLET_KEYS or GAS_WALLET_KEY, not both (GAS_WALLET_KEYS may hold one key).',
+    );
+  if (single !== undefined) {
+    if (!PRIVATE_KEY.test(single))
+      throw new ConfigError(
+        'GAS_WALLET_KEY must be 0x followed by 64 hexadecimal characters (a 32-byte key).',
+      );
+    return [single as `0x${string}`];
+  }
+  if (list === undefined) return [];
+  const keys = list.split(',').map((part) => part.trim());
+  keys.forEach((key, index) => {
+    if (!PRIVATE_KEY.test(key))
+      throw new ConfigError(
+        `GAS_WALLET_KEYS: key ${index + 1} of ${keys.length} must be 0x followed by 64 hexadecimal characters.`,
+      );
+  });
+  const distinct = new Set(keys.map((key) => key.toLowerCase()));
+  if (distinct.size !== keys.length)
+    throw new ConfigError('GAS_WALLET_KEYS names one key twice: each lane needs a key of its own.');
+  return keys as `0x${string}`[];
+}
+
+function readWei(env: Env, name: string, fallback: bigint): bigint {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,30}$/.test(raw)) throw new ConfigError(`${name} must be a whole number of wei.`);
+  return BigInt(raw);
+}
+
 function readChainSettings(env: Env, production: boolean) {
   const chainRpcUrl = readUrl(env, 'CHAIN_RPC_URL', ['http:', 'https:']);
   // Tests start their own chain where they need one; naming a node to reuse switches it on.
@@ -277,19 +328,16 @@ function readChainSettings(env: Env, production: boolean) {
       'CHAIN and CHAIN_RPC_URL select the development chain and are refused when NODE_ENV=production.',
     );
   }
-  const rawKey = env.GAS_WALLET_KEY && env.GAS_WALLET_KEY !== '' ? env.GAS_WALLET_KEY : undefined;
-  if (rawKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(rawKey)) {
-    throw new ConfigError('GAS_WALLET_KEY must be 0x followed by 64 hexadecimal characters (a 32-byte key).');
-  }
+  const keys = readGasWalletKeys(env);
   const rpcUrls: Partial<Record<NetworkName, string[]>> = {};
   for (const network of NETWORKS) {
     if (network.rpcUrlVariable === undefined) continue;
     const urls = readUrlList(env, network.rpcUrlVariable, ['http:', 'https:']);
     if (urls.length > 0) rpcUrls[network.name] = urls;
   }
-  if (production && rawKey === undefined && Object.keys(rpcUrls).length > 0) {
+  if (production && keys.length === 0 && Object.keys(rpcUrls).length > 0) {
     throw new ConfigError(
-      'GAS_WALLET_KEY is required when NODE_ENV=production and a network RPC URL is set.',
+      'GAS_WALLET_KEY is required when NODE_ENV=production and a network RPC URL is set (or GAS_WALLET_KEYS).',
     );
   }
   // Blocks a transfer must be under before the account watch books it (<NAME>_CONFIRMATIONS).
@@ -301,7 +349,10 @@ function readChainSettings(env: Env, production: boolean) {
   return {
     chain,
     chainRpcUrl,
-    gasWalletKey: rawKey as `0x${string}` | undefined,
+    gasWalletKeys: keys,
+    gasReplaceAfterMs: readInteger(env, 'GAS_REPLACE_AFTER_SECONDS', 30, 1, 3_600) * 1000,
+    settlementWaitMs: readInteger(env, 'SETTLEMENT_WAIT_SECONDS', 60, 1, 600) * 1000,
+    gasLowWei: readWei(env, 'GAS_LOW_WEI', GAS_LOW_WEI),
     rpcUrls,
     confirmations,
   };

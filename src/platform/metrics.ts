@@ -14,7 +14,7 @@ import type { Db } from './db/database.ts';
 export const GAS_SAMPLE_INTERVAL_MS = 60_000;
 const HTTP_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export type GasReading = { caip2: string; wei: bigint; low: boolean };
+export type GasReading = { caip2: string; address: string; wei: bigint; low: boolean };
 
 export type Metrics = {
   registry: Registry;
@@ -104,14 +104,14 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   registerDatabaseGauges(registry, deps);
   const gasWei = new Gauge({
     name: 'tollbook_gas_wallet_balance_wei',
-    help: 'Native balance of the gas wallet that pays for settlements (read on a timer).',
-    labelNames: ['network'],
+    help: 'Native balance of each gas wallet lane that pays for settlements (read on a timer).',
+    labelNames: ['network', 'address'],
     registers: [registry],
   });
   const gasLow = new Gauge({
     name: 'tollbook_gas_wallet_low',
-    help: 'Whether the gas wallet is below the warning threshold (1) or not (0).',
-    labelNames: ['network'],
+    help: 'Whether a gas wallet lane is below the warning threshold GAS_LOW_WEI (1) or not (0).',
+    labelNames: ['network', 'address'],
     registers: [registry],
   });
   const gasReadAt = new Gauge({
@@ -134,8 +134,9 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       gasReadAt.set(at.getTime() / 1000);
       for (const reading of readings) {
         // Prometheus samples are floats: about 15 significant digits of the wei, ample for a warning.
-        gasWei.set({ network: reading.caip2 }, Number(reading.wei));
-        gasLow.set({ network: reading.caip2 }, reading.low ? 1 : 0);
+        const labels = { network: reading.caip2, address: reading.address.toLowerCase() };
+        gasWei.set(labels, Number(reading.wei));
+        gasLow.set(labels, reading.low ? 1 : 0);
       }
     },
   };

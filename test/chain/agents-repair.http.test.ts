@@ -699,7 +699,7 @@ describe('the repair of agent writes behind a failing node', () => {
   beforeAll(async () => {
     proxy = await startRpcFaultProxy(chain.local!.rpcUrl);
     // The repair's reads go through the proxy, with a short timeout so a held request ends soon.
-    const proxied = connectClients(networkDefinition('local'), [proxy.url], undefined, 500);
+    const proxied = connectClients(networkDefinition('local'), [proxy.url], [], 500);
     faultyChain = { ...chain, clients: (name) => (name === 'local' ? proxied : chain.clients(name)) };
   });
   afterAll(async () => {

@@ -56,7 +56,7 @@ beforeAll(async () => {
   expect(proven.statusCode).toBe(200);
   await chain.local!.fund(signer.address, 100n * 1_000_000n);
   proxy = await startRpcFaultProxy(chain.local!.rpcUrl);
-  const proxied = connectClients(networkDefinition('local'), [proxy.url], undefined, 500);
+  const proxied = connectClients(networkDefinition('local'), [proxy.url], [], 500);
   const through: Chain = { ...chain, clients: (name) => (name === 'local' ? proxied : chain.clients(name)) };
   faulty = { db: h.db, clock: h.clock, chain: through, confirmations: { local: CONFIRMATIONS } };
 }, 120_000);

@@ -28,7 +28,7 @@ beforeAll(async () => {
   ({ w, deps: direct, close } = await startWatchedWorld());
   proxy = await startRpcFaultProxy(w.local.rpcUrl);
   // The server's reads go through the proxy, with a short timeout so a held request ends soon.
-  const proxied = connectClients(networkDefinition('local'), [proxy.url], undefined, 500);
+  const proxied = connectClients(networkDefinition('local'), [proxy.url], [], 500);
   const chain: Chain = {
     ...w.chain,
     clients: (name) => (name === 'local' ? proxied : w.chain.clients(name)),

@@ -156,8 +156,13 @@ export async function startX402World(env: Record<string, string> = {}) {
     return { x402Version: 2, resource, accepted: requirement, payload: { authorization, signature } };
   }
 
-  /** The gas wallet's transaction count: unchanged means nothing was sent on chain. */
-  const gasNonce = () => local.publicClient.getTransactionCount({ address: chain.gasWallet! });
+  /** The gas wallet's transaction count over every lane: unchanged means nothing was sent on chain. */
+  const gasNonce = async () => {
+    const counts = await Promise.all(
+      chain.gasWallets.map((address) => local.publicClient.getTransactionCount({ address })),
+    );
+    return counts.reduce((sum, count) => sum + count, 0);
+  };
 
   async function api(method: string, path: string, key: string, body?: unknown) {
     const res = await fetch(`${base}${path}`, {

@@ -176,8 +176,8 @@ async function scanNetwork(at: NetworkRound) {
  */
 async function gasWalletTransactions(at: NetworkRound, logs: TransferLog[]) {
   const ours = new Set<string>();
-  const gasWallet = at.deps.chain.gasWallet?.toLowerCase();
-  if (gasWallet === undefined) return ours;
+  const lanes = new Set(at.deps.chain.gasWallets.map((address) => address.toLowerCase()));
+  if (lanes.size === 0) return ours;
   const asked = new Set<string>();
   for (const log of logs) {
     if (asked.has(log.txHash)) continue;
@@ -192,7 +192,7 @@ async function gasWalletTransactions(at: NetworkRound, logs: TransferLog[]) {
       return undefined;
     }
     if (read.outcome.kind === 'unknown') return undefined;
-    if (read.outcome.value.from.toLowerCase() === gasWallet) ours.add(log.txHash);
+    if (lanes.has(read.outcome.value.from.toLowerCase())) ours.add(log.txHash);
   }
   return ours;
 }

@@ -1,3 +1,4 @@
+import { formatEther } from 'viem';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
 import { ActionButton, DateTime, EmptyState, Money, Notice } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
@@ -144,7 +145,7 @@ function ChecklistCard({ shell, checklist }: { shell: BookShell; checklist: Chec
 }
 
 function Warnings({ shell, home }: { shell: BookShell; home: Home }) {
-  if (home.failing.length === 0 && home.lagging.length === 0) return null;
+  if (home.failing.length === 0 && home.lagging.length === 0 && home.lowGas.length === 0) return null;
   return (
     <Notice kind="warn">
       <ul class="warnings">
@@ -164,6 +165,12 @@ function Warnings({ shell, home }: { shell: BookShell; home: Home }) {
           <li>
             The chain watch for {lag.network} has not moved since <DateTime at={lag.since} />: payments on it
             are not seen.
+          </li>
+        ))}
+        {home.lowGas.map((lane) => (
+          <li>
+            Gas wallet <code>{lane.address}</code> on {lane.network} is low: it holds {formatEther(lane.wei)},
+            and x402 settlements it sends may fail.
           </li>
         ))}
       </ul>

@@ -6,6 +6,7 @@ import type { Member } from '../../platform/http/member.ts';
 import { listAccountsInApp } from '../accounts/index.ts';
 import { listProposals } from '../agents/index.ts';
 import { laggingNetworks } from '../chain-watch/index.ts';
+import { lowGasWallets } from '../gas-wallets/index.ts';
 import { hasAnyDocument, overdueTotals } from '../invoices/index.ts';
 import { hasAnyKey } from '../keys/index.ts';
 import { incomeByDay } from '../ledger/index.ts';
@@ -34,7 +35,7 @@ export async function readHome(deps: HomeDeps, member: Member) {
   const today = utcDateOf(now);
   const longest = WINDOWS[WINDOWS.length - 1] ?? 30;
   const accountsRead = listAccountsInApp(deps, member, {});
-  const [income, accounts, open, overdue, approvals, proposals, failing, lagging, checklist] =
+  const [income, accounts, open, overdue, approvals, proposals, failing, lagging, lowGas, checklist] =
     await Promise.all([
       incomeByDay(deps.db, spaceId, windowStart(today, longest)),
       accountsRead,
@@ -44,6 +45,8 @@ export async function readHome(deps: HomeDeps, member: Member) {
       listProposals(deps, member.userId, spaceId, 'pending'),
       canAdminister(member.role) ? failingSubscriptions(deps.db, spaceId) : Promise.resolve([]),
       laggingNetworks(deps.db, now, WATCH_LAG_MS),
+      // The stored balance of the gas wallet's lanes (the periodic check writes it; never the chain).
+      canAdminister(member.role) ? lowGasWallets(deps.db) : Promise.resolve([]),
       checklistFor(
         deps,
         member,
@@ -64,6 +67,7 @@ export async function readHome(deps: HomeDeps, member: Member) {
     proposals: { count: proposals.length, items: proposals.slice(0, SHOWN) },
     failing,
     lagging,
+    lowGas,
     checklist,
   };
 }

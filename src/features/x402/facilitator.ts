@@ -3,12 +3,13 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import type { Logger } from 'pino';
 import type { Abi, VerifyTypedDataParameters } from 'viem';
-import type { Chain } from '../../platform/chain/chain.ts';
+import { defined } from '../../core/assert.ts';
+import type { Chain, Clients } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
 import { createPlannedSender, createSendPlanner } from '../../platform/chain/send-plan.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { withSessionLock } from '../../platform/db/session-lock.ts';
+import { broadcastRow, createLanePool, type Follower, type Lane, waitForSettlement } from './lanes.ts';
 import * as store from './store.ts';
 
 // The x402 facilitator Tollbook runs: the maintained @x402/core facilitator with @x402/evm's
@@ -18,12 +19,21 @@ import * as store from './store.ts';
 
 /** How long a settlement waits for its receipt before answering `settlement_pending`. */
 const CONFIRMATION_TIMEOUT_MS = 60_000;
+/** How long a settlement transaction may stay unmined before it is replaced at its nonce. */
+const REPLACE_AFTER_MS = 30_000;
 
 export type Facilitator = {
   engine: x402Facilitator;
   /** Networks with a gas wallet, by CAIP-2 id: only these can be settled. */
   networks: Map<string, ConfiguredNetwork>;
   gasWallet: string | undefined;
+  /** Per network (CAIP-2): its lanes and how its settlements are followed to a receipt. */
+  followers: Map<string, Follower>;
+  /**
+   * The transaction that mined, by the first transaction's hash, for settlements this process
+   * waited for: a replacement may have mined instead of the first. Taken by putOnChain.
+   */
+  minedAs: Map<string, string>;
   /**
    * Signatures (by pendingKey) whose claim this process just created: no earlier attempt can
    * have broadcast them, so the pending store need not be asked. Saves two round trips a payment.
@@ -45,30 +55,6 @@ function pendingStore(db: Db, firstAttempts: Set<string>): PendingSettlementStor
     delete: async (key) => {
       if (!firstAttempts.has(pendingKey(key))) await store.deletePendingTransaction(db, pendingKey(key));
     },
-  };
-}
-
-/** Runs one send at a time: what a gas wallet's lane does with each send. */
-type Lane = <T>(send: () => Promise<T>) => Promise<T>;
-
-/**
- * The lane across processes sharing PostgreSQL: a session lock on (chain, wallet), held on a
- * connection of its own outside any transaction from before the nonce is read until the node
- * answered the broadcast (or the send ended unknown), so each sender's nonce read already holds
- * every other process's sends. The lock is not held until the transaction is mined.
- */
-function sharedLane(db: Db, chainId: number, wallet: string, logger: Logger | undefined): Lane {
-  const name = `gas-wallet:${chainId}:${wallet.toLowerCase()}`;
-  return (send) => withSessionLock(db, name, send, logger);
-}
-
-/** The lane in this process only (the embedded database's case: one process). */
-function localLane(): Lane {
-  let last: Promise<unknown> = Promise.resolve();
-  return <T>(send: () => Promise<T>): Promise<T> => {
-    const next = last.then(send, send);
-    last = next.catch(() => undefined);
-    return next;
   };
 }
 
@@ -111,6 +97,10 @@ export type FacilitatorOptions = {
   /** Processes share the database (PostgreSQL): serialize gas-wallet sends across them. */
   sharedDatabase: boolean;
   logger?: Logger | undefined;
+  /** GAS_REPLACE_AFTER_SECONDS, in ms (30 s unless set). */
+  replaceAfterMs?: number | undefined;
+  /** How long a settlement waits for its receipt before `settlement_pending` (60 s unless set). */
+  confirmationTimeoutMs?: number | undefined;
 };
 
 export function createFacilitator(
@@ -121,62 +111,13 @@ export function createFacilitator(
   const engine = new x402Facilitator();
   const firstAttempts = new Set<string>();
   const networks = new Map<string, ConfiguredNetwork>();
+  const followers = new Map<string, Follower>();
+  const minedAs = new Map<string, string>();
   for (const network of chain?.networks.list() ?? []) {
     const clients = chain?.clients(network.name);
-    const wallet = clients?.walletClient;
-    if (!clients || !wallet) continue;
-    const { publicClient } = clients;
-    // Embedded PGlite is one process's: an in-process queue is enough there.
-    const lane = options.sharedDatabase
-      ? sharedLane(db, network.chainId, wallet.account.address, options.logger)
-      : localLane();
-    const codeOf = codeReader(publicClient, network.token.address);
-    const planner = createSendPlanner(publicClient, network.chainId);
-    // A key held here signs in this process, at the nonce the node gives in the lane, and a send
-    // that ends unknown is followed by its hash (see createPlannedSender).
-    const account = wallet.account;
-    const planned =
-      account.type === 'local' && account.signTransaction
-        ? createPlannedSender(
-            publicClient,
-            { account: { address: account.address, signTransaction: account.signTransaction } },
-            network.name,
-            options.logger,
-          )
-        : undefined;
-    // viem's clients have every method the scheme needs. The scheme hands over ABIs and typed
-    // data as plain records (`readonly unknown[]`, `Record<string, unknown>`); viem types them as
-    // its Abi and typed-data definitions, which is what they are.
-    const signer = toFacilitatorEvmSigner(
-      {
-        address: wallet.account.address,
-        readContract: (args) => publicClient.readContract({ ...args, abi: args.abi as Abi }),
-        verifyTypedData: (args) => publicClient.verifyTypedData(args as VerifyTypedDataParameters),
-        writeContract: async (args) => {
-          // Gas and fee caps known beforehand spare the node a fill request per payment. A plan
-          // that could not be made fails the send before anything leaves.
-          const plan = await planner.plan(args, wallet.account.address);
-          if (plan && planned) return lane(() => planned.send(args, plan));
-          // A chain without EIP-1559 fees, or a key held by the node: viem fills and sends.
-          const caps = plan
-            ? {
-                gas: plan.gas,
-                maxFeePerGas: plan.maxFeePerGas,
-                maxPriorityFeePerGas: plan.maxPriorityFeePerGas,
-              }
-            : {};
-          return lane(() => wallet.writeContract({ ...args, abi: args.abi as Abi, ...caps }));
-        },
-        sendTransaction: (args) => lane(() => wallet.sendTransaction(args)),
-        waitForTransactionReceipt: async (args) => {
-          const receipt = await publicClient.waitForTransactionReceipt(args);
-          if (receipt.status !== 'success') planner.forget();
-          return receipt;
-        },
-        getCode: (args) => codeOf(args.address),
-      },
-      { confirmationTimeoutMs: CONFIRMATION_TIMEOUT_MS },
-    );
+    const follower = clients && followerFor(db, network, clients, options);
+    if (!clients || !follower) continue;
+    const signer = schemeSigner(network, clients, follower, minedAs, options);
     // Settlement simulates the transfer before it broadcasts, so a page payment needs no separate
     // verify round (the same checks, and the chain, would be asked twice).
     const scheme = new ExactEvmScheme(signer, {
@@ -185,6 +126,88 @@ export function createFacilitator(
     });
     engine.register(network.caip2, scheme);
     networks.set(network.caip2, network);
+    followers.set(network.caip2, follower);
   }
-  return { engine, networks, gasWallet: chain?.gasWallet, firstAttempts };
+  return { engine, networks, gasWallet: chain?.gasWallet, followers, minedAs, firstAttempts };
+}
+
+/**
+ * The network's lanes (one planned sender per gas wallet key held here, each recording what it
+ * signs before the broadcast) and how its settlements are followed; undefined without a lane.
+ */
+function followerFor(
+  db: Db,
+  network: ConfiguredNetwork,
+  clients: Clients,
+  options: FacilitatorOptions,
+): Follower | undefined {
+  const { publicClient } = clients;
+  const lanes: Lane[] = [];
+  for (const wallet of clients.lanes) {
+    const account = wallet.account;
+    if (account.type !== 'local' || !account.signTransaction) continue;
+    const sender = createPlannedSender(
+      publicClient,
+      { account: { address: account.address, signTransaction: account.signTransaction } },
+      network.name,
+      options.logger,
+      (signed) => store.recordBroadcast(db, broadcastRow(network.caip2, signed, new Date())),
+    );
+    lanes.push({ address: account.address, sender });
+  }
+  if (lanes.length === 0) return undefined;
+  // Embedded PGlite is one process's: the pool's own bookkeeping is enough there.
+  const lock = options.sharedDatabase ? { db, chainId: network.chainId, logger: options.logger } : undefined;
+  return {
+    db,
+    network: network.caip2,
+    chainId: network.chainId,
+    publicClient,
+    pool: createLanePool(lanes, lock),
+    replaceAfterMs: options.replaceAfterMs ?? REPLACE_AFTER_MS,
+    logger: options.logger,
+  };
+}
+
+/**
+ * The scheme's signer over the network's lanes: every lane's address is a signer; a transfer
+ * goes out on a free lane at the nonce the node gives; its receipt is whichever of its
+ * transactions mined (a stuck one replaced at its nonce on the way).
+ */
+function schemeSigner(
+  network: ConfiguredNetwork,
+  clients: Clients,
+  follower: Follower,
+  minedAs: Map<string, string>,
+  options: FacilitatorOptions,
+) {
+  const { publicClient } = clients;
+  const codeOf = codeReader(publicClient, network.token.address);
+  const planner = createSendPlanner(publicClient, network.chainId);
+  const first = defined(follower.pool.lanes[0], 'a lane');
+  const timeoutMs = options.confirmationTimeoutMs ?? CONFIRMATION_TIMEOUT_MS;
+  // viem's clients have every method the scheme needs. The scheme hands over ABIs and typed
+  // data as plain records (`readonly unknown[]`, `Record<string, unknown>`); viem types them as
+  // its Abi and typed-data definitions, which is what they are.
+  const signer = toFacilitatorEvmSigner({
+    address: first.address,
+    readContract: (args) => publicClient.readContract({ ...args, abi: args.abi as Abi }),
+    verifyTypedData: (args) => publicClient.verifyTypedData(args as VerifyTypedDataParameters),
+    writeContract: async (args) => {
+      // Gas and fee caps known beforehand spare the node a fill request per payment. A plan
+      // that could not be made fails the send before anything leaves.
+      const plan = await planner.plan(args, first.address);
+      if (!plan) throw new Error(`${network.caip2} takes no EIP-1559 fees: its settlements cannot be sent.`);
+      return follower.pool.take((lane) => lane.sender.send(args, plan));
+    },
+    sendTransaction: () => Promise.reject(new Error('Gas wallet lanes send only token transfers.')),
+    waitForTransactionReceipt: async (args) => {
+      const receipt = await waitForSettlement(follower, args.hash, timeoutMs);
+      if (receipt.status !== 'success') planner.forget();
+      minedAs.set(args.hash.toLowerCase(), receipt.transactionHash);
+      return receipt;
+    },
+    getCode: (args) => codeOf(args.address),
+  });
+  return { ...signer, getAddresses: () => follower.pool.lanes.map((lane) => lane.address) };
 }

@@ -438,7 +438,11 @@ export async function putOnChain(
     deps.logger?.error({ err: error, claim: claim.id }, 'x402 settlement threw');
   }
   if (marked) deps.facilitator.firstAttempts.delete(key);
-  if (response.success) return { ok: true, response };
+  // A replacement at the same nonce may have mined instead of the first transaction: the books
+  // name the one that mined.
+  const mined = deps.facilitator.minedAs.get(response.transaction.toLowerCase());
+  deps.facilitator.minedAs.delete(response.transaction.toLowerCase());
+  if (response.success) return { ok: true, response: mined ? { ...response, transaction: mined } : response };
   if (response.errorReason === 'settlement_pending' && response.transaction) {
     const now = deps.clock.now();
     await store.markBroadcast(deps.db, claim.id, response.transaction, new Date(now.getTime() + 5_000));
@@ -446,9 +450,7 @@ export async function putOnChain(
       409,
       'conflict',
       'The transfer is on its way but not confirmed yet; send the same payment again.',
-      {
-        tx_hash: response.transaction,
-      },
+      { status: 'settlement_pending', tx_hash: response.transaction },
     );
     return { ok: false, error: 'settlement_pending', response, answer };
   }
@@ -473,7 +475,7 @@ export async function bookSettlement(
   deps: X402Deps,
   claim: store.SettlementClaim,
   response: SettleResponse,
-  target: { seen: RequestRow } | { requestIn: (tx: Queryable) => Promise<string> },
+  target: { seen: RequestRow } | { requestId: string } | { requestIn: (tx: Queryable) => Promise<string> },
 ): Promise<RequestRow> {
   const network = defined(deps.facilitator.networks.get(claim.network), "a claim's network");
   const converted = fromBaseUnits(BigInt(claim.amount_base), network.token.decimals);
@@ -503,6 +505,7 @@ export async function bookSettlement(
   for (let attempt = 1; ; attempt++) {
     try {
       if ('seen' in target) return await book(deps.db, target.seen.id, target.seen);
+      if ('requestId' in target) return await book(deps.db, target.requestId);
       const { requestIn } = target;
       return await deps.db.transaction().execute(async (tx) => book(tx, await requestIn(tx)));
     } catch (error) {

@@ -257,3 +257,47 @@ export async function acceptSignInNonce(
     .executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
+
+export type BroadcastRow = {
+  tx_hash: string;
+  first_hash: string;
+  network: string;
+  lane: string;
+  nonce: string;
+  to_address: string;
+  data: string;
+  gas: string;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  created_at: Date;
+};
+
+/** Records a signed settlement transaction before its broadcast (a replacement names its first). */
+export async function recordBroadcast(db: Queryable, row: BroadcastRow) {
+  await db.insertInto('x402_broadcasts').values(row).execute();
+}
+
+/** Every transaction signed for the settlement first broadcast as `firstHash`, oldest first. */
+export async function broadcastsOf(db: Queryable, firstHash: string): Promise<BroadcastRow[]> {
+  const rows = await db
+    .selectFrom('x402_broadcasts')
+    .selectAll()
+    .where('first_hash', '=', firstHash.toLowerCase())
+    .orderBy('created_at')
+    .orderBy('max_fee_per_gas')
+    .execute();
+  return rows.map((row) => ({ ...row, nonce: String(row.nonce) }));
+}
+
+/** Claims broadcast but not yet settled or failed whose lease ran out: the follower's work. */
+export function pendingBroadcastClaims(db: Queryable, now: Date, limit: number) {
+  return db
+    .selectFrom('x402_settlements')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('tx_hash', 'is not', null)
+    .where('lease_until', '<=', now)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}

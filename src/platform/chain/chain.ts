@@ -23,12 +23,16 @@ import { refuseInsideTransaction } from '../db/transaction-guard.ts';
 import { type AnvilNode, startAnvil, waitForRpc } from './anvil.ts';
 import {
   type ConfiguredNetwork,
+  GAS_LOW_WEI,
   LOCAL_CHAIN_ID,
   NETWORKS,
   type NetworkDefinition,
   type NetworkName,
   NetworkRegistry,
 } from './networks.ts';
+
+export { GAS_LOW_WEI } from './networks.ts';
+
 import type { ChainNode } from './outcome.ts';
 import { deployTestUsdc, installLocalMulticall, readTokenInfo, TEST_USDC_ABI } from './token.ts';
 
@@ -41,8 +45,18 @@ import { deployTestUsdc, installLocalMulticall, readTokenInfo, TEST_USDC_ABI } f
  */
 export const ANVIL_DEV_KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
-/** Below this a gas wallet is reported as low (0.01 of the chain's native coin). */
-export const GAS_LOW_WEI = 10n ** 16n;
+/**
+ * The local chain's four gas wallet lanes when no key is given: anvil's development accounts 0,
+ * 7, 8 and 9 (its well-known test mnemonic), which every fresh anvil funds. Account 0 comes first:
+ * it deploys and mints the test token. Accounts 1–6 are left to demos and tests.
+ */
+export const LOCAL_LANE_KEYS: readonly Hex[] = [
+  ANVIL_DEV_KEY,
+  '0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356',
+  '0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97',
+  '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6',
+];
+
 /** What the faucet sends for gas with each call. */
 export const FAUCET_GAS_WEI = parseEther('1');
 
@@ -51,8 +65,8 @@ export type ChainOptions = {
   local: boolean;
   /** CHAIN_RPC_URL: a running development node to reuse instead of starting anvil. */
   localRpcUrl?: string | undefined;
-  /** GAS_WALLET_KEY; the local chain falls back to ANVIL_DEV_KEY. */
-  gasWalletKey?: Hex | undefined;
+  /** GAS_WALLET_KEYS (one lane each); the local chain falls back to LOCAL_LANE_KEYS. */
+  gasWalletKeys?: readonly Hex[] | undefined;
   /** RPC URLs per public network (one or more nodes); a network without any is not configured. */
   rpcUrls?: Partial<Record<NetworkName, readonly string[]>>;
   logger: Logger;
@@ -61,10 +75,15 @@ export type ChainOptions = {
   requestTimeoutMs?: number;
 };
 
+export type GasWallet = WalletClient<Transport, ViemChain, Account>;
+
 export type Clients = {
   /** Every node of the network behind viem's fallback transport, ranked when there are several. */
   publicClient: PublicClient<Transport, ViemChain>;
-  walletClient: WalletClient<Transport, ViemChain, Account> | undefined;
+  /** The first lane's wallet (the local chain's minter), when the network has a gas wallet. */
+  walletClient: GasWallet | undefined;
+  /** One wallet per gas wallet lane, in configured order (empty without a gas wallet). */
+  lanes: GasWallet[];
   /** Each node on its own, in configured order: for reads whose absence is believed. */
   nodes: ChainNode[];
 };
@@ -82,14 +101,18 @@ export type LocalChain = {
   fund(to: Address, usdcBaseUnits: bigint, gasWei?: bigint): Promise<FaucetResult>;
 };
 
+export type GasBalance = { network: NetworkName; caip2: string; address: Address; wei: bigint };
+
 export type Chain = {
   networks: NetworkRegistry;
   local: LocalChain | undefined;
-  /** The gas wallet's address on every network it serves (one key for all of them). */
+  /** The first lane's address on every network it serves (the same keys serve all of them). */
   gasWallet: Address | undefined;
+  /** Every lane's address, in configured order. */
+  gasWallets: Address[];
   clients(name: NetworkName): Clients | undefined;
-  /** The gas wallet's native balance per configured network, for metrics and warnings. */
-  gasBalances(): Promise<{ network: NetworkName; caip2: string; wei: bigint }[]>;
+  /** Each lane's native balance per configured network, for metrics and warnings. */
+  gasBalances(): Promise<GasBalance[]>;
   close(): Promise<void>;
 };
 
@@ -134,7 +157,7 @@ function outsideTransactions<T extends Transport>(transport: T): T {
 export function connectClients(
   definition: NetworkDefinition,
   rpcUrls: readonly string[],
-  key: Hex | undefined,
+  keys: readonly Hex[],
   requestTimeoutMs = REQUEST_TIMEOUT_MS,
 ): Clients {
   const [first] = rpcUrls;
@@ -160,16 +183,18 @@ export function connectClients(
       pollingInterval: 100,
     }),
   }));
-  // The nonce manager hands out nonces in process, so concurrent sends from the gas wallet never
-  // reuse one. It is one per client, not viem's shared one: that one is keyed by address and
-  // chain id, which every local anvil shares. Two servers sharing one gas wallet on one node
-  // would still collide.
-  const nonceManager = createNonceManager({ source: jsonRpc() });
-  const walletClient =
-    key === undefined
-      ? undefined
-      : createWalletClient({ chain, transport, account: privateKeyToAccount(key, { nonceManager }) });
-  return { publicClient, walletClient, nodes };
+  // Settlements send through each lane's planned sender, which asks the node for the nonce under
+  // the lane's lock. The nonce manager here serves the wallet's own direct sends (the local
+  // chain's faucet and deployment), one per client: viem's shared one is keyed by address and
+  // chain id, which every local anvil shares.
+  const lanes = keys.map((key) =>
+    createWalletClient({
+      chain,
+      transport,
+      account: privateKeyToAccount(key, { nonceManager: createNonceManager({ source: jsonRpc() }) }),
+    }),
+  );
+  return { publicClient, walletClient: lanes[0], lanes, nodes };
 }
 
 async function checkChainId(definition: NetworkDefinition, rpcUrl: string, timeoutMs: number): Promise<void> {
@@ -192,10 +217,11 @@ async function startLocal(options: ChainOptions, timeoutMs: number) {
   try {
     const rpcUrl = options.localRpcUrl ?? defined(anvil, 'the started anvil').rpcUrl;
     if (options.localRpcUrl) await checkChainId(definition, rpcUrl, timeoutMs);
-    const { publicClient, walletClient, nodes } = connectClients(
+    const keys = options.gasWalletKeys?.length ? options.gasWalletKeys : LOCAL_LANE_KEYS;
+    const { publicClient, walletClient, lanes, nodes } = connectClients(
       definition,
       [rpcUrl],
-      options.gasWalletKey ?? ANVIL_DEV_KEY,
+      keys,
       options.requestTimeoutMs,
     );
     // The local chain always has a gas wallet key (the development key when none is given).
@@ -209,7 +235,7 @@ async function startLocal(options: ChainOptions, timeoutMs: number) {
     }
     const token = await readTokenInfo(publicClient, address);
     const network: ConfiguredNetwork = { ...definition, rpcUrl, token };
-    return { network, rpcUrl, anvil, publicClient, walletClient: wallet, nodes };
+    return { network, rpcUrl, anvil, publicClient, walletClient: wallet, lanes, nodes };
   } catch (error) {
     await anvil?.stop();
     throw error;
@@ -239,12 +265,12 @@ function localFaucet(local: Omit<LocalChain, 'fund'>): LocalChain['fund'] {
 async function configurePublic(
   definition: NetworkDefinition,
   rpcUrls: readonly string[],
-  key: Hex | undefined,
+  keys: readonly Hex[],
   options: { startTimeoutMs: number; requestTimeoutMs: number | undefined },
 ): Promise<{ network: ConfiguredNetwork; clients: Clients }> {
   // Every node must serve this network: a URL pointing at another chain is a configuration error.
   for (const rpcUrl of rpcUrls) await checkChainId(definition, rpcUrl, options.startTimeoutMs);
-  const clients = connectClients(definition, rpcUrls, key, options.requestTimeoutMs);
+  const clients = connectClients(definition, rpcUrls, keys, options.requestTimeoutMs);
   const [rpcUrl] = rpcUrls;
   const usdc = definition.usdc;
   assert(usdc !== undefined && rpcUrl !== undefined, 'A public network has a USDC address and an RPC URL.');
@@ -268,7 +294,7 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     for (const definition of NETWORKS) {
       const rpcUrls = options.rpcUrls?.[definition.name];
       if (definition.name === 'local' || rpcUrls === undefined || rpcUrls.length === 0) continue;
-      const configured = await configurePublic(definition, rpcUrls, options.gasWalletKey, {
+      const configured = await configurePublic(definition, rpcUrls, options.gasWalletKeys ?? [], {
         startTimeoutMs: timeoutMs,
         requestTimeoutMs: options.requestTimeoutMs,
       });
@@ -279,11 +305,13 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     await local?.anvil?.stop();
     throw error;
   }
-  const key = options.gasWalletKey ?? (local ? ANVIL_DEV_KEY : undefined);
+  const keys = options.gasWalletKeys?.length ? options.gasWalletKeys : local ? LOCAL_LANE_KEYS : [];
+  const gasWallets = keys.map((key) => privateKeyToAccount(key).address);
   const chain: Chain = {
     networks,
     local,
-    gasWallet: key === undefined ? undefined : privateKeyToAccount(key).address,
+    gasWallet: gasWallets[0],
+    gasWallets,
     clients: (name) => clientsByName.get(name),
     gasBalances: () => readGasBalances(networks, clientsByName),
     close: async () => {
@@ -295,13 +323,15 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
 }
 
 async function readGasBalances(networks: NetworkRegistry, clientsByName: Map<NetworkName, Clients>) {
-  const balances: { network: NetworkName; caip2: string; wei: bigint }[] = [];
+  const balances: GasBalance[] = [];
   for (const configured of networks.list()) {
     const clients = clientsByName.get(configured.name);
-    const account = clients?.walletClient?.account.address;
-    if (!clients || account === undefined) continue;
-    const wei = await clients.publicClient.getBalance({ address: account });
-    balances.push({ network: configured.name, caip2: configured.caip2, wei });
+    if (!clients) continue;
+    for (const lane of clients.lanes) {
+      const address = lane.account.address;
+      const wei = await clients.publicClient.getBalance({ address });
+      balances.push({ network: configured.name, caip2: configured.caip2, address, wei });
+    }
   }
   return balances;
 }
@@ -312,15 +342,15 @@ export async function warnOnLowGas(chain: Chain, logger: Logger): Promise<void> 
     if (!chain.clients(configured.name)?.walletClient) {
       logger.warn(
         { network: configured.caip2 },
-        'No gas wallet (GAS_WALLET_KEY) for this network: payments on it cannot be settled',
+        'No gas wallet (GAS_WALLET_KEYS) for this network: payments on it cannot be settled',
       );
     }
   }
   for (const balance of await chain.gasBalances()) {
     if (balance.wei < GAS_LOW_WEI) {
       logger.warn(
-        { network: balance.caip2, gasWallet: chain.gasWallet, balance: formatEther(balance.wei) },
-        'The gas wallet is low: settlement transactions may fail',
+        { network: balance.caip2, gasWallet: balance.address, balance: formatEther(balance.wei) },
+        'A gas wallet lane is low: its settlement transactions may fail',
       );
     }
   }

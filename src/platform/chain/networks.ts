@@ -222,3 +222,6 @@ export class NetworkRegistry {
     return [...this.#byName.values()];
   }
 }
+
+/** Below this a gas wallet lane is reported as low unless GAS_LOW_WEI says otherwise (0.01 of the native coin). */
+export const GAS_LOW_WEI = 10n ** 16n;

@@ -117,6 +117,16 @@ type LocalWallet = {
   };
 };
 
+/** A transaction as signed: what a replacement at its nonce needs, and its hash. */
+export type SignedSend = {
+  hash: Hash;
+  /** The first transaction's hash when this one replaces it at its nonce. */
+  firstHash?: Hash | undefined;
+  from: Address;
+  nonce: number;
+  transaction: TransactionSerializableEIP1559;
+};
+
 export type PlannedSender = {
   /**
    * Signs and broadcasts a planned call at the nonce the node gives, and answers its hash.
@@ -124,7 +134,33 @@ export type PlannedSender = {
    * transaction and does not hold it. Call it while holding the wallet's lane.
    */
   send(call: PlannedCall, plan: SendPlan): Promise<Hash>;
+  /**
+   * Signs `previous` again at its own nonce with fees raised by at least REPLACEMENT_RAISE (and
+   * at least the current plan's), and broadcasts it: the stuck transaction's replacement. Never a
+   * new nonce. Answers the replacement's hash, or throws when the node refused it (say because
+   * the nonce was mined meanwhile).
+   */
+  replace(previous: SignedSend, current: SendPlan | undefined): Promise<SignedSend>;
 };
+
+/**
+ * The fee caps of a replacement: each raised by at least one eighth (12.5 %, rounded up, at
+ * least 1 wei) over the stuck transaction's, as nodes require to take a replacement at the same
+ * nonce, and never below what the chain asks now.
+ */
+export function raisedFees(
+  previous: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+  current?: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined,
+): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
+  const raise = (value: bigint) => value + (value + 7n) / 8n + (value === 0n ? 1n : 0n);
+  const maxPriorityFeePerGas = max(raise(previous.maxPriorityFeePerGas), current?.maxPriorityFeePerGas ?? 0n);
+  const maxFeePerGas = max(raise(previous.maxFeePerGas), current?.maxFeePerGas ?? 0n, maxPriorityFeePerGas);
+  return { maxFeePerGas, maxPriorityFeePerGas };
+}
+
+function max(...values: bigint[]): bigint {
+  return values.reduce((largest, value) => (value > largest ? value : largest));
+}
 
 /**
  * JSON-RPC's internal error: the node answered, but may have taken the transaction before it
@@ -152,11 +188,43 @@ function refusedByNode(error: unknown): boolean {
  * transaction's hash (known before the broadcast) and the caller follows that hash. It is never
  * sent again, and never again at another nonce.
  */
+/**
+ * Broadcasts signed transactions: the hash when sent or unknown (logged, counted); throws when
+ * the node refused and does not hold the transaction.
+ */
+function broadcaster(publicClient: ChainClient, network: string, logger: Logger | undefined) {
+  /** What the node holds under `hash` after it refused the broadcast. */
+  const afterRefusal = async (hash: Hash, refusal: unknown): Promise<Hash> => {
+    const held = await readChain(network, 'getTransaction', () => publicClient.getTransaction({ hash }));
+    if (held.kind === 'absent') throw refusal;
+    if (held.kind === 'unknown')
+      logger?.warn({ tx: hash, reason: held.reason }, 'a refused gas wallet send could not be checked');
+    return hash;
+  };
+
+  /** Broadcasts a signed transaction: its hash, sent or unknown; throws when refused. */
+  return async (signed: Hex, hash: Hash, nonce: number): Promise<Hash> => {
+    try {
+      return await publicClient.sendRawTransaction({ serializedTransaction: signed });
+    } catch (error) {
+      if (refusedByNode(error)) return afterRefusal(hash, error);
+      chainUnknownTotal.inc({ network, call: 'sendRawTransaction' });
+      logger?.warn(
+        { tx: hash, nonce, reason: describeChainError(error) },
+        'a gas wallet send ended unknown; it is followed by its hash',
+      );
+      return hash;
+    }
+  };
+}
+
 export function createPlannedSender(
   publicClient: ChainClient,
   wallet: LocalWallet,
   network: string,
   logger?: Logger | undefined,
+  /** Told of every signed transaction before it is broadcast (to record its hash first). */
+  onSigned: (signed: SignedSend) => Promise<void> = async () => {},
 ): PlannedSender {
   const address = wallet.account.address;
   const transactionOf = (call: PlannedCall, plan: SendPlan): TransactionSerializableEIP1559 => {
@@ -176,13 +244,25 @@ export function createPlannedSender(
     };
   };
 
-  /** What the node holds under `hash` after it refused the broadcast. */
-  const afterRefusal = async (hash: Hash, refusal: unknown): Promise<Hash> => {
-    const held = await readChain(network, 'getTransaction', () => publicClient.getTransaction({ hash }));
-    if (held.kind === 'absent') throw refusal;
-    if (held.kind === 'unknown')
-      logger?.warn({ tx: hash, reason: held.reason }, 'a refused gas wallet send could not be checked');
-    return hash;
+  const broadcast = broadcaster(publicClient, network, logger);
+
+  const signAndSend = async (
+    transaction: TransactionSerializableEIP1559,
+    nonce: number,
+    firstHash?: Hash,
+  ) => {
+    const signed = await wallet.account.signTransaction({ ...transaction, nonce });
+    const hash = keccak256(signed);
+    const record: SignedSend = {
+      hash,
+      firstHash,
+      from: address,
+      nonce,
+      transaction: { ...transaction, nonce },
+    };
+    await onSigned(record);
+    await broadcast(signed, hash, nonce);
+    return record;
   };
 
   return {
@@ -192,22 +272,21 @@ export function createPlannedSender(
       );
       if (count.kind !== 'found')
         throw new Error(`The gas wallet's next nonce could not be read; nothing was sent.`);
-      const signed = await wallet.account.signTransaction({
-        ...transactionOf(call, plan),
-        nonce: count.value,
-      });
-      const hash = keccak256(signed);
-      try {
-        return await publicClient.sendRawTransaction({ serializedTransaction: signed });
-      } catch (error) {
-        if (refusedByNode(error)) return afterRefusal(hash, error);
-        chainUnknownTotal.inc({ network, call: 'sendRawTransaction' });
-        logger?.warn(
-          { tx: hash, nonce: count.value, reason: describeChainError(error) },
-          'a gas wallet send ended unknown; it is followed by its hash',
-        );
-        return hash;
-      }
+      return (await signAndSend(transactionOf(call, plan), count.value)).hash;
+    },
+    async replace(previous, current) {
+      const fees = raisedFees(
+        {
+          maxFeePerGas: previous.transaction.maxFeePerGas ?? 0n,
+          maxPriorityFeePerGas: previous.transaction.maxPriorityFeePerGas ?? 0n,
+        },
+        current,
+      );
+      return signAndSend(
+        { ...previous.transaction, ...fees },
+        previous.nonce,
+        previous.firstHash ?? previous.hash,
+      );
     },
   };
 }

@@ -32,7 +32,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}`;
-  clients = connectClients(networkDefinition('local'), [url, url], `0x${'11'.repeat(32)}`, 2_000);
+  clients = connectClients(networkDefinition('local'), [url, url], [`0x${'11'.repeat(32)}`], 2_000);
 });
 afterAll(async () => {
   await database?.close();

@@ -713,6 +713,30 @@ export interface X402PendingTransactionsTable {
   created_at: Timestamp;
 }
 
+/** A transaction a gas wallet lane signed for a settlement: the first or a replacement at its nonce. */
+export interface X402BroadcastsTable {
+  tx_hash: string;
+  first_hash: string;
+  network: string;
+  lane: string;
+  nonce: ColumnType<string, string | bigint, string | bigint>;
+  to_address: string;
+  data: string;
+  gas: Numeric;
+  max_fee_per_gas: Numeric;
+  max_priority_fee_per_gas: Numeric;
+  created_at: Timestamp;
+}
+
+/** The last balance read of a gas wallet lane on a network. */
+export interface GasWalletBalancesTable {
+  network: string;
+  address: string;
+  wei: Numeric;
+  low_since: Timestamp | null;
+  read_at: Timestamp;
+}
+
 /** A book's secp256k1 key for signing x402 receipts (offer-receipt), sealed. */
 export interface X402ReceiptKeysTable {
   space_id: string;
@@ -742,6 +766,8 @@ export interface X402SignInNoncesTable {
 export interface Database {
   x402_settlements: X402SettlementsTable;
   x402_pending_transactions: X402PendingTransactionsTable;
+  x402_broadcasts: X402BroadcastsTable;
+  gas_wallet_balances: GasWalletBalancesTable;
   x402_receipt_keys: X402ReceiptKeysTable;
   x402_receipts: X402ReceiptsTable;
   x402_sign_in_nonces: X402SignInNoncesTable;

@@ -41,3 +41,44 @@ export function withSessionLock<T>(
     }
   });
 }
+
+/**
+ * Runs `work` holding the first of the session locks `names` no other session holds, tried in
+ * order without waiting; when every one is held, waits for the first. `work` learns which it
+ * holds (its index in `names`). Released as withSessionLock releases.
+ */
+export function withFirstFreeLock<T>(
+  db: Db,
+  names: readonly string[],
+  work: (index: number) => Promise<T>,
+  logger?: Logger | undefined,
+): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    let held = -1;
+    for (const [index, name] of names.entries()) {
+      const [high, low] = lockKeys(name);
+      const tried = await sql<{
+        locked: boolean;
+      }>`SELECT pg_try_advisory_lock(${high}, ${low}) AS locked`.execute(connection);
+      if (tried.rows[0]?.locked) {
+        held = index;
+        break;
+      }
+    }
+    if (held < 0) {
+      const [high, low] = lockKeys(names[0] ?? '');
+      await sql`SELECT pg_advisory_lock(${high}, ${low})`.execute(connection);
+      held = 0;
+    }
+    const [high, low] = lockKeys(names[held] ?? '');
+    try {
+      return await work(held);
+    } finally {
+      try {
+        await sql`SELECT pg_advisory_unlock(${high}, ${low})`.execute(connection);
+      } catch (error) {
+        logger?.error({ err: error, lock: names[held] }, 'releasing a session lock failed');
+      }
+    }
+  });
+}

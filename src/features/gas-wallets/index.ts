@@ -1,0 +1,1 @@
+export { type GasWalletDeps, lowGasWallets, recordGasBalances } from './service.ts';

@@ -1724,9 +1724,6 @@ ALTER TABLE ONLY public.webhook_test_sends
     ADD CONSTRAINT webhook_test_sends_pkey PRIMARY KEY (space_id, id);
 
 ALTER TABLE ONLY public.x402_broadcasts
-    ADD CONSTRAINT x402_broadcasts_network_lane_nonce_max_fee_per_gas_key UNIQUE (network, lane, nonce, max_fee_per_gas);
-
-ALTER TABLE ONLY public.x402_broadcasts
     ADD CONSTRAINT x402_broadcasts_pkey PRIMARY KEY (tx_hash);
 
 ALTER TABLE ONLY public.x402_pending_transactions

@@ -1,4 +1,5 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
+import { sql } from 'kysely';
 import type { Hash } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Body, encodePayment, type Requirement, startX402World, type X402World } from './x402-setup.ts';
@@ -42,13 +43,18 @@ async function payUntilFinal(url: string, header: string) {
   }
 }
 
-/** Waits until the settlement's transactions number `count`; answers them, oldest first. */
-async function broadcastsUntil(count: number, since: Date) {
+/**
+ * Waits until the payer's settlement transactions number `count`; answers them, oldest first.
+ * They are told apart by the payer's address in their call data: on PostgreSQL other test files
+ * settle on their own anvils through the same lane addresses, into the same table.
+ */
+async function broadcastsUntil(count: number, payer: string) {
+  const payerInData = `%${payer.slice(2).toLowerCase()}%`;
   for (;;) {
     const rows = await w.h.db
       .selectFrom('x402_broadcasts')
       .selectAll()
-      .where('created_at', '>=', since)
+      .where(sql<string>`lower(data)`, 'like', payerInData)
       .orderBy('created_at')
       .orderBy('max_fee_per_gas')
       .execute();
@@ -64,13 +70,12 @@ async function settlementsOf(requestId: string) {
 
 describe('a stuck settlement transaction', () => {
   it('is replaced at the same nonce with fees raised by at least 12.5 %; one settlement is booked, with the hash that mined', async () => {
-    const { request, header } = await signedPayment();
-    const since = new Date(Date.now() - 1000);
+    const { request, header, payer } = await signedPayment();
     await rpc('evm_setAutomine', [false]);
     let first: Awaited<ReturnType<typeof pay>>;
     try {
       const paying = pay(request.url, header);
-      const [stuck, replacement] = await broadcastsUntil(2, since);
+      const [stuck, replacement] = await broadcastsUntil(2, payer.address);
       expect(replacement!.first_hash).toBe(stuck!.tx_hash);
       expect(replacement!.nonce).toBe(stuck!.nonce);
       expect(replacement!.lane).toBe(stuck!.lane);
@@ -91,7 +96,7 @@ describe('a stuck settlement transaction', () => {
     const rows = await w.h.db
       .selectFrom('x402_broadcasts')
       .selectAll()
-      .where('first_hash', '=', (await broadcastsUntil(1, since))[0]!.tx_hash)
+      .where('first_hash', '=', (await broadcastsUntil(1, payer.address))[0]!.tx_hash)
       .execute();
     // Every transaction of the settlement shares one nonce; exactly one of them mined.
     expect(new Set(rows.map((row) => row.nonce)).size).toBe(1);
@@ -113,15 +118,14 @@ describe('a stuck settlement transaction', () => {
 
 describe('settlement_pending', () => {
   it('answers 409 settlement_pending, broadcasts nothing more for the same payment, then gives the final answer to the same payload', async () => {
-    const { request, header } = await signedPayment();
-    const since = new Date(Date.now() - 1000);
+    const { request, header, payer } = await signedPayment();
     await rpc('evm_setAutomine', [false]);
     try {
       const pending = await pay(request.url, header);
       expect(pending.status, JSON.stringify(pending.body)).toBe(409);
       expect(pending.body.details).toMatchObject({ status: 'settlement_pending' });
       const firstHash = pending.body.details.tx_hash as string;
-      const [stuck] = await broadcastsUntil(1, since);
+      const [stuck] = await broadcastsUntil(1, payer.address);
       expect(stuck!.tx_hash).toBe(firstHash.toLowerCase());
       // The same payment again while unconfirmed: still no final answer, and no new nonce.
       const again = await pay(request.url, header);

@@ -20,7 +20,8 @@ import {
   type BenchContext,
   type BenchReport,
   fmt,
-  percentile,
+  latencyRow,
+  latencySummary,
   postJson,
   type ServerHandle,
   withFreshServer,
@@ -143,11 +144,6 @@ export async function agentRound(setup: Setup): Promise<number> {
   return elapsed;
 }
 
-function summary(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
-}
-
 export async function benchAgents(ctx: BenchContext): Promise<BenchReport> {
   ctx.log(`agents: ${ROUNDS} x402 payments each way, interleaved, on the server's own anvil (PostgreSQL)`);
   return withFreshServer(
@@ -166,8 +162,8 @@ export async function benchAgents(ctx: BenchContext): Promise<BenchReport> {
         plain.push(await plainRound(setup));
         agent.push(await agentRound(setup));
       }
-      const p = summary(plain);
-      const a = summary(agent);
+      const p = latencySummary(plain);
+      const a = latencySummary(agent);
       ctx.log(
         `    plain @x402/fetch client, end to end:     p50 ${fmt(p.p50, 2)} ms, p99 ${fmt(p.p99, 2)} ms`,
       );
@@ -178,18 +174,7 @@ export async function benchAgents(ctx: BenchContext): Promise<BenchReport> {
         ['plain @x402/fetch', p],
         ['POST /agent/x402', a],
       ] as const) {
-        report.rows.push({
-          bench: BENCH,
-          config: 'postgres',
-          route,
-          rps: 0,
-          p50: values.p50,
-          p99: values.p99,
-          non2xx: 0,
-          errors: 0,
-          serverCpu: null,
-          otherCpu: null,
-        });
+        report.rows.push(latencyRow(BENCH, route, values));
       }
       const added = a.p50 - p.p50;
       const allowed = p.p50 * TARGET_SHARE;

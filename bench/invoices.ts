@@ -14,6 +14,7 @@ import {
   type BenchReport,
   envInteger,
   fmt,
+  latencyRow,
   percentile,
   postJson,
   processCpuMs,
@@ -190,18 +191,7 @@ function record(
   ctx.log(
     `  ${route}, one at a time: p50 ${fmt(p50, 1)} ms, p99 ${fmt(p99, 1)} ms (${latencies.length} calls)`,
   );
-  report.rows.push({
-    bench: BENCH,
-    config: 'postgres',
-    route,
-    rps: 1000 / p50,
-    p50,
-    p99,
-    non2xx: 0,
-    errors: 0,
-    serverCpu: null,
-    otherCpu: null,
-  });
+  report.rows.push(latencyRow(BENCH, route, { p50, p99 }, 1000 / p50));
   report.targets.push({
     bench: BENCH,
     config: 'postgres',

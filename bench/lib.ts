@@ -835,6 +835,34 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
+/** The median, p90 and p99 of latencies taken one call at a time (ms). */
+export function latencySummary(values: readonly number[]): { p50: number; p90: number; p99: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99) };
+}
+
+/** A report row for latencies taken one call at a time: no load generator, no CPU columns. */
+export function latencyRow(
+  bench: string,
+  route: string,
+  values: { p50: number; p99: number },
+  rps = 0,
+): ResultRow {
+  const { p50, p99 } = values;
+  return {
+    bench,
+    config: 'postgres',
+    route,
+    rps,
+    p50,
+    p99,
+    non2xx: 0,
+    errors: 0,
+    serverCpu: null,
+    otherCpu: null,
+  };
+}
+
 /**
  * The warnings every measured run prints under its figures: waiting for quiet, discarded runs,
  * a contaminated run, refused answers or errors (the figure is then wrong), warm-up trouble, and

@@ -13,7 +13,14 @@ import { performance } from 'node:perf_hooks';
 import { createSIWxPayload, encodeSIWxHeader } from '@x402/extensions/sign-in-with-x';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { fundClients } from './charges.ts';
-import { type BenchContext, type BenchReport, fmt, percentile, type ServerHandle } from './lib.ts';
+import {
+  type BenchContext,
+  type BenchReport,
+  fmt,
+  latencyRow,
+  latencySummary,
+  type ServerHandle,
+} from './lib.ts';
 
 const BENCH = 'x402';
 const ROUNDS = Number(process.env.BENCH_X402_CREDIT_ROUNDS ?? 300);
@@ -109,8 +116,8 @@ export async function benchX402Credit(
     plain.push((await plainRound(setup)).ms);
     signedIn.push((await signInRound(setup)).ms);
   }
-  const p = summary(plain);
-  const s = summary(signedIn);
+  const p = latencySummary(plain);
+  const s = latencySummary(signedIn);
   ctx.log(`  x402 credit: ${ROUNDS} calls each way, interleaved, one at a time`);
   ctx.log(
     `    plain charge (POST /integration/charges):         p50 ${fmt(p.p50, 2)} ms, p99 ${fmt(p.p99, 2)} ms`,
@@ -127,18 +134,7 @@ export async function benchX402Credit(
     ['plain charge', p],
     ['sign-in-with-x charge from credit', s],
   ] as const) {
-    report.rows.push({
-      bench: BENCH,
-      config: 'postgres',
-      route,
-      rps: 0,
-      p50: values.p50,
-      p99: values.p99,
-      non2xx: 0,
-      errors: 0,
-      serverCpu: null,
-      otherCpu: null,
-    });
+    report.rows.push(latencyRow(BENCH, route, values));
   }
   report.targets.push({
     bench: BENCH,
@@ -150,9 +146,4 @@ export async function benchX402Credit(
     atMost: true,
     contaminated: false,
   });
-}
-
-function summary(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }

@@ -38,7 +38,8 @@ import {
   type BenchContext,
   type BenchReport,
   fmt,
-  percentile,
+  latencyRow,
+  latencySummary,
   postJson,
   type ServerHandle,
   withFreshServer,
@@ -190,11 +191,6 @@ async function tollbookRound(setup: Setup): Promise<number> {
   return elapsed;
 }
 
-function summary(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99) };
-}
-
 export async function benchX402(ctx: BenchContext): Promise<BenchReport> {
   ctx.log(`x402: ${ROUNDS} payments each way, interleaved, on the server's own anvil (PostgreSQL database)`);
   const report = await withFreshServer(
@@ -216,9 +212,9 @@ export async function benchX402(ctx: BenchContext): Promise<BenchReport> {
         tollbook.push(await tollbookRound(setup));
         checks.push(await checksRound(setup));
       }
-      const d = summary(direct);
-      const t = summary(tollbook);
-      const c = summary(checks);
+      const d = latencySummary(direct);
+      const t = latencySummary(tollbook);
+      const c = latencySummary(checks);
       const added = t.p50 - d.p50;
       ctx.log(
         `    direct transferWithAuthorization, send → receipt:  p50 ${fmt(d.p50, 2)} ms, p90 ${fmt(d.p90, 2)} ms, p99 ${fmt(d.p99, 2)} ms`,
@@ -237,18 +233,7 @@ export async function benchX402(ctx: BenchContext): Promise<BenchReport> {
         ['tollbook pay page', t],
         ['@x402/evm exact verify alone', c],
       ] as const) {
-        report.rows.push({
-          bench: BENCH,
-          config: 'postgres',
-          route,
-          rps: 0,
-          p50: values.p50,
-          p99: values.p99,
-          non2xx: 0,
-          errors: 0,
-          serverCpu: null,
-          otherCpu: null,
-        });
+        report.rows.push(latencyRow(BENCH, route, values));
       }
       // Issue 16: what Tollbook adds beyond @x402/evm's own checks is the target; the old figure
       // (added over a direct transfer, the checks included) is printed but no longer judged.

@@ -323,18 +323,11 @@ function registerMetrics(app: FastifyInstance, deps: AppDeps, metrics: Metrics) 
     const stop = startGasSampler(
       metrics,
       async () => {
-        const balances = await chain.gasBalances();
         // Stored for Home and the owners' alarm (pages never ask the chain).
-        await recordGasBalances(
+        return recordGasBalances(
           { db: deps.database.db, clock: deps.clock, lowWei: deps.config.gasLowWei },
-          balances,
+          await chain.gasBalances(),
         );
-        return balances.map((balance) => ({
-          caip2: balance.caip2,
-          address: balance.address,
-          wei: balance.wei,
-          low: balance.wei < deps.config.gasLowWei,
-        }));
       },
       {
         clock: deps.clock,

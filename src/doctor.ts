@@ -6,6 +6,7 @@ import nodemailer from 'nodemailer';
 import { BaseError, createPublicClient, formatEther, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { defined } from './core/assert.ts';
+import { isGasLow } from './platform/chain/chain.ts';
 import { NETWORKS, type NetworkName } from './platform/chain/networks.ts';
 import type { Config } from './platform/config.ts';
 import { SecretBox } from './platform/crypto.ts';
@@ -286,7 +287,7 @@ async function checkLane(
   try {
     const wei = await within(options.timeoutMs, client.getBalance({ address }));
     const shown = `${address} holds ${formatEther(wei)}`;
-    if (wei < lowWei)
+    if (isGasLow(wei, lowWei))
       return fail(
         check,
         `${shown}, below ${formatEther(lowWei)}`,

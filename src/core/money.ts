@@ -183,8 +183,32 @@ const FIAT_CODES = new Set(Intl.supportedValuesOf('currency'));
 export function fiatMinorDigits(currency: string): number | undefined {
   const code = currency.toUpperCase();
   if (!FIAT_CODES.has(code)) return undefined;
-  return new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
-    .maximumFractionDigits;
+  let digits = MINOR_DIGITS.get(code);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
+      .maximumFractionDigits;
+    MINOR_DIGITS.set(code, digits);
+  }
+  return digits;
+}
+
+// Making an Intl formatter costs tens of microseconds, using one a few: a 200-line invoice writes
+// hundreds of amounts. Each is a fixed function of what it is made from, so it is made once per
+// currency (its digits, a fact of ISO 4217) or per (locale, places) and kept.
+const MINOR_DIGITS = new Map<string, number | undefined>();
+const numberFormatters = new Map<string, Intl.NumberFormat>();
+
+function numberFormatter(locale: string, places: number): Intl.NumberFormat {
+  const key = `${locale}|${places}`;
+  let formatter = numberFormatters.get(key);
+  if (formatter === undefined) {
+    formatter = new Intl.NumberFormat(locale, {
+      minimumFractionDigits: places,
+      maximumFractionDigits: places,
+    });
+    numberFormatters.set(key, formatter);
+  }
+  return formatter;
 }
 
 /** Places a record's spelling needs once its trailing zeros go (0 to 8). */
@@ -206,10 +230,7 @@ export function formatMoneyTextForPeople(text: string, currency: string, locale 
   if (parsed === null) return null;
   const minor = fiatMinorDigits(currency);
   const places = Math.max(placesUsed(parsed), minor ?? 2);
-  const number = new Intl.NumberFormat(locale, {
-    minimumFractionDigits: places,
-    maximumFractionDigits: places,
-  }).format(parsed as Intl.StringNumericLiteral);
+  const number = numberFormatter(locale, places).format(parsed as Intl.StringNumericLiteral);
   return `${number} ${currency}`;
 }
 

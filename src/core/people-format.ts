@@ -76,20 +76,33 @@ export function isCalendarDate(text: string): boolean {
   return CALENDAR_DATE.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`));
 }
 
+// Making an Intl formatter costs about 150 µs, using one a few: a list page writes dozens of
+// moments. A formatter is a fixed function of its locale and options, so one is made per
+// (locale, zone, style) and kept; there are as many as the books' settings in use.
+const dateFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function dateFormatter(locale: string, timeZone: string, withTime: boolean): Intl.DateTimeFormat {
+  const key = `${locale}|${timeZone}|${withTime}`;
+  let formatter = dateFormatters.get(key);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat(locale, {
+      dateStyle: 'medium',
+      ...(withTime ? { timeStyle: 'short' as const } : {}),
+      timeZone,
+    });
+    dateFormatters.set(key, formatter);
+  }
+  return formatter;
+}
+
 /** A moment with its date and time, in the book's zone and locale: "1 Mar 2026, 21:00". */
 export function formatMomentForPeople(at: Date, format: PeopleFormat): string {
-  return new Intl.DateTimeFormat(format.locale, {
-    dateStyle: 'medium',
-    timeStyle: 'short',
-    timeZone: format.timeZone,
-  }).format(at);
+  return dateFormatter(format.locale, format.timeZone, true).format(at);
 }
 
 /** The day a moment falls on in the book's zone, without the time. */
 export function formatMomentDayForPeople(at: Date, format: PeopleFormat): string {
-  return new Intl.DateTimeFormat(format.locale, { dateStyle: 'medium', timeZone: format.timeZone }).format(
-    at,
-  );
+  return dateFormatter(format.locale, format.timeZone, false).format(at);
 }
 
 /**
@@ -97,7 +110,5 @@ export function formatMomentDayForPeople(at: Date, format: PeopleFormat): string
  * moment, so no time zone moves it: 2026-03-01 is 1 March everywhere.
  */
 export function formatCalendarDateForPeople(date: string, locale: string): string {
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(
-    new Date(`${date}T00:00:00Z`),
-  );
+  return dateFormatter(locale, 'UTC', false).format(new Date(`${date}T00:00:00Z`));
 }

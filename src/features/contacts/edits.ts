@@ -6,12 +6,11 @@ import { inTransaction } from '../../platform/db/database.ts';
 import { requireRole } from '../spaces/index.ts';
 import {
   type ContactAddress,
-  type ContactAddressInput,
   checkContactName,
   normalizeAddresses,
 } from './domain.ts';
 import type { ContactPatchBody } from './schemas.ts';
-import { type ContactsDeps, presentContact } from './service.ts';
+import { addressInputs, type ContactsDeps, presentContact } from './service.ts';
 import * as store from './store.ts';
 
 // Editing a contact (app and app API): the fields given replace the ones held, checked by the
@@ -31,18 +30,6 @@ function comparableAddresses(rows: readonly (ContactAddress | store.ContactAddre
     details: row.details,
     is_primary: row.is_primary,
     requisites: row.requisites as ContactAddress['requisites'],
-  }));
-}
-
-function addressInputs(patch: ContactPatchBody): ContactAddressInput[] | undefined {
-  return patch.addresses?.map((address) => ({
-    label: address.label ?? '',
-    address: address.address ?? '',
-    chain: address.chain ?? null,
-    network: address.network ?? null,
-    details: address.details ?? '',
-    is_primary: address.is_primary ?? false,
-    requisites: address.requisites ?? null,
   }));
 }
 
@@ -72,8 +59,8 @@ export async function updateContactInApp(
   patch: ContactPatchBody,
 ) {
   await requireRole(deps.db, spaceId, userId, WRITER_ROLES);
-  const inputs = addressInputs(patch);
-  const addresses = inputs === undefined ? undefined : normalizeAddresses(inputs);
+  const addresses =
+    patch.addresses === undefined ? undefined : normalizeAddresses(addressInputs(patch.addresses));
   // Only the known fields reach the database; anything else in the body is ignored, never a column.
   const own: store.ContactFields = {
     name: patch.name === undefined ? undefined : checkContactName(patch.name),

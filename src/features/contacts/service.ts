@@ -56,8 +56,9 @@ export function presentContact(row: store.ContactRow, addresses: readonly store.
   };
 }
 
-function addressInputs(body: ContactCreateBody): ContactAddressInput[] {
-  return (body.addresses ?? []).map((address) => ({
+/** Addresses as the API takes them, with what a field left out means filled in. */
+export function addressInputs(addresses: ContactCreateBody['addresses']): ContactAddressInput[] {
+  return (addresses ?? []).map((address) => ({
     label: address.label ?? '',
     address: address.address ?? '',
     chain: address.chain ?? null,
@@ -75,7 +76,7 @@ export async function createContact(
   caller: Pick<IntegrationCaller, 'spaceId'>,
   body: ContactCreateBody,
 ) {
-  const addresses = normalizeAddresses(addressInputs(body));
+  const addresses = normalizeAddresses(addressInputs(body.addresses));
   const contact: store.ContactRow = {
     id: randomUUID(),
     space_id: caller.spaceId,

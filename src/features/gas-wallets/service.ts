@@ -1,6 +1,6 @@
 import { formatEther } from 'viem';
 import type { Clock } from '../../core/clock.ts';
-import type { GasBalance } from '../../platform/chain/chain.ts';
+import { type GasBalance, isGasLow } from '../../platform/chain/chain.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { insertNotification } from '../notifications/index.ts';
 import { listOwnerIds } from '../spaces/index.ts';
@@ -15,18 +15,24 @@ export type GasWalletDeps = { db: Db; clock: Clock; lowWei: bigint };
 /** How many books one fall notifies at most (the rest see it on Home). */
 const NOTIFIED_SPACES_MAX = 500;
 
-/** Stores each reading; a lane that just fell below the threshold notifies owners. */
-export async function recordGasBalances(deps: GasWalletDeps, readings: readonly GasBalance[]): Promise<void> {
+/**
+ * Stores each reading; a lane that just fell below the threshold notifies owners. Answers the
+ * readings with whether each lane is low (what the metrics publish).
+ */
+export async function recordGasBalances(
+  deps: GasWalletDeps,
+  readings: readonly GasBalance[],
+): Promise<(GasBalance & { low: boolean })[]> {
   const at = deps.clock.now();
-  for (const reading of readings) {
+  const judged = readings.map((reading) => ({ ...reading, low: isGasLow(reading.wei, deps.lowWei) }));
+  for (const reading of judged) {
     const address = reading.address.toLowerCase();
     await deps.db.transaction().execute(async (tx) => {
-      const low = reading.wei < deps.lowWei;
       const stored = await store.recordBalance(tx, {
         network: reading.caip2,
         address,
         wei: reading.wei,
-        low,
+        low: reading.low,
         at,
       });
       if (!stored.fell) return;
@@ -39,6 +45,7 @@ export async function recordGasBalances(deps: GasWalletDeps, readings: readonly 
       }
     });
   }
+  return judged;
 }
 
 /** The lanes Home warns about: low at their last reading. */

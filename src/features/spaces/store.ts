@@ -325,13 +325,18 @@ export async function setNumbering(
     .execute();
 }
 
-/** The book's logo now, with its image, or undefined when it has none. */
-export function findLogo(db: Queryable, spaceId: string) {
+/** Each book's logo now (`current`) beside its image (`image`). */
+function currentLogoImages(db: Queryable) {
   return db
     .selectFrom('seller_logos as current')
     .innerJoin('seller_logo_images as image', (join) =>
       join.onRef('image.space_id', '=', 'current.space_id').onRef('image.sha256', '=', 'current.sha256'),
-    )
+    );
+}
+
+/** The book's logo now, with its image, or undefined when it has none. */
+export function findLogo(db: Queryable, spaceId: string) {
+  return currentLogoImages(db)
     .select(['image.sha256', 'image.content_type', 'image.bytes', 'image.width', 'image.height'])
     .where('current.space_id', '=', spaceId)
     .executeTakeFirst();
@@ -349,11 +354,7 @@ export function findLogoImage(db: Queryable, spaceId: string, sha256: string) {
 
 /** A book's logo now by the SHA-256 of its bytes (its public address). */
 export function findLogoByDigest(db: Queryable, sha256: string) {
-  return db
-    .selectFrom('seller_logos as current')
-    .innerJoin('seller_logo_images as image', (join) =>
-      join.onRef('image.space_id', '=', 'current.space_id').onRef('image.sha256', '=', 'current.sha256'),
-    )
+  return currentLogoImages(db)
     .select(['image.content_type', 'image.bytes'])
     .where('current.sha256', '=', sha256)
     .limit(1)

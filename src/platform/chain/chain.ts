@@ -103,6 +103,11 @@ export type LocalChain = {
 
 export type GasBalance = { network: NetworkName; caip2: string; address: Address; wei: bigint };
 
+/** A gas wallet lane is low below GAS_LOW_WEI: the metric, the owners' alarm, Home and doctor say so. */
+export function isGasLow(wei: bigint, lowWei: bigint): boolean {
+  return wei < lowWei;
+}
+
 export type Chain = {
   networks: NetworkRegistry;
   local: LocalChain | undefined;

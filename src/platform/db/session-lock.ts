@@ -27,19 +27,7 @@ export function withSessionLock<T>(
   work: () => Promise<T>,
   logger?: Logger | undefined,
 ): Promise<T> {
-  const [high, low] = lockKeys(name);
-  return db.connection().execute(async (connection) => {
-    await sql`SELECT pg_advisory_lock(${high}, ${low})`.execute(connection);
-    try {
-      return await work();
-    } finally {
-      try {
-        await sql`SELECT pg_advisory_unlock(${high}, ${low})`.execute(connection);
-      } catch (error) {
-        logger?.error({ err: error, lock: name }, 'releasing a session lock failed');
-      }
-    }
-  });
+  return withFirstFreeLock(db, [name], () => work(), logger);
 }
 
 /**

@@ -230,11 +230,13 @@ function drawTerms(doc: Doc, rows: [string, string][], x: number, y: number, wid
       .fontSize(9)
       .fillColor(MUTED)
       .text(label, x, at, { width: width * 0.5 });
+    // A label may wrap ("Credit note number"): the next row starts below the taller of the two.
+    const labelEnd = doc.y;
     doc
       .font(BOLD)
       .fillColor(INK)
       .text(value, x + width * 0.5, at, { width: width * 0.5, align: 'right' });
-    at = doc.y + 3;
+    at = Math.max(labelEnd, doc.y) + 3;
   }
   return at;
 }

@@ -2,28 +2,13 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { defined } from './core/assert.ts';
 import { AppError } from './core/errors.ts';
-import { formatReport, runDoctor } from './doctor.ts';
-import { runAgentMcpStdio } from './features/agents/index.ts';
-import { issueKey, revokeKey } from './features/keys/index.ts';
-import { checkLedger } from './features/ledger/index.ts';
-import { loadFromSource } from './features/screening/index.ts';
-import { createSpace } from './features/spaces/index.ts';
-import { createUser } from './features/users/index.ts';
-import {
-  readStandardInput,
-  replayCommand,
-  runWorkerCommand,
-  tailDeliveries,
-  verifyCommand,
-} from './features/webhooks/index.ts';
-import { exitOnConfigError, runServer } from './main.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
-import { migrate } from './platform/db/migrate.ts';
 import { SCOPES, type Scope } from './platform/http/context.ts';
-import { createRuntime, type Runtime } from './runtime.ts';
+import type { Runtime } from './runtime.ts';
 
 // The `tollbook` command. Every subcommand reads the same configuration as the server
-// (DATABASE_URL or DATA_DIR, MASTER_KEY, ...), so it acts on the same database.
+// (DATABASE_URL or DATA_DIR, MASTER_KEY, ...), so it acts on the same database. A command loads
+// the modules it runs when it runs: help, the version and a refused command load none of them.
 
 /** Each command: how it is called, and what it does (the usage lists them in this order). */
 const COMMAND_HELP: { name: string; synopsis: string; summary: string }[] = [
@@ -177,12 +162,14 @@ async function spacesCreate(runtime: Runtime, options: Options) {
     ownerId = await userIdFor(runtime, email);
   } catch {
     const password = (await import('node:crypto')).randomBytes(12).toString('base64url');
+    const { createUser } = await import('./features/users/index.ts');
     ownerId = (
       await createUser({ db, clock: runtime.clock }, { email, password, name: email.split('@')[0] ?? email })
     ).id;
     process.stdout.write(`Created user ${email} with password ${password}\n`);
   }
   const plan = options.plan as 'free' | 'starter' | 'pro' | 'scale' | 'enterprise' | undefined;
+  const { createSpace } = await import('./features/spaces/index.ts');
   const space = await createSpace({ db, clock: runtime.clock, authStamps: runtime.authStamps }, ownerId, {
     name: need(options, 'name'),
     base_currency: options.currency ?? 'USD',
@@ -199,6 +186,7 @@ async function keysIssue(runtime: Runtime, options: Options) {
   if (unknown.length > 0)
     throw new UsageError(`Unknown scopes: ${unknown.join(', ')}. Known: ${SCOPES.join(', ')}.`);
   const lifetime = options['lifetime-days'] ? Number(options['lifetime-days']) : undefined;
+  const { issueKey } = await import('./features/keys/index.ts');
   const issued = await issueKey(
     keysDeps(runtime),
     await userIdFor(runtime, need(options, 'owner-email')),
@@ -218,6 +206,7 @@ async function keysIssue(runtime: Runtime, options: Options) {
 
 async function keysRevoke(runtime: Runtime, options: Options) {
   const actor = await userIdFor(runtime, need(options, 'owner-email'));
+  const { revokeKey } = await import('./features/keys/index.ts');
   const revoked = await revokeKey(keysDeps(runtime), actor, need(options, 'space'), need(options, 'key'));
   process.stdout.write(`${JSON.stringify(revoked, null, 2)}\n`);
 }
@@ -228,6 +217,7 @@ async function webhooksTail(runtime: Runtime, options: Options) {
     stop = true;
   });
   const deps = { db: runtime.database.db, now: () => runtime.clock.now() };
+  const { tailDeliveries } = await import('./features/webhooks/index.ts');
   await tailDeliveries(deps, need(options, 'space'), { out: process.stdout, shouldStop: () => stop });
 }
 
@@ -263,12 +253,14 @@ function usageProblem(command: string, options: Options): string | undefined {
 
 async function webhooksReplay(runtime: Runtime, options: Options) {
   const { space, eventId, since } = replaySelection(options);
+  const { replayCommand } = await import('./features/webhooks/index.ts');
   await replayCommand(runtime, space, { eventId, since }, process.stdout);
 }
 
 class CheckFailed extends Error {}
 
 async function ledgerCheck(runtime: Runtime, options: Options) {
+  const { checkLedger } = await import('./features/ledger/index.ts');
   const report = await checkLedger(runtime.database.db, options.space);
   const lines = [
     `entries that do not balance: ${report.unbalanced.length}`,
@@ -289,6 +281,7 @@ async function ledgerCheck(runtime: Runtime, options: Options) {
 
 async function screeningLoad(runtime: Runtime, options: Options) {
   const source = need(options, 'file');
+  const { loadFromSource } = await import('./features/screening/index.ts');
   const outcome = await loadFromSource(
     {
       db: runtime.database.db,
@@ -399,12 +392,18 @@ export async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parsed;
   const command = defined(commandNamed(positionals), 'the command, checked by answerWithoutRunning');
   if (command === 'serve') {
+    const { runServer } = await import('./main.ts');
     await runServer();
     return -1;
   }
   if (command === 'mcp') return runAgentMcp();
   if (command === 'doctor') return doctorCommand(values);
   if (command === 'worker') {
+    const [{ runWorkerCommand }, { createRuntime }, { exitOnConfigError }] = await Promise.all([
+      import('./features/webhooks/index.ts'),
+      import('./runtime.ts'),
+      import('./main.ts'),
+    ]);
     await runWorkerCommand(async () => createRuntime(loadConfig()).catch(exitOnConfigError));
     return -1;
   }
@@ -414,6 +413,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write('tollbook: --secret and --signature are required.\n');
       return 2;
     }
+    const { readStandardInput, verifyCommand } = await import('./features/webhooks/index.ts');
     const body = await readStandardInput();
     return verifyCommand(secret, signature, body, process.stdout, { id, timestamp });
   }
@@ -428,6 +428,10 @@ export async function main(argv: string[]): Promise<number> {
 /** migrate and the COMMANDS: each opens the database (migrating it), runs, and closes it. */
 async function runWithRuntime(command: string, options: Options): Promise<number> {
   const run = command === 'migrate' ? undefined : COMMANDS[command];
+  const [{ createRuntime }, { exitOnConfigError }] = await Promise.all([
+    import('./runtime.ts'),
+    import('./main.ts'),
+  ]);
   let runtime: Runtime;
   try {
     runtime = await createRuntime(loadConfig(), { logger: false });
@@ -437,6 +441,7 @@ async function runWithRuntime(command: string, options: Options): Promise<number
   }
   try {
     if (run === undefined) {
+      const { migrate } = await import('./platform/db/migrate.ts');
       const applied = await migrate(runtime.database);
       process.stdout.write(
         applied.length > 0 ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n',
@@ -464,6 +469,7 @@ async function doctorCommand(options: Options): Promise<number> {
   const raw = options.timeout ?? String(DOCTOR_TIMEOUT_SECONDS);
   if (!/^\d{1,3}(\.\d+)?$/.test(raw) || Number(raw) <= 0 || Number(raw) > 300)
     return refuse('--timeout must be a number of seconds from 0 to 300.');
+  const { formatReport, runDoctor } = await import('./doctor.ts');
   let config: Config;
   try {
     config = loadConfig();
@@ -491,6 +497,7 @@ async function runAgentMcp(): Promise<number> {
     return 2;
   }
   const url = process.env.TOLLBOOK_URL ?? process.env.PUBLIC_URL ?? 'http://127.0.0.1:8080';
+  const { runAgentMcpStdio } = await import('./features/agents/index.ts');
   await runAgentMcpStdio(url, token);
   return -1;
 }

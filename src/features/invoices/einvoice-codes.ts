@@ -1,7 +1,7 @@
-// The code lists an e-invoice draws from. Countries (ISO 3166-1 alpha-2), currencies (ISO 4217)
-// and units (UN/ECE Recommendation 20) are the ones @e-invoice-eu/core's own schema accepts, read
-// from it, so a value we let through is one the library takes. The library is loaded on first
-// use (about a second of CPU), not when the server starts.
+import { COUNTRY_CODES, CURRENCY_CODES, REC20_UNIT_CODES } from './einvoice-code-lists.ts';
+
+// The code lists an e-invoice draws from: countries (ISO 3166-1 alpha-2), currencies (ISO 4217)
+// and units (UN/ECE Recommendation 20), held as data in einvoice-code-lists.ts.
 
 /** The code lists, as checks. */
 export type EinvoiceCodes = {
@@ -10,33 +10,23 @@ export type EinvoiceCodes = {
   isUnit(code: string): boolean;
 };
 
-type CodeLists = Record<string, { enum?: readonly string[] } | undefined>;
+const setOf = (codes: string): ReadonlySet<string> => new Set(codes.trim().split(/\s+/));
 
-let loaded: Promise<EinvoiceCodes> | undefined;
+let made: EinvoiceCodes | undefined;
 
-/** The library's code lists, loaded once. */
-export function einvoiceCodes(): Promise<EinvoiceCodes> {
-  loaded ??= import('@e-invoice-eu/core').then(({ invoiceSchema }) => {
-    // The library types its JSON schema as an opaque object; its code lists sit under $defs. A
-    // library without them is a broken install, never "no codes known".
-    const lists = (invoiceSchema as unknown as { $defs?: { codeLists?: CodeLists } }).$defs?.codeLists;
-    if (lists === undefined)
-      throw new Error('bug: @e-invoice-eu/core ships no code lists in its invoice schema');
-    const list = (name: string): ReadonlySet<string> => {
-      const values = lists[name]?.enum;
-      if (values === undefined) throw new Error(`@e-invoice-eu/core has no code list ${name}`);
-      return new Set(values);
-    };
-    const countries = list('ISO3166');
-    const currencies = list('ISO4217');
-    const units = list('UNECERec20');
-    return {
+/** The code lists, made into sets on first use. */
+export function einvoiceCodes(): EinvoiceCodes {
+  if (made === undefined) {
+    const countries = setOf(COUNTRY_CODES);
+    const currencies = setOf(CURRENCY_CODES);
+    const units = setOf(REC20_UNIT_CODES);
+    made = {
       isCountry: (code) => countries.has(code),
       isCurrency: (code) => currencies.has(code),
       isUnit: (code) => units.has(code),
     };
-  });
-  return loaded;
+  }
+  return made;
 }
 
 /** A line's unit word as a Rec. 20 code; words without a code count as "one" (C62). */

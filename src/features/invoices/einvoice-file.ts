@@ -16,7 +16,8 @@ import * as store from './store.ts';
 // the seller it shows, check that EN 16931 has what it needs, render. Reads only; nothing here
 // changes the document.
 
-async function sourceOf(db: Queryable, row: store.InvoiceRow): Promise<EinvoiceSource> {
+/** What the e-invoice of a document (with the seller it shows) is made from. */
+export async function einvoiceSourceOf(db: Queryable, row: store.InvoiceRow): Promise<EinvoiceSource> {
   const corrected =
     row.corrects_invoice_id === null
       ? undefined
@@ -72,8 +73,8 @@ export async function einvoiceFile(
     });
   }
   const row = await withSellerShown(deps.db, found);
-  const source = await sourceOf(deps.db, row);
-  const missing = einvoiceGaps(source, format, await einvoiceCodes());
+  const source = await einvoiceSourceOf(deps.db, row);
+  const missing = einvoiceGaps(source, format, einvoiceCodes());
   if (missing.length > 0) {
     throw new AppError(
       'einvoice_incomplete',
@@ -84,9 +85,9 @@ export async function einvoiceFile(
   const body =
     format === 'facturx'
       ? await renderInvoicePdf(await invoiceSheet(deps.db, row, deps.publicUrl), {
-          cii: await renderEinvoice('cii', source),
+          cii: renderEinvoice('cii', source),
         })
-      : await renderEinvoice(format, source);
+      : renderEinvoice(format, source);
   const base = documentFileBase(row);
   const extension = format === 'facturx' ? 'pdf' : `${format}.xml`;
   return { filename: `${base}.${extension}`, contentType: EINVOICE_CONTENT_TYPES[format], body };

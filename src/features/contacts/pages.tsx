@@ -1,5 +1,6 @@
 import type { JSX } from 'preact';
 import { canWrite } from '../../core/roles.ts';
+import { networkLabel } from '../../platform/chain/networks.ts';
 import {
   type Column,
   EmptyState,
@@ -27,7 +28,7 @@ export function requisitesText(contact: ContactView): string {
       const account = requisites.iban ?? requisites.account_number ?? '';
       parts.push(`${String(requisites.scheme).toUpperCase()} ${String(account)}`);
     } else if (address.address)
-      parts.push(`${address.address}${address.network ? ` (${address.network})` : ''}`);
+      parts.push(`${address.address}${address.network ? ` (${networkLabel(address.network)})` : ''}`);
   }
   return parts.join(' · ');
 }

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { PeopleFormat } from '../../core/people-format.ts';
+import { networkLabel } from '../../platform/chain/networks.ts';
 import { DateTime, Money, PeopleFormatContext } from '../../platform/web/components.tsx';
 import { renderDocument } from '../../platform/web/render.ts';
 import { InvoiceDocument, type InvoiceRow } from '../invoices/index.ts';
@@ -181,8 +182,8 @@ function StablecoinSection({ model }: { model: PayPageModel }) {
     <section class="card rail" id="rail-stablecoin">
       <h2>Stablecoin</h2>
       <p>
-        Send exactly <strong>{model.stablecoinOpen}</strong> on <strong>{rail.account.network ?? ''}</strong>{' '}
-        to
+        Send exactly <strong>{model.stablecoinOpen}</strong> on{' '}
+        <strong>{rail.account.network ? networkLabel(rail.account.network) : ''}</strong> to
       </p>
       <p>
         <code id="pay-to">{rail.account.address ?? ''}</code>

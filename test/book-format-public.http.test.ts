@@ -228,6 +228,8 @@ describe('a book east of UTC: Pacific/Auckland writing en-NZ', () => {
       '>27 Nov 2026</time>, valid until <time datetime="2026-12-27">27 Dec 2026</time>',
     );
     expect(page.body).toContain('1,234.50 EUR');
+    // Its quantity reads as the invoice page and the PDF write it.
+    expect(page.body).toContain('<td class="num">1.00 day</td>');
   });
 });
 
@@ -247,5 +249,47 @@ describe('a locale whose script the PDF’s typeface lacks', () => {
     // The page, drawn by the browser with its own fonts, keeps the book's locale.
     const page = await publicPage(`/i/${zh.token}`);
     expect(page.body).toContain('>2026年11月27日</time>');
+  });
+});
+
+describe('the client’s balance page of a book in Pacific/Auckland writing de-DE', () => {
+  it('writes the balance in German and the moment of a call in Auckland time', async () => {
+    const world = await h.world({ scopes: ['payments'] });
+    const settings = await h.inject({
+      method: 'PATCH',
+      url: `/app/api/spaces/${world.spaceId}`,
+      session: world.owner.token,
+      payload: { time_zone: 'Pacific/Auckland', locale: 'de-DE' },
+    });
+    expect(settings.statusCode, settings.body).toBe(200);
+    const bank = await h.makeAccount(world.spaceId, { kind: 'bank', name: 'Bank', currency: 'USD' });
+    const charge = () =>
+      h.inject({
+        method: 'POST',
+        url: '/integration/charges',
+        key: world.key.key,
+        payload: { client_ref: 'acme', account_id: bank.id, amount: '2' },
+      });
+    expect((await charge()).json().paid).toBe(false);
+    const granted = await h.inject({
+      method: 'POST',
+      url: `/app/api/spaces/${world.spaceId}/client-credits/acme/adjustments`,
+      session: world.owner.token,
+      payload: { amount: '1234.5', reason: 'Welcome credit' },
+    });
+    expect(granted.statusCode, granted.body).toBe(201);
+    expect((await charge()).json()).toMatchObject({ paid: true, balance_usd: '1232.50000000' });
+    const credits = await h.inject({
+      method: 'GET',
+      url: `/app/api/spaces/${world.spaceId}/client-credits`,
+      session: world.owner.token,
+    });
+    const page = await publicPage(new URL(credits.json().items[0].balance_url as string).pathname);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toMatch(/id="balance">1\.232,50 USD</);
+    // 13:30 UTC on the 27th is 02:30 on the 28th in Auckland.
+    expect(page.body).toContain('>28.11.2026, 02:30</time>');
+    expect(page.body).toContain('2,00 USD');
+    expect(page.body).not.toContain('<td>2026-11-27 13:30</td>');
   });
 });

@@ -4,7 +4,13 @@ import { epcPayload, groupedIban } from '../../core/bank-transfer.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { type AmountE8, asAmount, formatAmountTrimmed, formatMoneyForPeople } from '../../core/money.ts';
+import {
+  type AmountE8,
+  asAmount,
+  formatAmountTrimmed,
+  formatDecimalTextForPeople,
+  formatMoneyForPeople,
+} from '../../core/money.ts';
 import type { NetworkName, NetworkRegistry } from '../../platform/chain/networks.ts';
 import { walletPayment } from '../../platform/chain/wallet-payment.ts';
 import type { SecretBox } from '../../platform/crypto.ts';
@@ -327,6 +333,8 @@ export async function quotePageModel(
   const { row } = found;
   const format = await peopleFormatOf(deps.db, row.space_id);
   const money = (value: string) => formatMoneyForPeople(readAmount(value), row.currency, format.locale);
+  // Quantities as the invoice page and the PDF write them, in the book's locale.
+  const quantity = (value: string) => formatDecimalTextForPeople(value, format.locale) ?? value;
   return {
     token,
     format,
@@ -338,7 +346,7 @@ export async function quotePageModel(
     validUntil: row.due_on,
     lines: row.line_items.map((line) => ({
       description: line.description,
-      quantity: line.unit ? `${line.quantity} ${line.unit}` : line.quantity,
+      quantity: line.unit ? `${quantity(line.quantity)} ${line.unit}` : quantity(line.quantity),
       unitPrice: money(line.unit_price),
       amount: money(line.amount),
     })),

@@ -1,6 +1,7 @@
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordGasBalances } from '../src/features/gas-wallets/index.ts';
+import { insertNotification } from '../src/features/notifications/index.ts';
 import { networkForPeople } from '../src/platform/chain/networks.ts';
 import { createHarness, type Harness } from './harness.ts';
 
@@ -44,6 +45,28 @@ describe('network names for people', () => {
     const text = home.body.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
     expect(text).toContain(`Gas wallet ${LANE.toLowerCase()} on Base is low: it holds 0.0012 ETH,`);
     expect(text).not.toContain('eip155:8453');
+  });
+
+  it('a low-gas notification names the network and gives the balance in its coin', async () => {
+    const owner = await h.signup('Owner');
+    const spaceId = await h.createSpace(owner);
+    await insertNotification(h.db, {
+      spaceId,
+      userId: owner.id,
+      kind: 'gas_wallet_low',
+      subjectId: null,
+      payload: { network: 'eip155:84532', address: LANE.toLowerCase(), balance: '0.0012' },
+      at: h.deps.clock.now(),
+    });
+    const page = await h.inject({
+      method: 'GET',
+      url: `/app/books/${spaceId}/notifications`,
+      headers: { cookie: `tb_session=${owner.token}` },
+    });
+    expect(page.statusCode, page.body).toBe(200);
+    expect(page.body).toContain(
+      `address: ${LANE.toLowerCase()} · balance: 0.0012 ETH · network: Base Sepolia`,
+    );
   });
 
   it('the accounts list and its form name the network', async () => {

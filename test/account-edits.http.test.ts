@@ -93,5 +93,10 @@ describe('account edits are recorded', () => {
     expect(shown.body).toContain('Name: Main bank (EUR) → Operating &lt;b>EUR&lt;/b>');
     expect(shown.body).toContain('Olga Owner');
     expect(await editsOf(b.accountId)).toHaveLength(1);
+    // Bank details in the history: the IBAN in groups of four, as the pay page writes it.
+    const requisites = { scheme: 'sepa', iban: 'DE89370400440532013000', holder: 'Nordlicht' };
+    expect((await patch(b.owner, b.spaceId, b.accountId, { requisites })).statusCode).toBe(200);
+    const history = await h.inject({ method: 'GET', url: page, headers: cookie(b.owner.token) });
+    expect(history.body).toContain('Bank details: (none) → DE89 3704 0044 0532 0130 00 · Nordlicht');
   });
 });

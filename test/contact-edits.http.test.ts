@@ -186,6 +186,11 @@ describe('the contact page', () => {
     expect(shown.statusCode).toBe(200);
     expect(shown.body).toContain('value="ap@globex.test"');
     expect(shown.body).toContain('value="DE89370400440532013000"');
+    // What the book holds reads as on the pay page: the IBAN in fours, under "Tax ID".
+    expect(shown.body).toContain('<dt>Requisites</dt><dd>SEPA DE89 3704 0044 0532 0130 00</dd>');
+    expect(shown.body).toContain('<dt>Tax ID</dt>');
+    expect(shown.body).toContain('<label for="field-tax_id">Tax ID</label>');
+    expect(shown.body).not.toContain('Tax id');
     expect(shown.body).toContain('No changes yet');
     const saved = await postForm(b.owner, page, [
       ['name', 'Globex Ltd'],
@@ -209,7 +214,7 @@ describe('the contact page', () => {
     expect(after.body).toContain('Olivia Owner');
     expect(after.body).toContain('Phone: (none) → +44 20 7946 0000');
     expect(after.body).toContain('Country: GB → (none)');
-    expect(after.body).toContain('GB82WEST12345698765432');
+    expect(after.body).toContain('→ Main: SEPA (IBAN) GB82 WEST 1234 5698 7654 32 · Globex Ltd');
     const read = await h.inject({ method: 'GET', url: b.api, session: b.owner.token });
     expect(read.json()).toMatchObject({ country: '', phone: '+44 20 7946 0000', tags: ['vip'] });
   });

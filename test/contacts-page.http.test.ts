@@ -133,7 +133,7 @@ describe('Contacts form: requisites beyond SEPA', () => {
     }
     const page = await h.inject({ method: 'GET', url: path, headers: cookie(owner.token) });
     expect(page.body).toContain('US_ACH 000123456789');
-    expect(page.body).toContain(`0x${'ab'.repeat(20)} (base)`);
+    expect(page.body).toContain(`0x${'ab'.repeat(20)} (Base)`);
   });
 
   it('answers a bad field of each scheme in place, beside that field, keeping the scheme and what was typed', async () => {

@@ -121,7 +121,7 @@ describe('POST /integration/invoices/{id}/send via email', () => {
     expect(mail.html).not.toContain('<GmbH>');
     expect(mail.html).toContain(`href="${created.url}"`);
     expect(mail.text).toContain('Thanks for your business');
-    expect(mail.text).toContain('Total 240 USD');
+    expect(mail.text).toContain('Total 240.00 USD');
     expect(mail.attachments).toHaveLength(1);
     const pdf = mail.attachments[0]!;
     expect(pdf).toMatchObject({ contentType: 'application/pdf', filename: `invoice-${created.number}.pdf` });
@@ -144,7 +144,7 @@ describe('POST /integration/invoices/{id}/send via email', () => {
     expect(received).toHaveLength(before + 1);
     const { mail } = received.at(-1)!;
     expect(mail.subject).toBe(`Quote ${quote.number} from Seller Ltd`);
-    expect(mail.text).toContain('Total 240 USD, valid until 2027-01-31.');
+    expect(mail.text).toContain('Total 240.00 USD, valid until Jan 31, 2027.');
     expect(mail.text).toContain(`Accept or decline it here: ${quote.url}`);
     expect(mail.html).toContain(`href="${quote.url}"`);
     expect(mail.html).toContain('View the quote to accept or decline it');
@@ -270,7 +270,7 @@ describe('a credit note by email', () => {
     expect(mail.subject).toBe(`Credit note ${credit.number} from Seller Ltd`);
     expect(mail.text).toContain('As agreed on the phone');
     expect(mail.text).toContain(`It corrects invoice ${corrected.number}.`);
-    expect(mail.text).toContain('Total 120 USD');
+    expect(mail.text).toContain('Total 120.00 USD');
     expect(mail.text).not.toContain('/i/');
     expect(mail.html).toContain(`Credit note ${credit.number}`);
     expect(mail.html).not.toContain('href=');

@@ -167,4 +167,17 @@ describe('formatDecimalTextForPeople', () => {
     for (const text of ['-0.00000000', '007.00000000', '1.5', '1.500000000', ' 1.50000000'])
       expect(isRecordSpelling(text)).toBe(false);
   });
+
+  it("writes a locale's separators when given one, and English in English as without one", () => {
+    expect(formatDecimalTextForPeople('1234.5', 'de-DE')).toBe('1.234,50');
+    expect(formatDecimalTextForPeople('1.00000000', 'de-DE')).toBe('1,00');
+    expect(formatDecimalTextForPeople('0.00012500', 'fr-FR')).toBe('0,000125');
+    expect(formatDecimalTextForPeople('two', 'de-DE')).toBeNull();
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), (units) => {
+        const text = formatAmount(asAmount(units));
+        expect(formatDecimalTextForPeople(text, 'en')).toBe(formatDecimalTextForPeople(text));
+      }),
+    );
+  });
 });

@@ -144,8 +144,17 @@ const RECORD_SPELLING = /^-?(?:0|[1-9]\d{0,40})\.\d{8}$/;
  * A decimal text (a record's "1234.50000000", or any spelling the grammar takes) as people read
  * it; null when it is not a decimal. A page shows many records' amounts, so their spelling is
  * reshaped as text rather than read into an amount and written again (the same digits either way).
+ * Without a locale it is written in English ("1,234.50"); with one, as that locale writes numbers.
  */
-export function formatDecimalTextForPeople(text: string): string | null {
+export function formatDecimalTextForPeople(text: string, locale?: string): string | null {
+  if (locale !== undefined) {
+    // In a book's locale (a document's quantities and unit prices): Intl writes the separators.
+    const record = isRecordSpelling(text) ? text : parseToRecord(text);
+    if (record === null) return null;
+    return numberFormatter(locale, Math.max(placesUsed(record), 2)).format(
+      record as Intl.StringNumericLiteral,
+    );
+  }
   if (isRecordSpelling(text)) return recordSpellingForPeople(text);
   const parsed = parseDecimalText(text);
   return parsed.ok ? formatAmountForPeople(parsed.value) : null;

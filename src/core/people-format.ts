@@ -8,6 +8,15 @@ export type PeopleFormat = { timeZone: string; locale: string };
 /** What a book without its own settings reads in (and the books made before they existed). */
 export const UTC_ENGLISH: PeopleFormat = { timeZone: 'UTC', locale: 'en' };
 
+/**
+ * A book's format from its two settings (the `spaces` row's `time_zone` and `locale`); a setting
+ * not there (a row not read) reads as UTC and English. Every page, mail and document of a book
+ * takes its format from here.
+ */
+export function bookPeopleFormat(book: { time_zone: string | null; locale: string | null }): PeopleFormat {
+  return { timeZone: book.time_zone ?? UTC_ENGLISH.timeZone, locale: book.locale ?? UTC_ENGLISH.locale };
+}
+
 /** An expected outcome of a check: the canonical value, or why it was refused. */
 export type CheckedSetting = { ok: true; value: string } | { ok: false; problem: string };
 

@@ -1,11 +1,13 @@
 // The part of fontkit (pdfkit's font engine, which ships no types) that Tollbook uses: parsing a
-// font file once. pdfkit 0.20 accepts the parsed font wherever it accepts a font file; the
+// font file once, and asking whether it has a glyph for a character. pdfkit 0.20 accepts the parsed font wherever it accepts a font file; the
 // community types of pdfkit predate that, so its two font methods gain that overload here.
 
 declare module 'fontkit' {
   /** A parsed TrueType/OpenType font. */
   export interface Font {
     readonly postscriptName: string;
+    /** True when the font maps the code point to a glyph of its own (not the missing-glyph box). */
+    hasGlyphForCodePoint(codePoint: number): boolean;
   }
   /** Parses a font file (a collection's member would be chosen by its PostScript name). */
   export function create(buffer: Uint8Array, postscriptName?: string): Font;

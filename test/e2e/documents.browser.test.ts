@@ -245,7 +245,8 @@ describe('documents in a browser', () => {
       await waitForText(page, '#quote-status', /^Accepted$/);
       expect(await text(page, '#quote-status')).toBe('Accepted');
       expect(await text(page, '#quote-answer')).toMatch(
-        /^Accepted by Jane Buyer on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\. Invoice INV-\d{6} follows\.$/,
+        // The moment in the book's zone and locale (a new book here: UTC, English).
+        /^Accepted by Jane Buyer on [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M\. Invoice INV-\d{6} follows\.$/,
       );
       await shoot(page, 'documents-quote-accepted');
       expect(problems).toEqual([]);

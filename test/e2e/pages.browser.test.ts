@@ -161,7 +161,7 @@ describe('public pages in a browser', () => {
       expect(await text(page, '#pay-to')).toBe(ADDRESS);
       const stablecoinText = squash(await stablecoin.textContent());
       expect(stablecoinText).toContain('Send exactly 2.50 USDC');
-      expect(stablecoinText).toContain('local');
+      expect(stablecoinText).toContain('on Tollbook development chain to');
       const qr = stablecoin.locator('svg');
       expect(await qr.count()).toBe(1);
       const box = await qr.boundingBox();

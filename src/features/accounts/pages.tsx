@@ -1,4 +1,5 @@
 import { canAdminister, canWrite } from '../../core/roles.ts';
+import { networkLabel } from '../../platform/chain/networks.ts';
 import {
   ActionButton,
   type Column,
@@ -86,7 +87,7 @@ function CreateForm({ shell, form }: { shell: BookShell; form: FormState }) {
           <Select
             name="network"
             label="Network (crypto)"
-            options={[['', '—'], ...NETWORKS.map((network) => [network, network] as const)]}
+            options={[['', '—'], ...NETWORKS.map((network) => [network, networkLabel(network)] as const)]}
             form={form}
           />
           <Field name="opening_balance" label="Opening balance" form={form} hint="Optional; 0 by default." />
@@ -119,7 +120,10 @@ export function AccountsPage(props: {
       cell: (account) => <Money amount={account.balance} currency={account.currency} />,
     },
     { header: 'Address', cell: (account) => <AddressCell shell={shell} account={account} /> },
-    { header: 'Network', cell: (account) => account.network ?? <span class="muted">—</span> },
+    {
+      header: 'Network',
+      cell: (account) => (account.network ? networkLabel(account.network) : <span class="muted">—</span>),
+    },
   ];
   return (
     <Layout shell={shell} title="Accounts">

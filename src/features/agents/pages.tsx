@@ -1,4 +1,5 @@
 import { canAdminister } from '../../core/roles.ts';
+import { networkLabel } from '../../platform/chain/networks.ts';
 import {
   ActionButton,
   type Column,
@@ -233,7 +234,7 @@ function describe(proposal: ProposalView) {
         <>
           {' '}
           <Money amount={quoted} currency={currency} />
-          {network && <> on {network}</>}
+          {network && <> on {networkLabel(network)}</>}
         </>
       )}
       {payTo && (

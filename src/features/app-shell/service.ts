@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.ts';
+import { bookPeopleFormat } from '../../core/people-format.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { Member } from '../../platform/http/member.ts';
 import type { Viewer } from '../../platform/web/shell.ts';
@@ -46,7 +47,7 @@ export async function loadViewer(
     books.push(book);
   }
   const unread = Number(first.open_unread ?? 0);
-  const format = { timeZone: first.open_time_zone ?? 'UTC', locale: first.open_locale ?? 'en' };
+  const format = bookPeopleFormat({ time_zone: first.open_time_zone, locale: first.open_locale });
   return { user, csrfToken: first.csrf_token, books, open: { book, member, unread, format } };
 }
 

@@ -1,5 +1,7 @@
 import type { JSX } from 'preact';
+import { groupedIban } from '../../core/bank-transfer.ts';
 import { canWrite } from '../../core/roles.ts';
+import { networkLabel } from '../../platform/chain/networks.ts';
 import {
   type Column,
   EmptyState,
@@ -24,10 +26,14 @@ export function requisitesText(contact: ContactView): string {
   for (const address of contact.addresses) {
     const requisites = address.requisites as Record<string, unknown> | null;
     if (requisites) {
-      const account = requisites.iban ?? requisites.account_number ?? '';
-      parts.push(`${String(requisites.scheme).toUpperCase()} ${String(account)}`);
+      // An IBAN reads in groups of four, as on the pay page and the PDF.
+      const account =
+        typeof requisites.iban === 'string'
+          ? groupedIban(requisites.iban)
+          : String(requisites.account_number ?? '');
+      parts.push(`${String(requisites.scheme).toUpperCase()} ${account}`);
     } else if (address.address)
-      parts.push(`${address.address}${address.network ? ` (${address.network})` : ''}`);
+      parts.push(`${address.address}${address.network ? ` (${networkLabel(address.network)})` : ''}`);
   }
   return parts.join(' · ');
 }
@@ -226,7 +232,7 @@ function OwnFields({ form, full }: { form: FormState; full: boolean }) {
       </div>
       <div class="row">
         <Field name="country" label="Country" form={form} hint="Two letters, e.g. DE." maxLength={80} />
-        <Field name="tax_id" label="Tax id" form={form} maxLength={64} />
+        <Field name="tax_id" label="Tax ID" form={form} maxLength={64} />
         {full && <Field name="reg_number" label="Registration number" form={form} maxLength={64} />}
         {full && <Field name="phone" label="Phone" form={form} maxLength={40} />}
       </div>
@@ -329,7 +335,7 @@ export function ContactsPage(props: {
     { header: 'Email', cell: (contact) => contact.email || <span class="muted">—</span> },
     { header: 'Country', cell: (contact) => contact.country || <span class="muted">—</span> },
     { header: 'Requisites', cell: (contact) => requisitesText(contact) || <span class="muted">—</span> },
-    { header: 'Tax id', cell: (contact) => contact.tax_id || <span class="muted">—</span> },
+    { header: 'Tax ID', cell: (contact) => contact.tax_id || <span class="muted">—</span> },
   ];
   return (
     <Layout shell={shell} title="Contacts">

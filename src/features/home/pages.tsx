@@ -1,5 +1,6 @@
 import { formatEther } from 'viem';
 import { type AmountE8, formatAmount } from '../../core/money.ts';
+import { networkForPeople, networkLabel } from '../../platform/chain/networks.ts';
 import { ActionButton, DateTime, EmptyState, Money, Notice } from '../../platform/web/components.tsx';
 import { Layout } from '../../platform/web/layout.tsx';
 import type { BookShell } from '../../platform/web/plumbing.ts';
@@ -144,6 +145,20 @@ function ChecklistCard({ shell, checklist }: { shell: BookShell; checklist: Chec
   );
 }
 
+/** A gas wallet lane below its threshold: the network by its name, the balance in its coin. */
+function LowGasLane({ lane }: { lane: Home['lowGas'][number] }) {
+  const network = networkForPeople(lane.network);
+  const balance = network.nativeUnit
+    ? `${formatEther(lane.wei)} ${network.nativeUnit}`
+    : formatEther(lane.wei);
+  return (
+    <li>
+      Gas wallet <code>{lane.address}</code> on {network.label} is low: it holds {balance}, and x402
+      settlements it sends may fail.
+    </li>
+  );
+}
+
 function Warnings({ shell, home }: { shell: BookShell; home: Home }) {
   if (home.failing.length === 0 && home.lagging.length === 0 && home.lowGas.length === 0) return null;
   return (
@@ -163,15 +178,12 @@ function Warnings({ shell, home }: { shell: BookShell; home: Home }) {
         ))}
         {home.lagging.map((lag) => (
           <li>
-            The chain watch for {lag.network} has not moved since <DateTime at={lag.since} />: payments on it
-            are not seen.
+            The chain watch for {networkLabel(lag.network)} has not moved since <DateTime at={lag.since} />:
+            payments on it are not seen.
           </li>
         ))}
         {home.lowGas.map((lane) => (
-          <li>
-            Gas wallet <code>{lane.address}</code> on {lane.network} is low: it holds {formatEther(lane.wei)},
-            and x402 settlements it sends may fail.
-          </li>
+          <LowGasLane lane={lane} />
         ))}
       </ul>
     </Notice>

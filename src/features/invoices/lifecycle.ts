@@ -12,7 +12,7 @@ import { enqueueMail } from '../../platform/mail/outbox.ts';
 import { requireAccount } from '../accounts/index.ts';
 import { contactExists, saveInvoiceContact } from '../contacts/index.ts';
 import { readAmount } from '../ledger/index.ts';
-import { requireRole, takeDocumentNumber } from '../spaces/index.ts';
+import { peopleFormatOf, requireRole, takeDocumentNumber } from '../spaces/index.ts';
 import type { InvoiceChatPort } from './chat-port.ts';
 import { queueChatPost } from './chat-posts.ts';
 import { creditNoteMail, invoiceMail, quoteMail } from './document-view.tsx';
@@ -428,12 +428,14 @@ export async function queueInvoiceMail(
       field: 'to',
     });
   const pageUrl = publicPageUrl(deps.publicUrl, row.token);
+  // The client reads the mail in the book's time zone and locale, as on the document's page.
+  const format = await peopleFormatOf(tx, row.space_id);
   const mail =
     row.kind === 'credit_note'
-      ? creditNoteMail(row, await correctedNumber(tx, row), message)
+      ? creditNoteMail(row, await correctedNumber(tx, row), message, format)
       : row.kind === 'quote'
-        ? quoteMail(row, pageUrl, message)
-        : invoiceMail(row, pageUrl, message, purpose);
+        ? quoteMail(row, pageUrl, message, format)
+        : invoiceMail(row, pageUrl, message, purpose, format);
   return enqueueMail(tx, deps.clock, deps.mailer.from, {
     spaceId: row.space_id,
     to,

@@ -3,7 +3,7 @@ import { asAmount } from '../../core/money.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { requireAccount } from '../accounts/index.ts';
 import type { Requisites } from '../contacts/index.ts';
-import { sellerLogoOf } from '../spaces/index.ts';
+import { peopleFormatOf, sellerLogoOf } from '../spaces/index.ts';
 import { openAmountOf } from './domain.ts';
 import type { InvoiceSheet, PdfPayment } from './pdf.ts';
 import { publicPageUrl } from './presentation.ts';
@@ -94,5 +94,6 @@ export async function invoiceSheet(
     corrects: corrected?.number ?? null,
     due,
     payment: await paymentOf(db, row, due, publicUrl),
+    format: await peopleFormatOf(db, row.space_id),
   };
 }

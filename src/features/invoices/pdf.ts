@@ -1,6 +1,7 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { asAmount, formatDecimalTextForPeople, formatMoneyForPeople } from '../../core/money.ts';
+import { formatCalendarDateForPeople, type PeopleFormat, UTC_ENGLISH } from '../../core/people-format.ts';
 import { documentFonts } from '../../platform/fonts.ts';
 import { readAmount } from '../ledger/index.ts';
 import { dublinCoreXmp, FACTUR_X_FILE_NAME, facturXXmp } from './einvoice-pdfa.ts';
@@ -13,7 +14,8 @@ import type { InvoiceRow } from './store.ts';
 // dates and terms; the line table (its header repeated on every page it continues on); the tax
 // summary per rate; the totals and the amount due; how to pay (bank details with a GiroCode for
 // euros, the pay link with its QR code); notes; and on every page the seller's footer and
-// "Page n of m".
+// "Page n of m". Dates and amounts are written in the book's locale when the typeface can draw
+// what that locale writes (`documentLocale`), else in English.
 
 /** How a document is paid: the bank transfer (when its account has requisites) and the pay link. */
 export type PdfPayment = {
@@ -42,6 +44,8 @@ export type InvoiceSheet = {
   due: bigint;
   /** How to pay; null for a draft, a quote, a credit note or a document paid in full. */
   payment: PdfPayment | null;
+  /** The book's time zone and locale (features/spaces' peopleFormatOf). */
+  format: PeopleFormat;
 };
 
 /** A document's files are named `<kind>-<number>` ("credit-note-CN-000001"), the number made safe. */
@@ -73,10 +77,47 @@ const BOLD = 'bold';
 /** The largest box the logo is fitted into, in points. */
 const LOGO_BOX = { width: 150, height: 56 };
 
-const money = (value: string | bigint, currency: string) =>
-  formatMoneyForPeople(typeof value === 'bigint' ? asAmount(value) : readAmount(value), currency);
+// Whether the typeface draws every character a locale writes dates and numbers with: DejaVu has
+// Latin, Greek, Cyrillic, Hebrew and Arabic, but no CJK ideographs (zh writes 2026年11月27日), no
+// Thai, no Indic scripts. A fact of the font and the locale, so it is decided once per locale.
+const drawableLocales = new Map<string, boolean>();
 
-const quantityText = (text: string) => formatDecimalTextForPeople(text) ?? text;
+function fontDraws(text: string): boolean {
+  const { regular, bold } = documentFonts();
+  for (const character of text) {
+    const code = character.codePointAt(0) ?? 0;
+    if (!regular.hasGlyphForCodePoint(code) || !bold.hasGlyphForCodePoint(code)) return false;
+  }
+  return true;
+}
+
+/**
+ * The locale a document is written in: the book's, when the typeface draws every character its
+ * dates (all twelve months) and numbers use; otherwise English, as a book without settings
+ * reads, so no date or amount is printed as missing-glyph boxes.
+ */
+export function documentLocale(locale: string): string {
+  let drawable = drawableLocales.get(locale);
+  if (drawable === undefined) {
+    const samples = [formatDecimalTextForPeople('-1234567.5', locale) ?? ''];
+    for (let month = 1; month <= 12; month++)
+      samples.push(formatCalendarDateForPeople(`2026-${String(month).padStart(2, '0')}-27`, locale));
+    drawable = fontDraws(samples.join(''));
+    drawableLocales.set(locale, drawable);
+  }
+  return drawable ? locale : UTC_ENGLISH.locale;
+}
+
+/** How one document writes its amounts, quantities and dates: in its locale (`documentLocale`). */
+function writer(locale: string) {
+  return {
+    money: (value: string | bigint, currency: string) =>
+      formatMoneyForPeople(typeof value === 'bigint' ? asAmount(value) : readAmount(value), currency, locale),
+    decimal: (text: string) => formatDecimalTextForPeople(text, locale) ?? text,
+    day: (date: string) => formatCalendarDateForPeople(date, locale),
+  };
+}
+type Writer = ReturnType<typeof writer>;
 
 /** The table's columns: description takes what the others leave. */
 const COLUMNS = [
@@ -203,19 +244,19 @@ function drawBlock(doc: Doc, title: string, lines: string[], x: number, y: numbe
 }
 
 /** Number, dates and terms, as label and value pairs. */
-function termRows(sheet: InvoiceSheet): [string, string][] {
+function termRows(sheet: InvoiceSheet, w: Writer): [string, string][] {
   const { row } = sheet;
   const rows: [string, string][] = [
     [`${TITLES[row.kind]} number`, row.number],
-    ['Issue date', row.issued_on],
+    ['Issue date', w.day(row.issued_on)],
   ];
   if (row.kind === 'invoice') {
-    rows.push(['Due date', row.due_on]);
+    rows.push(['Due date', w.day(row.due_on)]);
     const days = Math.round((Date.parse(row.due_on) - Date.parse(row.issued_on)) / 86_400_000);
     if (Number.isFinite(days) && days >= 0)
       rows.push(['Payment terms', days === 0 ? 'Due on receipt' : `${days} days`]);
   }
-  if (row.kind === 'quote') rows.push(['Valid until', row.due_on]);
+  if (row.kind === 'quote') rows.push(['Valid until', w.day(row.due_on)]);
   if (sheet.corrects !== null) rows.push(['Corrects', sheet.corrects]);
   if (row.purchase_order) rows.push(['Purchase order', row.purchase_order]);
   rows.push(['Currency', row.currency]);
@@ -251,23 +292,27 @@ function drawTableHeader(doc: Doc, y: number): number {
   return y + 24;
 }
 
-function lineCells(row: InvoiceRow, line: InvoiceRow['line_items'][number]): Record<string, string> {
+function lineCells(
+  row: InvoiceRow,
+  line: InvoiceRow['line_items'][number],
+  w: Writer,
+): Record<string, string> {
   return {
     description: line.description,
-    quantity: quantityText(line.quantity),
+    quantity: w.decimal(line.quantity),
     unit: line.unit,
-    unit_price: formatDecimalTextForPeople(line.unit_price) ?? line.unit_price,
+    unit_price: w.decimal(line.unit_price),
     // A line without a rate is untaxed: a dash, as on the app's page, never a bare "%".
     tax: line.tax_rate.trim() === '' ? '—' : `${line.tax_rate}%`,
-    amount: money(line.amount, row.currency),
+    amount: w.money(line.amount, row.currency),
   };
 }
 
-function drawLines(doc: Doc, row: InvoiceRow, start: number): number {
+function drawLines(doc: Doc, row: InvoiceRow, start: number, w: Writer): number {
   const columns = columnLayout();
   let y = drawTableHeader(doc, start);
   for (const line of row.line_items) {
-    const cells = lineCells(row, line);
+    const cells = lineCells(row, line, w);
     doc.font(REGULAR).fontSize(9.5);
     const description = columns[0];
     const height =
@@ -297,19 +342,19 @@ function drawLines(doc: Doc, row: InvoiceRow, start: number): number {
 }
 
 /** The tax summary (one row per rate and kind) on the left, the totals on the right. */
-function drawSums(doc: Doc, sheet: InvoiceSheet, start: number): number {
+function drawSums(doc: Doc, sheet: InvoiceSheet, start: number, w: Writer): number {
   const { row } = sheet;
   const groups = row.tax_breakdown;
   const totals: [string, string, boolean][] = [
-    ['Subtotal', money(row.subtotal, row.currency), false],
-    ['Tax', money(row.tax_total, row.currency), false],
-    ['Total', money(row.total, row.currency), true],
+    ['Subtotal', w.money(row.subtotal, row.currency), false],
+    ['Tax', w.money(row.tax_total, row.currency), false],
+    ['Total', w.money(row.total, row.currency), true],
   ];
   if (readAmount(row.credited_amount) > 0n)
-    totals.push(['Credited', `−${money(row.credited_amount, row.currency)}`, false]);
+    totals.push(['Credited', `−${w.money(row.credited_amount, row.currency)}`, false]);
   if (readAmount(row.paid_amount) > 0n)
-    totals.push(['Paid', `−${money(row.paid_amount, row.currency)}`, false]);
-  if (row.kind === 'invoice') totals.push(['Amount due', money(sheet.due, row.currency), true]);
+    totals.push(['Paid', `−${w.money(row.paid_amount, row.currency)}`, false]);
+  if (row.kind === 'invoice') totals.push(['Amount due', w.money(sheet.due, row.currency), true]);
   const height = Math.max(groups.length * 16 + 30, totals.length * 18 + 10);
   const y = roomFor(doc, start, height);
   const half = CONTENT_WIDTH / 2 - 10;
@@ -329,8 +374,8 @@ function drawSums(doc: Doc, sheet: InvoiceSheet, start: number): number {
       group.tax_kind && group.tax_kind !== 'standard' ? ` ${group.tax_kind.replaceAll('_', ' ')}` : '';
     const rate = `${group.tax_rate}%${kind}`;
     cell(rate, PAGE.margin, 60, 'left');
-    cell(money(group.net, row.currency), PAGE.margin + 60, (half - 60) / 2, 'right');
-    cell(money(group.tax, row.currency), PAGE.margin + 60 + (half - 60) / 2, (half - 60) / 2, 'right');
+    cell(w.money(group.net, row.currency), PAGE.margin + 60, (half - 60) / 2, 'right');
+    cell(w.money(group.tax, row.currency), PAGE.margin + 60 + (half - 60) / 2, (half - 60) / 2, 'right');
     // A long kind ("0% reverse charge") wraps in its column; the next row starts below it.
     at += Math.max(16, doc.heightOfString(rate, { width: 60 }) + 4);
   }
@@ -494,6 +539,7 @@ export async function renderInvoicePdf(sheet: InvoiceSheet, facturX?: FacturXPar
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
+  const w = writer(documentLocale(sheet.format.locale));
   let y = drawHeader(doc, sheet);
   // Three columns side by side, apart by GAP: the seller (under the logo), the buyer, the terms.
   const [seller, buyer, terms] = BLOCKS;
@@ -507,10 +553,10 @@ export async function renderInvoicePdf(sheet: InvoiceSheet, facturX?: FacturXPar
     y,
     buyer.width,
   );
-  const termsEnd = drawTerms(doc, termRows(sheet), terms.x, y, terms.width);
+  const termsEnd = drawTerms(doc, termRows(sheet, w), terms.x, y, terms.width);
   y = Math.max(sellerEnd, buyerEnd, termsEnd) + 18;
-  y = drawLines(doc, row, y);
-  y = drawSums(doc, sheet, y);
+  y = drawLines(doc, row, y, w);
+  y = drawSums(doc, sheet, y, w);
   if (sheet.payment) y = await drawPayment(doc, sheet.payment, y);
   drawNotes(doc, row, y);
   drawFooters(doc, row);

@@ -1,3 +1,4 @@
+import { networkForPeople } from '../../platform/chain/networks.ts';
 import {
   ActionButton,
   type Column,
@@ -16,10 +17,19 @@ import type { listForMember } from './service.ts';
 
 type Item = Awaited<ReturnType<typeof listForMember>>['items'][number];
 
+/** A payload's value as people read it: a network by its name, a gas balance in its coin. */
+function shownDetail(item: Item, name: string, value: string | number): string {
+  const network = typeof item.payload.network === 'string' ? networkForPeople(item.payload.network) : null;
+  if (name === 'network' && network) return network.label;
+  if (name === 'balance' && item.kind === 'gas_wallet_low' && network?.nativeUnit)
+    return `${String(value)} ${network.nativeUnit}`;
+  return String(value);
+}
+
 function summary(item: Item): string {
   const detail = Object.entries(item.payload)
-    .filter(([, value]) => typeof value === 'string' || typeof value === 'number')
-    .map(([name, value]) => `${name}: ${String(value)}`)
+    .filter((entry): entry is [string, string | number] => ['string', 'number'].includes(typeof entry[1]))
+    .map(([name, value]) => `${name}: ${shownDetail(item, name, value)}`)
     .join(' · ');
   return detail || '—';
 }

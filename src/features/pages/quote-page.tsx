@@ -2,13 +2,19 @@
 // client types their name and accepts or declines; once answered, the page says who answered
 // and when, and for an accepted quote the number of the invoice that follows.
 
+import type { PeopleFormat } from '../../core/people-format.ts';
+import { DateTime } from '../../platform/web/components.tsx';
+
 export type QuotePageModel = {
   token: string;
+  /** The book's time zone and locale; the amounts below are already written in its locale. */
+  format: PeopleFormat;
   number: string;
   seller: string;
   /** The book's logo, when it has one (a same-origin address). */
   logoUrl: string | null;
   clientName: string;
+  /** Dates alone (YYYY-MM-DD), written as days by `DateTime`. */
   issuedOn: string;
   validUntil: string;
   lines: { description: string; quantity: string; unitPrice: string; amount: string }[];
@@ -18,6 +24,7 @@ export type QuotePageModel = {
   notes: string;
   /** The status as shown: quote_sent, quote_accepted, quote_declined or quote_expired. */
   status: string;
+  /** The moment of the answer (ISO), written in the book's zone. */
   decidedAt: string | null;
   decidedBy: string;
   /** The invoice made from an accepted quote. */
@@ -43,28 +50,39 @@ export function FromQuote({ number }: { number: string | null }) {
   return number === null ? null : <p id="from-quote">From quote {number}</p>;
 }
 
-const when = (at: string) => `${at.slice(0, 10)} ${at.slice(11, 16)} UTC`;
-
 function Answer({ model }: { model: QuotePageModel }) {
   switch (model.status) {
     case 'quote_accepted':
       return (
         <p class="paid-note" id="quote-answer">
           Accepted{model.decidedBy ? ` by ${model.decidedBy}` : ''}
-          {model.decidedAt ? ` on ${when(model.decidedAt)}` : ''}.
-          {model.invoiceNumber && <span id="quote-invoice"> Invoice {model.invoiceNumber} follows.</span>}
+          {model.decidedAt && (
+            <>
+              {' on '}
+              <DateTime at={model.decidedAt} />
+            </>
+          )}
+          .{model.invoiceNumber && <span id="quote-invoice"> Invoice {model.invoiceNumber} follows.</span>}
         </p>
       );
     case 'quote_declined':
       return (
         <p id="quote-answer">
           Declined{model.decidedBy ? ` by ${model.decidedBy}` : ''}
-          {model.decidedAt ? ` on ${when(model.decidedAt)}` : ''}.
+          {model.decidedAt && (
+            <>
+              {' on '}
+              <DateTime at={model.decidedAt} />
+            </>
+          )}
+          .
         </p>
       );
     case 'quote_expired':
       return (
-        <p id="quote-answer">This quote was valid until {model.validUntil}; it can no longer be accepted.</p>
+        <p id="quote-answer">
+          This quote was valid until <DateTime at={model.validUntil} />; it can no longer be accepted.
+        </p>
       );
     default:
       return (
@@ -115,7 +133,7 @@ export function QuoteBody({ model }: { model: QuotePageModel }) {
         </p>
         <h1>Quote {model.number}</h1>
         <p class="muted">
-          Issued {model.issuedOn}, valid until {model.validUntil}
+          Issued <DateTime at={model.issuedOn} />, valid until <DateTime at={model.validUntil} />
         </p>
         <table id="quote-lines">
           <thead>

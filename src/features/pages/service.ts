@@ -4,7 +4,13 @@ import { epcPayload, groupedIban } from '../../core/bank-transfer.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import { hasSecretShape } from '../../core/ids.ts';
-import { asAmount, formatAmountTrimmed, formatMoneyForPeople } from '../../core/money.ts';
+import {
+  type AmountE8,
+  asAmount,
+  formatAmountTrimmed,
+  formatDecimalTextForPeople,
+  formatMoneyForPeople,
+} from '../../core/money.ts';
 import type { NetworkName, NetworkRegistry } from '../../platform/chain/networks.ts';
 import { walletPayment } from '../../platform/chain/wallet-payment.ts';
 import type { SecretBox } from '../../platform/crypto.ts';
@@ -28,7 +34,7 @@ import {
   settlePaymentRequest,
 } from '../payment-requests/index.ts';
 import { framingOrigins } from '../sites/index.ts';
-import { logoByDigest, logoUrlOf, publicFace, sellerProfileOf } from '../spaces/index.ts';
+import { logoByDigest, logoUrlOf, peopleFormatOf, publicFace, sellerProfileOf } from '../spaces/index.ts';
 import type { Facilitator } from '../x402/index.ts';
 import { type AccountView, judgeTestCard, type Rails, railsFor } from './domain.ts';
 import type { QuotePageModel } from './quote-page.tsx';
@@ -85,6 +91,8 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
   );
   const open = openAmount(request);
   const seller = (await sellerProfileOf(deps.db, request.space_id)).display_name;
+  const format = await peopleFormatOf(deps.db, request.space_id);
+  const money = (amount: AmountE8, currency: string) => formatMoneyForPeople(amount, currency, format.locale);
   const received = readAmount(request.amount_received);
   const stablecoin = rails.stablecoin?.account;
   const wallet = stablecoin ? walletFor(deps, stablecoin, open) : undefined;
@@ -93,17 +101,18 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
   return {
     spaceId: request.space_id,
     token,
-    amount: formatMoneyForPeople(readAmount(request.amount), request.currency),
-    open: formatMoneyForPeople(openPrice(request), request.currency),
-    received: received > 0n ? formatMoneyForPeople(received, request.currency) : null,
-    stablecoinOpen: stablecoin ? formatMoneyForPeople(open, stablecoin.currency) : '',
+    format,
+    amount: money(readAmount(request.amount), request.currency),
+    open: money(openPrice(request), request.currency),
+    received: received > 0n ? money(received, request.currency) : null,
+    stablecoinOpen: stablecoin ? money(open, stablecoin.currency) : '',
     currency: request.currency,
     memo: request.memo,
     status: record.status,
     seller,
     logoUrl: await logoUrlOf(deps.db, request.space_id),
     rails,
-    bank: await bankTransfer(rails.bank, seller, request.currency, open),
+    bank: await bankTransfer(rails.bank, seller, request.currency, open, format.locale),
     cardCheckout,
     qrText: qrText ?? null,
     wallet: wallet
@@ -159,6 +168,7 @@ async function bankTransfer(
   seller: string,
   currency: string,
   open: ReturnType<typeof openAmount>,
+  locale: string,
 ): Promise<BankTransferView | null> {
   if (!rail) return null;
   const account = bankAccountView(rail.account.requisites as Requisites | null);
@@ -176,7 +186,7 @@ async function bankTransfer(
     seller,
     account,
     details: rail.account.details,
-    amount: formatMoneyForPeople(open, currency),
+    amount: formatMoneyForPeople(open, currency, locale),
     amountPlain: formatAmountTrimmed(open),
     reference: rail.reference,
     // EPC069-12 asks for error correction level M.
@@ -198,12 +208,13 @@ function walletFor(deps: PagesDeps, account: AccountView, open: ReturnType<typeo
 export async function payStatus(deps: PagesDeps, token: string) {
   const request = await requestOr404(deps, token);
   const record = presentRequest(request, deps.publicUrl, deps.clock.now());
+  const { locale } = await peopleFormatOf(deps.db, request.space_id);
   return {
     status: record.status,
     amount: record.amount,
     amount_received: record.amount_received,
     currency: record.currency,
-    received_label: formatMoneyForPeople(readAmount(request.amount_received), request.currency),
+    received_label: formatMoneyForPeople(readAmount(request.amount_received), request.currency, locale),
   };
 }
 
@@ -241,22 +252,25 @@ export async function creditPageModel(deps: PagesDeps, token: string): Promise<C
   const page = await creditPage(deps.db, token);
   if (!page) return undefined;
   const paidIn = page.topUps.reduce((sum, topUp) => sum + readAmount(topUp.amount), 0n);
+  const format = await peopleFormatOf(deps.db, page.credit.space_id);
+  const usd = (amount: AmountE8) => formatMoneyForPeople(amount, 'USD', format.locale);
   return {
     token,
+    format,
     topUpChoices: (await canTopUp(deps.db, page.credit.space_id, page.credit.id)) ? TOP_UP_CHOICES : [],
     handle: (await publicFace(deps.db, page.credit.space_id)).publicHandle,
     clientRef: page.credit.client_ref,
-    balance: formatMoneyForPeople(page.balance, 'USD'),
-    paidIn: formatMoneyForPeople(asAmount(paidIn), 'USD'),
+    balance: usd(page.balance),
+    paidIn: usd(asAmount(paidIn)),
     calls: page.calls.map((call) => ({
-      at: call.created_at.toISOString().replace('T', ' ').slice(0, 16),
-      amount: formatMoneyForPeople(readAmount(call.amount), 'USD'),
+      at: call.created_at.toISOString(),
+      amount: usd(readAmount(call.amount)),
       memo: call.memo,
       resource: call.resource ?? '',
     })),
     topUps: page.topUps.map((topUp) => ({
-      at: topUp.settled_at.toISOString().replace('T', ' ').slice(0, 16),
-      amount: formatMoneyForPeople(readAmount(topUp.amount), 'USD'),
+      at: topUp.settled_at.toISOString(),
+      amount: usd(readAmount(topUp.amount)),
       rail: topUp.rail,
     })),
   };
@@ -289,15 +303,17 @@ export async function invoicePageModel(
   if (!found) return undefined;
   const status = found.row.status;
   const links = await documentLinks(deps.db, found.row.space_id, found.row);
+  const format = await peopleFormatOf(deps.db, found.row.space_id);
   return {
     token,
+    format,
     number: found.row.number,
     invoice: found.row,
     seller: found.row.seller_name,
     logoUrl: await logoUrlOf(deps.db, found.row.space_id),
     quoteNumber: links.quote?.number ?? null,
     status,
-    open: formatMoneyForPeople(found.open, found.row.currency),
+    open: formatMoneyForPeople(found.open, found.row.currency, format.locale),
     currency: found.row.currency,
     payable: (status === 'sent' || status === 'partial') && found.open > 0n,
     cardCheckout: deps.card !== undefined && cardTakes(found.row.currency, found.open),
@@ -315,9 +331,13 @@ export async function quotePageModel(
   const found = await quoteByToken(deps.db, token, deps.clock.now().toISOString().slice(0, 10));
   if (!found) return undefined;
   const { row } = found;
-  const money = (value: string) => formatMoneyForPeople(readAmount(value), row.currency);
+  const format = await peopleFormatOf(deps.db, row.space_id);
+  const money = (value: string) => formatMoneyForPeople(readAmount(value), row.currency, format.locale);
+  // Quantities as the invoice page and the PDF write them, in the book's locale.
+  const quantity = (value: string) => formatDecimalTextForPeople(value, format.locale) ?? value;
   return {
     token,
+    format,
     number: row.number,
     seller: row.seller_name,
     logoUrl: await logoUrlOf(deps.db, row.space_id),
@@ -326,7 +346,7 @@ export async function quotePageModel(
     validUntil: row.due_on,
     lines: row.line_items.map((line) => ({
       description: line.description,
-      quantity: line.unit ? `${line.quantity} ${line.unit}` : line.quantity,
+      quantity: line.unit ? `${quantity(line.quantity)} ${line.unit}` : quantity(line.quantity),
       unitPrice: money(line.unit_price),
       amount: money(line.amount),
     })),

@@ -1,4 +1,7 @@
 import type { ComponentChildren } from 'preact';
+import type { PeopleFormat } from '../../core/people-format.ts';
+import { networkLabel } from '../../platform/chain/networks.ts';
+import { DateTime, Money, PeopleFormatContext } from '../../platform/web/components.tsx';
 import { renderDocument } from '../../platform/web/render.ts';
 import { InvoiceDocument, type InvoiceRow } from '../invoices/index.ts';
 import { BankTransfer, type BankTransferView } from './bank-transfer.tsx';
@@ -45,7 +48,17 @@ const PAY_SCRIPTS = [
   '/assets/pay-copy.js',
 ];
 
-function PublicPage(props: { title: string; scripts?: string[]; children: ComponentChildren }) {
+/**
+ * A public page's frame. It writes dates and amounts in the book's time zone and locale when it
+ * knows the book (`format`); the not-found page, which knows none, writes in UTC and English.
+ */
+function PublicPage(props: {
+  title: string;
+  format?: PeopleFormat;
+  scripts?: string[];
+  children: ComponentChildren;
+}) {
+  const body = <main>{props.children}</main>;
   return (
     <html lang="en">
       <head>
@@ -56,7 +69,11 @@ function PublicPage(props: { title: string; scripts?: string[]; children: Compon
         <style>{STYLE}</style>
       </head>
       <body>
-        <main>{props.children}</main>
+        {props.format ? (
+          <PeopleFormatContext.Provider value={props.format}>{body}</PeopleFormatContext.Provider>
+        ) : (
+          body
+        )}
         {(props.scripts ?? []).map((src) => (
           <script src={src} defer />
         ))}
@@ -67,6 +84,8 @@ function PublicPage(props: { title: string; scripts?: string[]; children: Compon
 
 export type PayPageModel = {
   token: string;
+  /** The book's time zone and locale: the amounts below are already written in its locale. */
+  format: PeopleFormat;
   /** Amounts are spelled for people, currency included ("2.50 USD"). */
   amount: string;
   open: string;
@@ -163,8 +182,8 @@ function StablecoinSection({ model }: { model: PayPageModel }) {
     <section class="card rail" id="rail-stablecoin">
       <h2>Stablecoin</h2>
       <p>
-        Send exactly <strong>{model.stablecoinOpen}</strong> on <strong>{rail.account.network ?? ''}</strong>{' '}
-        to
+        Send exactly <strong>{model.stablecoinOpen}</strong> on{' '}
+        <strong>{rail.account.network ? networkLabel(rail.account.network) : ''}</strong> to
       </p>
       <p>
         <code id="pay-to">{rail.account.address ?? ''}</code>
@@ -208,9 +227,7 @@ function CardSection({ model }: { model: PayPageModel }) {
             Pay by card
           </button>
         </form>
-        <p class="muted">
-          You pay {model.open} {model.currency} on Stripe's secure page.
-        </p>
+        <p class="muted">You pay {model.open} on Stripe's secure page.</p>
       </section>
     );
   }
@@ -268,7 +285,7 @@ function PayHead({ model }: { model: PayPageModel }) {
 function PayPage({ model }: { model: PayPageModel }) {
   if (model.status !== 'active') {
     return (
-      <PublicPage title="Payment">
+      <PublicPage title="Payment" format={model.format}>
         <div class="card">
           <PayHead model={model} />
           <p class="paid-note">
@@ -282,7 +299,7 @@ function PayPage({ model }: { model: PayPageModel }) {
     model.rails.stablecoin !== null || model.bank !== null || model.cardCheckout || model.rails.card;
   // The page asks for its status every few seconds and turns to Paid when any rail settles it.
   return (
-    <PublicPage title="Payment" scripts={PAY_SCRIPTS}>
+    <PublicPage title="Payment" format={model.format} scripts={PAY_SCRIPTS}>
       <div class="card" id="pay-head" data-status-url={`/pay/${model.token}/status`}>
         <PayHead model={model} />
         <p class="paid-note" id="paid-note" role="status" hidden>
@@ -303,12 +320,15 @@ export function payPage(model: PayPageModel): string {
 
 export type CreditPageModel = {
   token: string;
+  /** The book's time zone and locale; the amounts below are already written in its locale. */
+  format: PeopleFormat;
   /** The Top up amounts offered (USD), empty while the client has made no call to top up for. */
   topUpChoices: readonly string[];
   handle: string;
   clientRef: string;
   balance: string;
   paidIn: string;
+  /** `at` is the moment's ISO text, written by `DateTime` in the book's zone. */
   calls: { at: string; amount: string; memo: string; resource: string }[];
   topUps: { at: string; amount: string; rail: string }[];
 };
@@ -334,7 +354,9 @@ function HistoryTable(props: { id: string; what: string; none: string; rows: str
         ) : (
           props.rows.map(([at, what, amount]) => (
             <tr>
-              <td>{at}</td>
+              <td>
+                <DateTime at={at ?? null} />
+              </td>
               <td>{what}</td>
               <td class="num">{amount}</td>
             </tr>
@@ -347,7 +369,7 @@ function HistoryTable(props: { id: string; what: string; none: string; rows: str
 
 function CreditPage({ model }: { model: CreditPageModel }) {
   return (
-    <PublicPage title="Prepaid balance">
+    <PublicPage title="Prepaid balance" format={model.format}>
       <div class="card">
         <p class="muted">
           Prepaid balance with <strong>{model.handle}</strong> for {model.clientRef}
@@ -362,7 +384,9 @@ function CreditPage({ model }: { model: CreditPageModel }) {
           <div class="actions" id="top-up">
             {model.topUpChoices.map((amount) => (
               <form method="post" action={`/credit/${model.token}/top-up?amount=${amount}`}>
-                <button type="submit">Top up {amount} USD</button>
+                <button type="submit">
+                  Top up <Money amount={amount} currency="USD" />
+                </button>
               </form>
             ))}
           </div>
@@ -396,6 +420,8 @@ export function creditPage(model: CreditPageModel): string {
 
 export type InvoicePageModel = {
   token: string;
+  /** The book's time zone and locale, which the invoice's dates and amounts are written in. */
+  format: PeopleFormat;
   number: string;
   /** The invoice as stored: the invoices feature draws its document. */
   invoice: InvoiceRow;
@@ -415,7 +441,7 @@ export type InvoicePageModel = {
 
 function InvoicePage({ model }: { model: InvoicePageModel }) {
   return (
-    <PublicPage title={`Invoice ${model.number}`}>
+    <PublicPage title={`Invoice ${model.number}`} format={model.format}>
       <div class="card">
         <SellerLogo url={model.logoUrl} seller={model.seller} />
         <InvoiceDocument row={model.invoice} />
@@ -463,7 +489,7 @@ export function invoicePage(model: InvoicePageModel): string {
 /** The quote's public page: the quote and the client's answer (quote-page.tsx). */
 export function quotePage(model: QuotePageModel): string {
   return renderDocument(
-    <PublicPage title={`Quote ${model.number}`}>
+    <PublicPage title={`Quote ${model.number}`} format={model.format}>
       <QuoteBody model={model} />
     </PublicPage>,
   );

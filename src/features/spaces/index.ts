@@ -33,6 +33,7 @@ export {
   listOwnerIds,
   listSpaces,
   lockSpacePlan,
+  peopleFormatOf,
   publicFace,
   requireAdministering,
   requireAdministrator,

@@ -1,3 +1,4 @@
+import { bookPeopleFormat } from '../../core/people-format.ts';
 import {
   DateTime,
   Field,
@@ -22,7 +23,7 @@ export function FormatCard(props: {
 }) {
   const { shell, space, form } = props;
   const sample = (
-    <PeopleFormatContext.Provider value={{ timeZone: space.time_zone, locale: space.locale }}>
+    <PeopleFormatContext.Provider value={bookPeopleFormat(space)}>
       <p class="muted" id="format-sample">
         A moment reads <DateTime at={SAMPLE_MOMENT} />, a due date <DateTime at="2026-03-31" />, an amount{' '}
         <Money amount="1234.00000000" currency={space.base_currency} />.

@@ -3,10 +3,12 @@ import type { Clock } from '../../core/clock.ts';
 import { PAGE_SIZE, pageOf, readCursor } from '../../core/cursor.ts';
 import { AppError } from '../../core/errors.ts';
 import {
+  bookPeopleFormat,
   type CheckedSetting,
   checkLocale,
   checkTimeZone,
   localeFromAcceptLanguage,
+  type PeopleFormat,
   UTC_ENGLISH,
 } from '../../core/people-format.ts';
 import { canAdminister, canWrite } from '../../core/roles.ts';
@@ -324,6 +326,16 @@ export async function publicFace(db: Queryable, spaceId: string): Promise<{ publ
   const space = await store.findSpace(db, spaceId);
   if (!space) throw new AppError('not_found', 'No such space.');
   return { publicHandle: space.public_handle };
+}
+
+/**
+ * The book's time zone and locale, as its public pages, its mails to clients and its documents
+ * write moments, dates and amounts (the app's pages read the same two columns with the viewer).
+ */
+export async function peopleFormatOf(db: Queryable, spaceId: string): Promise<PeopleFormat> {
+  const space = await store.findSpace(db, spaceId);
+  if (!space) throw new AppError('not_found', 'No such space.');
+  return bookPeopleFormat(space);
 }
 
 /**

@@ -127,6 +127,10 @@ export type Caip2 = `eip155:${number}`;
 
 export type NetworkDefinition = {
   name: NetworkName;
+  /** The network's name for people ("Base Sepolia"): what every page and message calls it. */
+  label: string;
+  /** The native coin gas is paid in ("ETH", "POL"), as wallets and explorers write it. */
+  nativeUnit: string;
   caip2: Caip2;
   chainId: number;
   /** Circle's USDC on that chain; undefined for the local chain, where we deploy our own. */
@@ -140,12 +144,15 @@ export type NetworkDefinition = {
 
 function network(
   name: NetworkName,
-  chain: { chainId: number; usdc: string | undefined; defaultConfirmations: number },
+  chain: { label: string; chainId: number; usdc: string | undefined; defaultConfirmations: number },
+  nativeUnit: string,
   rpcUrlVariable: string | undefined,
   testnet: boolean,
 ): NetworkDefinition {
   return {
     name,
+    label: chain.label,
+    nativeUnit,
     caip2: `eip155:${chain.chainId}`,
     chainId: chain.chainId,
     usdc: chain.usdc === undefined ? undefined : getAddress(chain.usdc),
@@ -156,6 +163,7 @@ function network(
 }
 
 export const LOCAL_CHAIN_ID = 31337;
+export const LOCAL_CHAIN_LABEL = 'Tollbook development chain';
 
 /**
  * The account networks. Arbitrum One and Optimism are in the facts table but not (yet) here: the
@@ -163,25 +171,64 @@ export const LOCAL_CHAIN_ID = 31337;
  * their USDC from the same Circle page.
  */
 export const NETWORKS: readonly NetworkDefinition[] = [
-  network('base', PUBLIC_NETWORK_FACTS.base, 'BASE_RPC_URL', false),
-  network('ethereum', PUBLIC_NETWORK_FACTS.ethereum, 'ETHEREUM_RPC_URL', false),
-  network('polygon', PUBLIC_NETWORK_FACTS.polygon, 'POLYGON_RPC_URL', false),
-  network('base-sepolia', PUBLIC_NETWORK_FACTS['base-sepolia'], 'BASE_SEPOLIA_RPC_URL', true),
+  network('base', PUBLIC_NETWORK_FACTS.base, 'ETH', 'BASE_RPC_URL', false),
+  network('ethereum', PUBLIC_NETWORK_FACTS.ethereum, 'ETH', 'ETHEREUM_RPC_URL', false),
+  // Polygon's native coin is POL since September 2024 (it was MATIC).
+  network('polygon', PUBLIC_NETWORK_FACTS.polygon, 'POL', 'POLYGON_RPC_URL', false),
+  network('base-sepolia', PUBLIC_NETWORK_FACTS['base-sepolia'], 'ETH', 'BASE_SEPOLIA_RPC_URL', true),
   network(
     'ethereum-sepolia',
-    { chainId: 11155111, usdc: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238', defaultConfirmations: 5 },
+    {
+      label: 'Ethereum Sepolia',
+      chainId: 11155111,
+      usdc: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',
+      defaultConfirmations: 5,
+    },
+    'ETH',
     'ETHEREUM_SEPOLIA_RPC_URL',
     true,
   ),
   network(
     'polygon-amoy',
-    { chainId: 80002, usdc: '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582', defaultConfirmations: 10 },
+    {
+      label: 'Polygon Amoy',
+      chainId: 80002,
+      usdc: '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582',
+      defaultConfirmations: 10,
+    },
+    'POL',
     'POLYGON_AMOY_RPC_URL',
     true,
   ),
-  // The local chain mines on demand, so nothing waits for depth there.
-  network('local', { chainId: LOCAL_CHAIN_ID, usdc: undefined, defaultConfirmations: 0 }, undefined, true),
+  // The local chain mines on demand, so nothing waits for depth there. Its name is the one the
+  // pay page's wallet button adds it under.
+  network(
+    'local',
+    { label: LOCAL_CHAIN_LABEL, chainId: LOCAL_CHAIN_ID, usdc: undefined, defaultConfirmations: 0 },
+    'ETH',
+    undefined,
+    true,
+  ),
 ];
+
+/**
+ * A network as people read it, from its account name ("base-sepolia") or its CAIP-2 id
+ * ("eip155:84532"): its label and native coin. A network not in the table keeps the text it
+ * came as, and no unit is claimed for it.
+ */
+export function networkForPeople(nameOrCaip2: string): { label: string; nativeUnit: string | null } {
+  const found = NETWORKS.find(
+    (candidate) => candidate.name === nameOrCaip2 || candidate.caip2 === nameOrCaip2,
+  );
+  return found
+    ? { label: found.label, nativeUnit: found.nativeUnit }
+    : { label: nameOrCaip2, nativeUnit: null };
+}
+
+/** The network's name for people (`networkForPeople`), as pages, mails and notifications write it. */
+export function networkLabel(nameOrCaip2: string): string {
+  return networkForPeople(nameOrCaip2).label;
+}
 
 export function networkDefinition(name: NetworkName): NetworkDefinition {
   const found = NETWORKS.find((candidate) => candidate.name === name);

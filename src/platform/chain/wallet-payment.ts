@@ -14,6 +14,7 @@ export type WalletPayment = {
   chainId: number;
   /** The chain id as EIP-1193 spells it (`0x7a69`). */
   chainIdHex: string;
+  /** The network's name for people (networks.ts), as the page asks the payer to switch to it. */
   networkName: string;
   token: Address;
   recipient: Address;
@@ -45,7 +46,7 @@ export function walletPayment(
     uri: `ethereum:${token}@${network.chainId}/transfer?address=${to}&uint256=${baseUnits.value}`,
     chainId: network.chainId,
     chainIdHex: numberToHex(network.chainId),
-    networkName: network.name,
+    networkName: network.label,
     token,
     recipient: to,
     baseUnits: baseUnits.value,

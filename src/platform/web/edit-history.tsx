@@ -1,3 +1,4 @@
+import { groupedIban } from '../../core/bank-transfer.ts';
 import { DateTime, EmptyState, Table } from './components.tsx';
 
 // The history of an object's edits (accounts, contacts): who changed what and when, newest
@@ -13,7 +14,10 @@ export type RecordedEdit = {
 /** Renders a field's value for the history; the default writes text as it is. */
 export type ShownValue = (field: string, value: unknown) => string;
 
-/** A value as a person reads it: text as it is, an object (bank details) field by field. */
+/**
+ * A value as a person reads it: text as it is, an object (bank details) field by field, an IBAN
+ * in groups of four as the pay page writes it.
+ */
 export function shownValue(_field: string, value: unknown): string {
   if (value === null || value === undefined || value === '') return '(none)';
   if (Array.isArray(value))
@@ -23,7 +27,9 @@ export function shownValue(_field: string, value: unknown): string {
       .filter(
         ([name, inner]) => name !== 'scheme' && inner !== null && inner !== '' && typeof inner !== 'boolean',
       )
-      .map(([, inner]) => shownValue('', inner))
+      .map(([name, inner]) =>
+        name === 'iban' && typeof inner === 'string' ? groupedIban(inner) : shownValue('', inner),
+      )
       .join(' · ');
   return String(value);
 }

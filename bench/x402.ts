@@ -55,8 +55,8 @@ const DATABASE = 'tollbook_bench_x402';
 const ROUNDS = Number(process.env.BENCH_X402_ROUNDS ?? 60);
 const WARMUP_ROUNDS = 5;
 const TARGET_ADDED_MS = 5;
-/** BENCH_X402_SECTIONS=lanes (say) runs only the named parts: pay (with credit) and lanes. */
-const SECTIONS = (process.env.BENCH_X402_SECTIONS ?? 'pay,lanes').split(',');
+/** BENCH_X402_SECTIONS=lanes (say) runs only the named parts: pay, credit and lanes. */
+const SECTIONS = (process.env.BENCH_X402_SECTIONS ?? 'pay,credit,lanes').split(',');
 
 const TOKEN_ABI = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
@@ -201,7 +201,9 @@ async function tollbookRound(setup: Setup): Promise<number> {
 }
 
 export async function benchX402(ctx: BenchContext): Promise<BenchReport> {
-  const report = SECTIONS.includes('pay') ? await benchX402Pay(ctx) : emptyReport();
+  const report = SECTIONS.some((name) => name === 'pay' || name === 'credit')
+    ? await benchX402Pay(ctx)
+    : emptyReport();
   if (SECTIONS.includes('lanes')) await benchX402Lanes(ctx, report);
   return report;
 }
@@ -213,6 +215,10 @@ async function benchX402Pay(ctx: BenchContext): Promise<BenchReport> {
     BENCH,
     DATABASE,
     async (server, _databaseUrl, report) => {
+      if (SECTIONS.includes('credit') && !SECTIONS.includes('pay')) {
+        await benchX402Credit(ctx, server, report);
+        return;
+      }
       const setup = await prepare(server);
       for (let round = 0; round < WARMUP_ROUNDS; round++) {
         await directRound(setup);
@@ -267,7 +273,7 @@ async function benchX402Pay(ctx: BenchContext): Promise<BenchReport> {
         atMost: true,
         contaminated: false,
       });
-      await benchX402Credit(ctx, server, report);
+      if (SECTIONS.includes('credit')) await benchX402Credit(ctx, server, report);
     },
     { CHAIN: '1' },
   );

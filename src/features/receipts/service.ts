@@ -73,17 +73,16 @@ export async function receiptFor(deps: ReceiptDeps, input: ReceiptInput): Promis
     },
     sign,
   );
-  await store.insertReceipt(deps.db, {
+  const inserted = await store.insertReceipt(deps.db, {
     claim_id: input.claimId,
     space_id: input.spaceId,
     reference: `${input.network}:${input.transaction}`,
     receipt,
     issued_at: deps.clock.now(),
   });
-  const kept = defined(
-    await store.findReceipt(deps.db, input.spaceId, input.claimId),
-    'a receipt just stored',
-  );
+  const kept =
+    inserted ??
+    defined(await store.findReceipt(deps.db, input.spaceId, input.claimId), 'a receipt stored first');
   return signedReceiptOf(kept);
 }
 

@@ -174,9 +174,6 @@ async function checksRound(setup: Setup): Promise<number> {
   const started = performance.now();
   const verdict = await setup.checker.verify(payload, payload.accepted);
   const elapsed = performance.now() - started;
-  console.log('WALL', Date.now() - elapsed, Date.now());
-  (process as any).getBuiltinModule('node:fs').writeFileSync(`/tmp/h2-trace-${Date.now()}.json`, JSON.stringify([Date.now() - elapsed, (globalThis as any).__trace]));
-  (globalThis as any).__trace = [];
   if (!verdict.isValid) throw new Error(`The scheme refused the authorization: ${verdict.invalidReason}`);
   return elapsed;
 }
@@ -323,9 +320,6 @@ async function laneRound(setup: Setup, node: { delay(): void; peakSends(): numbe
   const started = performance.now();
   await Promise.all(Array.from({ length: LANE_PAYERS }, payer));
   const elapsed = performance.now() - started;
-  console.log('WALL', Date.now() - elapsed, Date.now());
-  (process as any).getBuiltinModule('node:fs').writeFileSync(`/tmp/h2-trace-${Date.now()}.json`, JSON.stringify([Date.now() - elapsed, (globalThis as any).__trace]));
-  (globalThis as any).__trace = [];
   const cpuAfter = processCpuMs(setup.server.pid);
   return {
     rate: (LANE_PAYMENTS * 1000) / elapsed,

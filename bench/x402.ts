@@ -190,12 +190,18 @@ async function tollbookRound(setup: Setup): Promise<number> {
   const payload = await setup.client.createPaymentPayload(required);
   const header = encodePaymentSignatureHeader(payload);
   const signMs = performance.now() - signStarted;
+  const cpuBefore = processCpuMs(setup.server.pid);
   const paid = await fetch(url, { headers: { accept: 'application/json', 'payment-signature': header } });
   const body = await paid.text();
   const elapsed = performance.now() - started - signMs;
+  const cpuAfter = processCpuMs(setup.server.pid);
+  if (cpuBefore !== null && cpuAfter !== null) paidGetCpuMs.push(cpuAfter - cpuBefore);
   if (paid.status !== 200) throw new Error(`Payment answered ${paid.status}: ${body.slice(0, 300)}`);
   return elapsed;
 }
+
+/** The server's CPU time (user and system, in clock ticks of 10 ms) over each timed paid GET. */
+const paidGetCpuMs: number[] = [];
 
 export async function benchX402(ctx: BenchContext): Promise<BenchReport> {
   const report = SECTIONS.some((name) => name === 'pay' || name === 'credit')
@@ -230,6 +236,12 @@ async function benchX402Pay(ctx: BenchContext): Promise<BenchReport> {
         tollbook.push(await tollbookRound(setup));
         checks.push(await checksRound(setup));
       }
+      const cpuSamples = paidGetCpuMs.splice(0).slice(-ROUNDS);
+      if (cpuSamples.length > 0)
+        ctx.log(
+          `    server CPU over the paid GET (mean of ${cpuSamples.length}, /proc ticks): ` +
+            `${fmt(cpuSamples.reduce((sum, value) => sum + value, 0) / cpuSamples.length, 1)} ms`,
+        );
       const d = latencySummary(direct);
       const t = latencySummary(tollbook);
       const c = latencySummary(checks);

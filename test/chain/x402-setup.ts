@@ -56,8 +56,9 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startX402World(env: Record<string, string> = {}) {
-  const chain: Chain = await startTestChain();
+/** The world on a chain of its own, or on `given` (say, one reached through a fault proxy). */
+export async function startX402World(env: Record<string, string> = {}, given?: Chain) {
+  const chain: Chain = given ?? (await startTestChain());
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const settings = { PUBLIC_URL: base, RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: '1', ...env };

@@ -27,6 +27,11 @@ export type ReceiptInput = {
   transaction: string;
   resourceUrl: string;
   payer: string;
+  /**
+   * The caller booked the payment just now: a receipt is stored only if a racing answer made
+   * one, so none is looked for first (the insert keeps a receipt stored first).
+   */
+  justBooked?: boolean | undefined;
 };
 
 /** The book's signing function, its key made on first use (a racing first use keeps one key). */
@@ -61,7 +66,9 @@ function signedReceiptOf(row: { receipt: unknown }): EIP712SignedReceipt {
  * Runs after the booking's transaction has committed; signing is local, no outside call.
  */
 export async function receiptFor(deps: ReceiptDeps, input: ReceiptInput): Promise<EIP712SignedReceipt> {
-  const stored = await store.findReceipt(deps.db, input.spaceId, input.claimId);
+  const stored = input.justBooked
+    ? undefined
+    : await store.findReceipt(deps.db, input.spaceId, input.claimId);
   if (stored) return signedReceiptOf(stored);
   const sign = await signerOf(deps, input.spaceId);
   const receipt = await createReceiptEIP712(
@@ -73,17 +80,16 @@ export async function receiptFor(deps: ReceiptDeps, input: ReceiptInput): Promis
     },
     sign,
   );
-  await store.insertReceipt(deps.db, {
+  const inserted = await store.insertReceipt(deps.db, {
     claim_id: input.claimId,
     space_id: input.spaceId,
     reference: `${input.network}:${input.transaction}`,
     receipt,
     issued_at: deps.clock.now(),
   });
-  const kept = defined(
-    await store.findReceipt(deps.db, input.spaceId, input.claimId),
-    'a receipt just stored',
-  );
+  const kept =
+    inserted ??
+    defined(await store.findReceipt(deps.db, input.spaceId, input.claimId), 'a receipt stored first');
   return signedReceiptOf(kept);
 }
 

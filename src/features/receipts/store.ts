@@ -36,16 +36,20 @@ export function findReceipt(db: Queryable, spaceId: string, claimId: string) {
     .executeTakeFirst();
 }
 
-/** Stores a claim's receipt; a receipt stored first (a racing call) is kept. */
-export async function insertReceipt(
+/**
+ * Stores a claim's receipt and answers the row stored; undefined when a receipt stored first (a
+ * racing call) is kept instead.
+ */
+export function insertReceipt(
   db: Queryable,
   row: { claim_id: string; space_id: string; reference: string; receipt: unknown; issued_at: Date },
 ) {
-  await db
+  return db
     .insertInto('x402_receipts')
     .values({ ...row, receipt: JSON.stringify(row.receipt) })
     .onConflict((conflict) => conflict.columns(['space_id', 'claim_id']).doNothing())
-    .execute();
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** The receipt (by claim id) of each of these ledger entries that has one. */

@@ -6,9 +6,9 @@ import type { Abi, VerifyTypedDataParameters } from 'viem';
 import { defined } from '../../core/assert.ts';
 import type { Chain, Clients } from '../../platform/chain/chain.ts';
 import type { ConfiguredNetwork } from '../../platform/chain/networks.ts';
-import { createPlannedSender, createSendPlanner } from '../../platform/chain/send-plan.ts';
+import { createPlannedSender, createSendPlanner, type SignedSend } from '../../platform/chain/send-plan.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
-import type { Db } from '../../platform/db/database.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
 import { broadcastRow, createLanePool, type Follower, type Lane, waitForSettlement } from './lanes.ts';
 import * as store from './store.ts';
 
@@ -143,6 +143,8 @@ function followerFor(
 ): Follower | undefined {
   const { publicClient } = clients;
   const lanes: Lane[] = [];
+  const record = (via: Queryable, signed: SignedSend) =>
+    store.recordBroadcast(via, broadcastRow(network.caip2, signed, new Date()));
   for (const wallet of clients.lanes) {
     const account = wallet.account;
     if (account.type !== 'local' || !account.signTransaction) continue;
@@ -151,19 +153,19 @@ function followerFor(
       { account: { address: account.address, signTransaction: account.signTransaction } },
       network.name,
       options.logger,
-      (signed) => store.recordBroadcast(db, broadcastRow(network.caip2, signed, new Date())),
+      (signed) => record(db, signed),
     );
-    lanes.push({ address: account.address, sender });
+    lanes.push({ address: account.address, sender, record });
   }
   if (lanes.length === 0) return undefined;
   // Embedded PGlite is one process's: the pool's own bookkeeping is enough there.
-  const lock = options.sharedDatabase ? { db, chainId: network.chainId, logger: options.logger } : undefined;
+  const lock = options.sharedDatabase ? { chainId: network.chainId, logger: options.logger } : undefined;
   return {
     db,
     network: network.caip2,
     chainId: network.chainId,
     publicClient,
-    pool: createLanePool(lanes, lock),
+    pool: createLanePool(lanes, db, lock),
     replaceAfterMs: options.replaceAfterMs ?? REPLACE_AFTER_MS,
     logger: options.logger,
   };
@@ -198,7 +200,10 @@ function schemeSigner(
       // that could not be made fails the send before anything leaves.
       const plan = await planner.plan(args, first.address);
       if (!plan) throw new Error(`${network.caip2} takes no EIP-1559 fees: its settlements cannot be sent.`);
-      return follower.pool.take((lane) => lane.sender.send(args, plan));
+      // The broadcast is recorded on the session holding the lane, before it is sent.
+      return follower.pool.take((lane, session) =>
+        lane.sender.send(args, plan, (signed) => lane.record(session, signed)),
+      );
     },
     sendTransaction: () => Promise.reject(new Error('Gas wallet lanes send only token transfers.')),
     waitForTransactionReceipt: async (args) => {

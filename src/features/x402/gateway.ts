@@ -265,7 +265,7 @@ export async function settle(
     requestIn: async (tx) => (await mintFor(tx, deps, admitted, caller, resource)).id,
   });
   if (admitted.credit && caller) await chargeFirstCall(deps, admitted, caller, resource.url ?? '');
-  return withReceipt(deps, claim, outcome.response);
+  return withReceipt(deps, claim, outcome.response, '', true);
 }
 
 /**

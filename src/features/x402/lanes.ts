@@ -10,7 +10,7 @@ import type {
 } from 'viem';
 import { type ChainRead, readChain } from '../../platform/chain/outcome.ts';
 import type { PlannedSender, SignedSend } from '../../platform/chain/send-plan.ts';
-import type { Db } from '../../platform/db/database.ts';
+import type { Db, Queryable } from '../../platform/db/database.ts';
 import { withFirstFreeLock } from '../../platform/db/session-lock.ts';
 import * as store from './store.ts';
 
@@ -19,20 +19,30 @@ import * as store from './store.ts';
 // (chain, address), tried in order and waited on only when all are held; within a process a lane
 // is held by one send at a time, and a send finding every lane busy here queues for the next one
 // released. A lane is held from before the nonce read until the node answered the broadcast.
+// The send's own statement (the broadcast's record) runs on the session that holds the lane, so a
+// held lane never queues for a connection behind the requests sharing the pool.
 
-export type Lane = { address: Address; sender: PlannedSender };
+export type Lane = {
+  address: Address;
+  sender: PlannedSender;
+  /** Records a signed transaction of this lane (before its broadcast) through `via`. */
+  record(via: Queryable, signed: SignedSend): Promise<void>;
+};
 
 export type LanePool = {
   lanes: readonly Lane[];
-  /** Runs `work` on a free lane (waiting for one when all are busy). */
-  take<T>(work: (lane: Lane) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` on a free lane (waiting for one when all are busy), with the database session to
+   * write on while holding it (the lane's lock session on PostgreSQL).
+   */
+  take<T>(work: (lane: Lane, session: Queryable) => Promise<T>): Promise<T>;
   byAddress(address: string): Lane | undefined;
 };
 
-export type LaneLock = { db: Db; chainId: number; logger?: Logger | undefined };
+export type LaneLock = { chainId: number; logger?: Logger | undefined };
 
 /** The pool of `lanes`; with `lock`, shared with the other processes of one PostgreSQL. */
-export function createLanePool(lanes: Lane[], lock: LaneLock | undefined): LanePool {
+export function createLanePool(lanes: Lane[], db: Db, lock: LaneLock | undefined): LanePool {
   const busy = lanes.map(() => false);
   const waiting: ((index: number) => void)[] = [];
   const release = (index: number) => {
@@ -58,7 +68,7 @@ export function createLanePool(lanes: Lane[], lock: LaneLock | undefined): LaneP
         const [chosen = 0, ...rest] = candidates;
         rest.forEach(release);
         try {
-          return await work(laneAt(chosen));
+          return await work(laneAt(chosen), db);
         } finally {
           release(chosen);
         }
@@ -67,12 +77,12 @@ export function createLanePool(lanes: Lane[], lock: LaneLock | undefined): LaneP
       try {
         const names = candidates.map(lockName);
         return await withFirstFreeLock(
-          lock.db,
+          db,
           names,
-          (held) => {
+          (held, session) => {
             chosen = candidates[held] ?? 0;
             for (const index of candidates) if (index !== chosen) release(index);
-            return work(laneAt(chosen));
+            return work(laneAt(chosen), session);
           },
           lock.logger,
         );
@@ -137,17 +147,26 @@ export type Follower = {
  * transactions mined (`found`), `absent` when none has and the lane's nonce went to another
  * transaction (none of them can mine any more), else `unknown`. A newest transaction unmined
  * for `replaceAfterMs` is replaced at its nonce with raised fees first.
+ *
+ * The first transaction is asked about before the recorded ones are read: at most one of a
+ * settlement's transactions can mine, so when the first did, it is the one, and a settlement that
+ * was never replaced (nearly all) costs no read of the database.
  */
 export async function lookOnce(
   follower: Follower,
   firstHash: string,
 ): Promise<ChainRead<TransactionReceipt>> {
   const { network, publicClient } = follower;
-  const rows = await store.broadcastsOf(follower.db, firstHash);
-  for (const hash of rows.length > 0 ? rows.map((row) => row.tx_hash) : [firstHash]) {
-    const read = await readChain(network, 'getTransactionReceipt', () =>
+  const receiptOf = (hash: string) =>
+    readChain(network, 'getTransactionReceipt', () =>
       publicClient.getTransactionReceipt({ hash: hash as Hash }),
     );
+  const first = await receiptOf(firstHash);
+  if (first.kind === 'found') return first;
+  const rows = await store.broadcastsOf(follower.db, firstHash);
+  for (const row of rows) {
+    if (row.tx_hash === firstHash.toLowerCase()) continue;
+    const read = await receiptOf(row.tx_hash);
     if (read.kind === 'found') return read;
   }
   const newest = rows.at(-1);

@@ -145,8 +145,9 @@ async function paidAnswer(
   record: PaymentRequestRecord,
   claim: store.SettlementClaim,
   settle: SettleResponse,
+  justBooked = false,
 ): Promise<MachineAnswer> {
-  const response = await withReceipt(deps, claim, settle, record.url);
+  const response = await withReceipt(deps, claim, settle, record.url, justBooked);
   return { status: 200, headers: { 'payment-response': encodeHeader(response) }, body: record };
 }
 
@@ -161,6 +162,8 @@ export async function withReceipt(
   claim: store.SettlementClaim,
   settle: SettleResponse,
   fallbackUrl = '',
+  /** This call booked the payment just now (no receipt is looked for before one is made). */
+  justBooked = false,
 ): Promise<SettleResponse> {
   try {
     const receipt = await receiptFor(deps, {
@@ -170,6 +173,7 @@ export async function withReceipt(
       transaction: settle.transaction,
       resourceUrl: claim.resource_url ?? fallbackUrl,
       payer: settle.payer ?? getAddress(claim.payer),
+      justBooked,
     });
     return { ...settle, extensions: { ...settle.extensions, [OFFER_RECEIPT]: { info: { receipt } } } };
   } catch (error) {
@@ -398,7 +402,8 @@ async function settleClaim(
   const outcome = await putOnChain(deps, claim, requirement, payload, firstAttempt);
   if (!outcome.ok) return outcome.answer ?? quoteAnswer({ ...quote, error: outcome.error }, outcome.response);
   const booked = await bookSettlement(deps, claim, outcome.response, { seen: request });
-  return paidAnswer(deps, presentRequest(booked, deps.publicUrl, deps.clock.now()), claim, outcome.response);
+  const record = presentRequest(booked, deps.publicUrl, deps.clock.now());
+  return paidAnswer(deps, record, claim, outcome.response, true);
 }
 
 type ChainOutcome =

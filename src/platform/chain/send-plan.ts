@@ -131,9 +131,11 @@ export type PlannedSender = {
   /**
    * Signs and broadcasts a planned call at the nonce the node gives, and answers its hash.
    * Throws only when nothing was sent: the nonce could not be read, or the node refused the
-   * transaction and does not hold it. Call it while holding the wallet's lane.
+   * transaction and does not hold it. Call it while holding the wallet's lane. `onSigned`, when
+   * given, is told of the signed transaction instead of the sender's own (to record it on the
+   * lane's session).
    */
-  send(call: PlannedCall, plan: SendPlan): Promise<Hash>;
+  send(call: PlannedCall, plan: SendPlan, onSigned?: (signed: SignedSend) => Promise<void>): Promise<Hash>;
   /**
    * Signs `previous` again at its own nonce with fees raised by at least REPLACEMENT_RAISE (and
    * at least the current plan's), and broadcasts it: the stuck transaction's replacement. Never a
@@ -249,7 +251,8 @@ export function createPlannedSender(
   const signAndSend = async (
     transaction: TransactionSerializableEIP1559,
     nonce: number,
-    firstHash?: Hash,
+    firstHash: Hash | undefined,
+    tell: (signed: SignedSend) => Promise<void>,
   ) => {
     const signed = await wallet.account.signTransaction({ ...transaction, nonce });
     const hash = keccak256(signed);
@@ -260,19 +263,19 @@ export function createPlannedSender(
       nonce,
       transaction: { ...transaction, nonce },
     };
-    await onSigned(record);
+    await tell(record);
     await broadcast(signed, hash, nonce);
     return record;
   };
 
   return {
-    async send(call, plan) {
+    async send(call, plan, tell = onSigned) {
       const count = await readChain(network, 'getTransactionCount', () =>
         publicClient.getTransactionCount({ address, blockTag: 'pending' }),
       );
       if (count.kind !== 'found')
         throw new Error(`The gas wallet's next nonce could not be read; nothing was sent.`);
-      return (await signAndSend(transactionOf(call, plan), count.value)).hash;
+      return (await signAndSend(transactionOf(call, plan), count.value, undefined, tell)).hash;
     },
     async replace(previous, current) {
       const fees = raisedFees(
@@ -286,6 +289,7 @@ export function createPlannedSender(
         { ...previous.transaction, ...fees },
         previous.nonce,
         previous.firstHash ?? previous.hash,
+        onSigned,
       );
     },
   };

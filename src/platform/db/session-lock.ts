@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { Db } from './database.ts';
+import type { Db, Queryable } from './database.ts';
 
 // A lock that several processes sharing one PostgreSQL take in turn around work that is not a
 // database write (a send to a chain node). It is a session-level advisory lock, taken and
@@ -33,12 +33,14 @@ export function withSessionLock<T>(
 /**
  * Runs `work` holding the first of the session locks `names` no other session holds, tried in
  * order without waiting; when every one is held, waits for the first. `work` learns which it
- * holds (its index in `names`). Released as withSessionLock releases.
+ * holds (its index in `names`) and gets the session holding it, for statements of its own that
+ * must not queue for another connection while the lock is held. Released as withSessionLock
+ * releases.
  */
 export function withFirstFreeLock<T>(
   db: Db,
   names: readonly string[],
-  work: (index: number) => Promise<T>,
+  work: (index: number, session: Queryable) => Promise<T>,
   logger?: Logger | undefined,
 ): Promise<T> {
   return db.connection().execute(async (connection) => {
@@ -60,7 +62,7 @@ export function withFirstFreeLock<T>(
     }
     const [high, low] = lockKeys(names[held] ?? '');
     try {
-      return await work(held);
+      return await work(held, connection);
     } finally {
       try {
         await sql`SELECT pg_advisory_unlock(${high}, ${low})`.execute(connection);

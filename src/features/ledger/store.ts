@@ -483,25 +483,91 @@ export function findEntry(db: Queryable, spaceId: string, entryId: string) {
     .executeTakeFirst();
 }
 
-/** Problems `tollbook ledger check` reports; empty lists mean the ledger is sound. */
-export async function findProblems(db: Queryable, spaceId: string | undefined) {
-  const inSpace = (column: string) =>
-    spaceId === undefined ? sql`true` : sql`${sql.ref(column)} = ${spaceId}`;
-  const unbalanced = await sql<{ entry_id: string; currency: string; sum: string }>`
-    SELECT entry_id, currency, SUM(amount)::text AS sum FROM ledger_postings WHERE ${inSpace('space_id')}
-    GROUP BY entry_id, currency HAVING SUM(amount) <> 0`.execute(db);
-  const empty = await sql<{ id: string }>`
-    SELECT e.id FROM ledger_entries e WHERE ${inSpace('e.space_id')}
-    AND (SELECT COUNT(*) FROM ledger_postings p WHERE p.entry_id = e.id) < 2`.execute(db);
-  const drifted = await sql<{ id: string; balance: string; sum: string }>`
-    SELECT a.id, a.balance::text AS balance, COALESCE(SUM(p.amount), 0)::text AS sum
-    FROM ledger_accounts a LEFT JOIN ledger_postings p ON p.ledger_account_id = a.id
-    WHERE a.tracks_balance AND ${inSpace('a.space_id')}
-    GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(p.amount), 0)`.execute(db);
-  const overdrawn = await sql<{ id: string; balance: string }>`
-    SELECT id, balance::text AS balance FROM ledger_accounts WHERE no_overdraft AND ${inSpace('space_id')}
+// Reads for `tollbook ledger check` (check.ts): each walks an index in key order, a bounded
+// batch at a time, so the check's memory does not grow with the book.
+
+/** The check's scope: one book (by its id) or every book. */
+function inScope(spaceId: string | undefined, column: string) {
+  return spaceId === undefined ? sql`true` : sql`${sql.ref(column)} = ${spaceId}`;
+}
+
+/**
+ * The last entry of the batch of `limit` entries that follows `after` in key order
+ * (ledger_entries' primary key, or its (space_id, id) key for one book); undefined when fewer
+ * remain, so the batch runs to the end.
+ */
+export async function entryBatchEnd(
+  db: Queryable,
+  spaceId: string | undefined,
+  after: string | undefined,
+  limit: number,
+): Promise<string | undefined> {
+  const past = after === undefined ? sql`` : sql`AND id > ${after}::uuid`;
+  const result = await sql<{ id: string }>`
+    SELECT id FROM ledger_entries WHERE ${inScope(spaceId, 'space_id')} ${past}
+    ORDER BY id OFFSET ${limit - 1} LIMIT 1`.execute(db);
+  return result.rows[0]?.id;
+}
+
+/**
+ * The entries after `after` up to `last` (both keys; unset: no bound), in key order, each with
+ * its postings in key order; an entry with no postings comes as one row whose posting columns
+ * are null. The postings are bounded by the same keys, so their primary key's range is read.
+ */
+export async function entriesWithPostings(
+  db: Queryable,
+  spaceId: string | undefined,
+  after: string | undefined,
+  last: string | undefined,
+) {
+  const inRange = (column: string) =>
+    sql`${after === undefined ? sql`true` : sql`${sql.ref(column)} > ${after}::uuid`}
+      AND ${last === undefined ? sql`true` : sql`${sql.ref(column)} <= ${last}::uuid`}`;
+  const result = await sql<{
+    entry_id: string;
+    ledger_account_id: string | null;
+    currency: string | null;
+    amount: string | null;
+    day: string | null;
+  }>`
+    SELECT e.id AS entry_id, p.ledger_account_id, p.currency, p.amount::text AS amount, p.occurred_on::text AS day
+    FROM ledger_entries e
+    LEFT JOIN ledger_postings p ON p.entry_id = e.id AND ${inRange('p.entry_id')}
+    WHERE ${inScope(spaceId, 'e.space_id')} AND ${inRange('e.id')}
+    ORDER BY e.id, p.id`.execute(db);
+  return result.rows;
+}
+
+/**
+ * The next `limit` ledger accounts in key order after `after` whose postings the check sums:
+ * those that keep a balance (to compare it) and income accounts (for their days).
+ */
+export async function summedAccountsAfter(
+  db: Queryable,
+  spaceId: string | undefined,
+  after: string | undefined,
+  limit: number,
+) {
+  const past = after === undefined ? sql`` : sql`AND id > ${after}::uuid`;
+  const result = await sql<{
+    id: string;
+    space_id: string;
+    kind: LedgerAccountKind;
+    tracks_balance: boolean;
+    balance: string;
+  }>`
+    SELECT id, space_id, kind, tracks_balance, balance::text AS balance FROM ledger_accounts
+    WHERE (tracks_balance OR kind = 'income') AND ${inScope(spaceId, 'space_id')} ${past}
+    ORDER BY id LIMIT ${limit}`.execute(db);
+  return result.rows;
+}
+
+/** Guarded accounts whose balance is below zero. */
+export async function overdrawnAccounts(db: Queryable, spaceId: string | undefined) {
+  const result = await sql<{ id: string; balance: string }>`
+    SELECT id, balance::text AS balance FROM ledger_accounts WHERE no_overdraft AND ${inScope(spaceId, 'space_id')}
     AND ${NATURAL_SIGN_OF_ROW} * balance < 0`.execute(db);
-  return { unbalanced: unbalanced.rows, empty: empty.rows, drifted: drifted.rows, overdrawn: overdrawn.rows };
+  return result.rows;
 }
 
 // Reads for the owner's screens (Income, Ledger). Newest first, paged by keyset cursors.

@@ -32,14 +32,28 @@ function amountOf(text: string): AmountE8 {
 }
 
 type Tracked = { balance: string; sum: bigint };
-type IncomeSum = {
-  spaceId: string;
-  accountId: string;
-  day: string;
-  currency: string;
-  sum: bigint;
-  entries: number;
-};
+/** An income day's running sum, and the last entry counted in it (an entry's postings pass together). */
+type IncomeSum = { sum: bigint; entries: number; lastEntry: string };
+/** Per income account (by id): its book, and its days' sums by currency, then by day. */
+type IncomeAccount = { spaceId: string; byCurrency: Map<string, Map<string, IncomeSum>> };
+
+/** Adds an income posting to its day; an entry is counted once a day, as its postings pass together. */
+function addIncome(income: IncomeAccount, currency: string, day: string, entryId: string, amount: AmountE8) {
+  let days = income.byCurrency.get(currency);
+  if (!days) {
+    days = new Map();
+    income.byCurrency.set(currency, days);
+  }
+  const sum = days.get(day);
+  if (!sum) days.set(day, { sum: amount, entries: 1, lastEntry: entryId });
+  else {
+    sum.sum += amount;
+    if (sum.lastEntry !== entryId) {
+      sum.entries += 1;
+      sum.lastEntry = entryId;
+    }
+  }
+}
 
 /**
  * Every entry has two postings or more and balances per currency, every tracked balance equals
@@ -58,12 +72,12 @@ export function checkLedger(db: Queryable, spaceId?: string, batch = CHECK_BATCH
 async function checkInSnapshot(db: Queryable, spaceId: string | undefined, batch: number) {
   // The accounts whose postings are summed: one running sum each (tracked) or a role (income).
   const tracked = new Map<string, Tracked>();
-  const incomeAccounts = new Map<string, string>();
+  const incomeAccounts = new Map<string, IncomeAccount>();
   for (let after: string | undefined; ; ) {
     const rows = await store.summedAccountsAfter(db, spaceId, after, batch);
     for (const row of rows) {
       if (row.tracks_balance) tracked.set(row.id, { balance: row.balance, sum: 0n });
-      if (row.kind === 'income') incomeAccounts.set(row.id, row.space_id);
+      if (row.kind === 'income') incomeAccounts.set(row.id, { spaceId: row.space_id, byCurrency: new Map() });
     }
     if (rows.length < batch) break;
     after = rows[rows.length - 1]?.id;
@@ -77,52 +91,40 @@ async function checkInSnapshot(db: Queryable, spaceId: string | undefined, batch
     incomeDays: [],
     sound: true,
   };
-  const incomeSums = new Map<string, IncomeSum>();
-  // The entry whose postings are passing: its postings, and the income days it has touched.
-  let entryId: string | undefined;
-  let postings: { account: { currency: string }; amount: AmountE8 }[] = [];
-  const daysOfEntry = new Set<string>();
-  const endEntry = () => {
-    if (entryId === undefined) return;
-    if (postings.length < 2) report.empty.push({ id: entryId });
-    for (const [currency, sum] of imbalance(postings))
-      report.unbalanced.push({ entry_id: entryId, currency, sum: formatAmount(sum) });
-    postings = [];
-    daysOfEntry.clear();
+  // One object per currency serves every posting as its account (the balance rule reads only
+  // the currency).
+  const currencies = new Map<string, { currency: string }>();
+  const ofCurrency = (currency: string) => {
+    let known = currencies.get(currency);
+    if (!known) {
+      known = { currency };
+      currencies.set(currency, known);
+    }
+    return known;
   };
 
-  for (let after: string | undefined, done = false; !done; ) {
-    const last = await store.entryBatchEnd(db, spaceId, after, batch);
-    done = last === undefined;
-    const rows = await store.entriesWithPostings(db, spaceId, after, last);
-    for (const row of rows) {
-      if (row.entry_id !== entryId) {
-        endEntry();
-        entryId = row.entry_id;
+  for (let after: string | undefined; ; ) {
+    const entryIds = await store.entryIdsAfter(db, spaceId, after, batch);
+    if (entryIds.length === 0) break;
+    after = entryIds[entryIds.length - 1];
+    // Both lists come in the same key order, so each entry's postings are the next rows.
+    const rows = await store.postingsInKeyOrder(db, entryIds);
+    let next = 0;
+    for (const entryId of entryIds) {
+      const postings: { account: { currency: string }; amount: AmountE8 }[] = [];
+      for (let row = rows[next]; row !== undefined && row.entry_id === entryId; row = rows[++next]) {
+        const amount = amountOf(row.amount);
+        postings.push({ account: ofCurrency(row.currency), amount });
+        const account = tracked.get(row.ledger_account_id);
+        if (account) account.sum += amount;
+        const income = incomeAccounts.get(row.ledger_account_id);
+        if (income) addIncome(income, row.currency, row.day, entryId, amount);
       }
-      const { ledger_account_id: accountId, currency, amount: text, day } = row;
-      if (accountId === null || currency === null || text === null || day === null) continue;
-      const amount = amountOf(text);
-      postings.push({ account: { currency }, amount });
-      const account = tracked.get(accountId);
-      if (account) account.sum += amount;
-      const incomeSpace = incomeAccounts.get(accountId);
-      if (incomeSpace !== undefined) {
-        const key = `${incomeSpace}|${day}|${accountId}|${currency}`;
-        const sum = incomeSums.get(key);
-        const firstOfEntry = !daysOfEntry.has(key);
-        daysOfEntry.add(key);
-        if (sum) {
-          sum.sum += amount;
-          if (firstOfEntry) sum.entries += 1;
-        } else
-          incomeSums.set(key, { spaceId: incomeSpace, accountId, day, currency, sum: amount, entries: 1 });
-      }
+      if (postings.length < 2) report.empty.push({ id: entryId });
+      for (const [currency, sum] of imbalance(postings))
+        report.unbalanced.push({ entry_id: entryId, currency, sum: formatAmount(sum) });
     }
-    // A batch holds whole entries, so the last entry's postings have all passed by its end.
-    endEntry();
-    entryId = undefined;
-    after = last;
+    assert(next === rows.length, 'Every posting read belongs to an entry of its batch');
   }
 
   for (const [id, account] of tracked)
@@ -131,9 +133,9 @@ async function checkInSnapshot(db: Queryable, spaceId: string | undefined, batch
   report.overdrawn = await store.overdrawnAccounts(db, spaceId);
 
   for (const kept of await keptIncomeDays(db, spaceId)) {
-    const key = `${kept.space_id}|${kept.day}|${kept.ledger_account_id}|${kept.currency}`;
-    const posted = incomeSums.get(key);
-    incomeSums.delete(key);
+    const days = incomeAccounts.get(kept.ledger_account_id)?.byCurrency.get(kept.currency);
+    const posted = days?.get(kept.day);
+    days?.delete(kept.day);
     if (!posted || posted.sum !== amountOf(kept.amount) || BigInt(posted.entries) !== BigInt(kept.entries))
       report.incomeDays.push({
         space_id: kept.space_id,
@@ -142,14 +144,11 @@ async function checkInSnapshot(db: Queryable, spaceId: string | undefined, batch
         currency: kept.currency,
       });
   }
-  // Postings on a day the kept figures do not have at all.
-  for (const posted of incomeSums.values())
-    report.incomeDays.push({
-      space_id: posted.spaceId,
-      day: posted.day,
-      ledger_account_id: posted.accountId,
-      currency: posted.currency,
-    });
+  // Postings on days the kept figures do not have at all.
+  for (const [accountId, income] of incomeAccounts)
+    for (const [currency, days] of income.byCurrency)
+      for (const day of days.keys())
+        report.incomeDays.push({ space_id: income.spaceId, day, ledger_account_id: accountId, currency });
 
   report.sound = Object.values(report).every((list) => !Array.isArray(list) || list.length === 0);
   return report;

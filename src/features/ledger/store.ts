@@ -492,49 +492,34 @@ function inScope(spaceId: string | undefined, column: string) {
 }
 
 /**
- * The last entry of the batch of `limit` entries that follows `after` in key order
- * (ledger_entries' primary key, or its (space_id, id) key for one book); undefined when fewer
- * remain, so the batch runs to the end.
+ * The ids of the next `limit` entries after `after` in key order: ledger_entries' primary key,
+ * or its (space_id, id) key for one book.
  */
-export async function entryBatchEnd(
+export async function entryIdsAfter(
   db: Queryable,
   spaceId: string | undefined,
   after: string | undefined,
   limit: number,
-): Promise<string | undefined> {
+): Promise<string[]> {
   const past = after === undefined ? sql`` : sql`AND id > ${after}::uuid`;
   const result = await sql<{ id: string }>`
     SELECT id FROM ledger_entries WHERE ${inScope(spaceId, 'space_id')} ${past}
-    ORDER BY id OFFSET ${limit - 1} LIMIT 1`.execute(db);
-  return result.rows[0]?.id;
+    ORDER BY id LIMIT ${limit}`.execute(db);
+  return result.rows.map((row) => row.id);
 }
 
-/**
- * The entries after `after` up to `last` (both keys; unset: no bound), in key order, each with
- * its postings in key order; an entry with no postings comes as one row whose posting columns
- * are null. The postings are bounded by the same keys, so their primary key's range is read.
- */
-export async function entriesWithPostings(
-  db: Queryable,
-  spaceId: string | undefined,
-  after: string | undefined,
-  last: string | undefined,
-) {
-  const inRange = (column: string) =>
-    sql`${after === undefined ? sql`true` : sql`${sql.ref(column)} > ${after}::uuid`}
-      AND ${last === undefined ? sql`true` : sql`${sql.ref(column)} <= ${last}::uuid`}`;
+/** The postings of the given entries, in key order (by entry, then posting), from the primary key. */
+export async function postingsInKeyOrder(db: Queryable, entryIds: string[]) {
   const result = await sql<{
     entry_id: string;
-    ledger_account_id: string | null;
-    currency: string | null;
-    amount: string | null;
-    day: string | null;
+    ledger_account_id: string;
+    currency: string;
+    amount: string;
+    day: string;
   }>`
-    SELECT e.id AS entry_id, p.ledger_account_id, p.currency, p.amount::text AS amount, p.occurred_on::text AS day
-    FROM ledger_entries e
-    LEFT JOIN ledger_postings p ON p.entry_id = e.id AND ${inRange('p.entry_id')}
-    WHERE ${inScope(spaceId, 'e.space_id')} AND ${inRange('e.id')}
-    ORDER BY e.id, p.id`.execute(db);
+    SELECT entry_id, ledger_account_id, currency, amount::text AS amount, occurred_on::text AS day
+    FROM ledger_postings WHERE entry_id = ANY(${entryIds}::uuid[])
+    ORDER BY entry_id, id`.execute(db);
   return result.rows;
 }
 

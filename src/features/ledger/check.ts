@@ -69,20 +69,11 @@ export function checkLedger(db: Queryable, spaceId?: string, batch = CHECK_BATCH
     .execute((tx) => checkInSnapshot(tx, spaceId, batch));
 }
 
-async function checkInSnapshot(db: Queryable, spaceId: string | undefined, batch: number) {
-  // The accounts whose postings are summed: one running sum each (tracked) or a role (income).
-  const tracked = new Map<string, Tracked>();
-  const incomeAccounts = new Map<string, IncomeAccount>();
-  for (let after: string | undefined; ; ) {
-    const rows = await store.summedAccountsAfter(db, spaceId, after, batch);
-    for (const row of rows) {
-      if (row.tracks_balance) tracked.set(row.id, { balance: row.balance, sum: 0n });
-      if (row.kind === 'income') incomeAccounts.set(row.id, { spaceId: row.space_id, byCurrency: new Map() });
-    }
-    if (rows.length < batch) break;
-    after = rows[rows.length - 1]?.id;
-  }
+/** What the check sums as the postings pass: a running sum per tracked account, days per income account. */
+type Sums = { tracked: Map<string, Tracked>; incomeAccounts: Map<string, IncomeAccount> };
 
+async function checkInSnapshot(db: Queryable, spaceId: string | undefined, batch: number) {
+  const sums = await summedAccounts(db, spaceId, batch);
   const report: LedgerReport = {
     unbalanced: [],
     empty: [],
@@ -91,6 +82,42 @@ async function checkInSnapshot(db: Queryable, spaceId: string | undefined, batch
     incomeDays: [],
     sound: true,
   };
+  await passPostings(db, spaceId, batch, sums, report);
+  for (const [id, account] of sums.tracked)
+    if (amountOf(account.balance) !== account.sum)
+      report.drifted.push({ id, balance: account.balance, sum: formatAmount(asAmount(account.sum)) });
+  report.overdrawn = await store.overdrawnAccounts(db, spaceId);
+  report.incomeDays = await incomeDaysAdrift(db, spaceId, sums.incomeAccounts);
+  report.sound = Object.values(report).every((list) => !Array.isArray(list) || list.length === 0);
+  return report;
+}
+
+/** The accounts whose postings are summed: tracked ones (to hold against their balance) and income. */
+async function summedAccounts(db: Queryable, spaceId: string | undefined, batch: number): Promise<Sums> {
+  const sums: Sums = { tracked: new Map(), incomeAccounts: new Map() };
+  for (let after: string | undefined; ; ) {
+    const rows = await store.summedAccountsAfter(db, spaceId, after, batch);
+    for (const row of rows) {
+      if (row.tracks_balance) sums.tracked.set(row.id, { balance: row.balance, sum: 0n });
+      if (row.kind === 'income')
+        sums.incomeAccounts.set(row.id, { spaceId: row.space_id, byCurrency: new Map() });
+    }
+    if (rows.length < batch) return sums;
+    after = rows[rows.length - 1]?.id;
+  }
+}
+
+/**
+ * Reads every entry of the scope with its postings, a batch at a time in key order: reports each
+ * entry with fewer than two postings or off balance, and adds each posting to its sums.
+ */
+async function passPostings(
+  db: Queryable,
+  spaceId: string | undefined,
+  batch: number,
+  sums: Sums,
+  report: LedgerReport,
+) {
   // One object per currency serves every posting as its account (the balance rule reads only
   // the currency).
   const currencies = new Map<string, { currency: string }>();
@@ -102,22 +129,24 @@ async function checkInSnapshot(db: Queryable, spaceId: string | undefined, batch
     }
     return known;
   };
-
   for (let after: string | undefined; ; ) {
     const entryIds = await store.entryIdsAfter(db, spaceId, after, batch);
-    if (entryIds.length === 0) break;
-    after = entryIds[entryIds.length - 1];
-    // Both lists come in the same key order, so each entry's postings are the next rows.
-    const rows = await store.postingsInKeyOrder(db, entryIds);
+    const first = entryIds[0];
+    const last = entryIds[entryIds.length - 1];
+    if (first === undefined || last === undefined) return;
+    after = last;
+    // The batch holds every entry of the scope from its first to its last, and both lists come
+    // in the same key order, so each entry's postings are the next rows.
+    const rows = await store.postingsInKeyRange(db, spaceId, first, last);
     let next = 0;
     for (const entryId of entryIds) {
       const postings: { account: { currency: string }; amount: AmountE8 }[] = [];
       for (let row = rows[next]; row !== undefined && row.entry_id === entryId; row = rows[++next]) {
         const amount = amountOf(row.amount);
         postings.push({ account: ofCurrency(row.currency), amount });
-        const account = tracked.get(row.ledger_account_id);
+        const account = sums.tracked.get(row.ledger_account_id);
         if (account) account.sum += amount;
-        const income = incomeAccounts.get(row.ledger_account_id);
+        const income = sums.incomeAccounts.get(row.ledger_account_id);
         if (income) addIncome(income, row.currency, row.day, entryId, amount);
       }
       if (postings.length < 2) report.empty.push({ id: entryId });
@@ -126,30 +155,30 @@ async function checkInSnapshot(db: Queryable, spaceId: string | undefined, batch
     }
     assert(next === rows.length, 'Every posting read belongs to an entry of its batch');
   }
+}
 
-  for (const [id, account] of tracked)
-    if (amountOf(account.balance) !== account.sum)
-      report.drifted.push({ id, balance: account.balance, sum: formatAmount(asAmount(account.sum)) });
-  report.overdrawn = await store.overdrawnAccounts(db, spaceId);
-
+/** The income days as kept that differ from the sums of their postings, and days only the postings have. */
+async function incomeDaysAdrift(
+  db: Queryable,
+  spaceId: string | undefined,
+  incomeAccounts: Map<string, IncomeAccount>,
+): Promise<LedgerReport['incomeDays']> {
+  const adrift: LedgerReport['incomeDays'] = [];
   for (const kept of await keptIncomeDays(db, spaceId)) {
     const days = incomeAccounts.get(kept.ledger_account_id)?.byCurrency.get(kept.currency);
     const posted = days?.get(kept.day);
     days?.delete(kept.day);
     if (!posted || posted.sum !== amountOf(kept.amount) || BigInt(posted.entries) !== BigInt(kept.entries))
-      report.incomeDays.push({
+      adrift.push({
         space_id: kept.space_id,
         day: kept.day,
         ledger_account_id: kept.ledger_account_id,
         currency: kept.currency,
       });
   }
-  // Postings on days the kept figures do not have at all.
   for (const [accountId, income] of incomeAccounts)
     for (const [currency, days] of income.byCurrency)
       for (const day of days.keys())
-        report.incomeDays.push({ space_id: income.spaceId, day, ledger_account_id: accountId, currency });
-
-  report.sound = Object.values(report).every((list) => !Array.isArray(list) || list.length === 0);
-  return report;
+        adrift.push({ space_id: income.spaceId, day, ledger_account_id: accountId, currency });
+  return adrift;
 }

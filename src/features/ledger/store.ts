@@ -508,8 +508,18 @@ export async function entryIdsAfter(
   return result.rows.map((row) => row.id);
 }
 
-/** The postings of the given entries, in key order (by entry, then posting), from the primary key. */
-export async function postingsInKeyOrder(db: Queryable, entryIds: string[]) {
+/**
+ * The postings of the entries from `first` to `last` (entry ids, both included), in key order
+ * (by entry, then posting): a range of ledger_postings' primary key. For one book, postings of
+ * other books in the range are read and left out; successive batches' ranges never overlap, so
+ * no posting is read twice.
+ */
+export async function postingsInKeyRange(
+  db: Queryable,
+  spaceId: string | undefined,
+  first: string,
+  last: string,
+) {
   const result = await sql<{
     entry_id: string;
     ledger_account_id: string;
@@ -518,7 +528,8 @@ export async function postingsInKeyOrder(db: Queryable, entryIds: string[]) {
     day: string;
   }>`
     SELECT entry_id, ledger_account_id, currency, amount::text AS amount, occurred_on::text AS day
-    FROM ledger_postings WHERE entry_id = ANY(${entryIds}::uuid[])
+    FROM ledger_postings
+    WHERE entry_id >= ${first}::uuid AND entry_id <= ${last}::uuid AND ${inScope(spaceId, 'space_id')}
     ORDER BY entry_id, id`.execute(db);
   return result.rows;
 }

@@ -2,8 +2,6 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { defined } from './core/assert.ts';
 import { AppError } from './core/errors.ts';
-import { formatReport, runDoctor } from './doctor.ts';
-import { runAgentMcpStdio } from './features/agents/index.ts';
 import { issueKey, revokeKey } from './features/keys/index.ts';
 import { checkLedger } from './features/ledger/index.ts';
 import { loadFromSource } from './features/screening/index.ts';
@@ -16,14 +14,15 @@ import {
   tailDeliveries,
   verifyCommand,
 } from './features/webhooks/index.ts';
-import { exitOnConfigError, runServer } from './main.ts';
-import { type Config, ConfigError, loadConfig } from './platform/config.ts';
+import { type Config, ConfigError, exitOnConfigError, loadConfig } from './platform/config.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { SCOPES, type Scope } from './platform/http/context.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 
 // The `tollbook` command. Every subcommand reads the same configuration as the server
-// (DATABASE_URL or DATA_DIR, MASTER_KEY, ...), so it acts on the same database.
+// (DATABASE_URL or DATA_DIR, MASTER_KEY, ...), so it acts on the same database. The server, the
+// doctor and the agents' MCP client are imported by the commands that run them, so the other
+// commands do not load the web app.
 
 /** Each command: how it is called, and what it does (the usage lists them in this order). */
 const COMMAND_HELP: { name: string; synopsis: string; summary: string }[] = [
@@ -399,6 +398,7 @@ export async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parsed;
   const command = defined(commandNamed(positionals), 'the command, checked by answerWithoutRunning');
   if (command === 'serve') {
+    const { runServer } = await import('./main.ts');
     await runServer();
     return -1;
   }
@@ -475,9 +475,11 @@ async function doctorCommand(options: Options): Promise<number> {
       detail: error.message,
       fix: 'correct that variable',
     };
+    const { formatReport } = await import('./doctor.ts');
     process.stdout.write(formatReport([failed]));
     return 1;
   }
+  const { formatReport, runDoctor } = await import('./doctor.ts');
   const results = await runDoctor(config, { timeoutMs: Math.round(Number(raw) * 1000) });
   process.stdout.write(formatReport(results));
   return results.some((result) => result.status === 'fail') ? 1 : 0;
@@ -491,6 +493,7 @@ async function runAgentMcp(): Promise<number> {
     return 2;
   }
   const url = process.env.TOLLBOOK_URL ?? process.env.PUBLIC_URL ?? 'http://127.0.0.1:8080';
+  const { runAgentMcpStdio } = await import('./features/agents/index.ts');
   await runAgentMcpStdio(url, token);
   return -1;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { defined } from './core/assert.ts';
 import { AppError } from './core/errors.ts';
-import { type Config, ConfigError, loadConfig } from './platform/config.ts';
+import { type Config, ConfigError, exitOnConfigError, loadConfig } from './platform/config.ts';
 import { SCOPES, type Scope } from './platform/http/context.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -399,10 +399,9 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'mcp') return runAgentMcp();
   if (command === 'doctor') return doctorCommand(values);
   if (command === 'worker') {
-    const [{ runWorkerCommand }, { createRuntime }, { exitOnConfigError }] = await Promise.all([
+    const [{ runWorkerCommand }, { createRuntime }] = await Promise.all([
       import('./features/webhooks/index.ts'),
       import('./runtime.ts'),
-      import('./main.ts'),
     ]);
     await runWorkerCommand(async () => createRuntime(loadConfig()).catch(exitOnConfigError));
     return -1;
@@ -428,10 +427,7 @@ export async function main(argv: string[]): Promise<number> {
 /** migrate and the COMMANDS: each opens the database (migrating it), runs, and closes it. */
 async function runWithRuntime(command: string, options: Options): Promise<number> {
   const run = command === 'migrate' ? undefined : COMMANDS[command];
-  const [{ createRuntime }, { exitOnConfigError }] = await Promise.all([
-    import('./runtime.ts'),
-    import('./main.ts'),
-  ]);
+  const { createRuntime } = await import('./runtime.ts');
   let runtime: Runtime;
   try {
     runtime = await createRuntime(loadConfig(), { logger: false });

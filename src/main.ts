@@ -5,7 +5,7 @@ import { type ChatSetup, setUpChat, startPolling } from './features/chat/index.t
 import { describeLocalChain } from './features/dev-faucet/index.ts';
 import { startWebhookWorkers } from './features/webhooks/index.ts';
 import { housekeepingTasks } from './housekeeping.ts';
-import { type Config, ConfigError, loadConfig } from './platform/config.ts';
+import { type Config, exitOnConfigError, loadConfig } from './platform/config.ts';
 import { startScheduler } from './platform/jobs/scheduler.ts';
 import { metricsRequestHandler } from './platform/metrics.ts';
 import { createLogger, createRuntime } from './runtime.ts';
@@ -131,14 +131,6 @@ async function startChatUpdates(chat: ChatSetup, logger: Logger | undefined): Pr
     return async () => {};
   }
   return startPolling(bot, (error) => logger?.warn({ err: error }, 'polling Telegram failed; retrying'));
-}
-
-export function exitOnConfigError(error: unknown): never {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`Tollbook cannot start: ${error.message}\n`);
-    process.exit(2);
-  }
-  throw error;
 }
 
 /**

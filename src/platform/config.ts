@@ -94,6 +94,15 @@ export class ConfigError extends Error {
   }
 }
 
+/** A configuration that does not load stops the process with its message (exit 2); any other error is thrown on. */
+export function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Tollbook cannot start: ${error.message}\n`);
+    process.exit(2);
+  }
+  throw error;
+}
+
 type Env = Record<string, string | undefined>;
 
 function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -41,7 +41,9 @@ export type PostResult =
   | { ok: false; code: 'insufficient_balance'; ledgerAccountId: string };
 
 /** Sum per currency; an entry is well-formed when every sum is zero and no posting is zero. */
-export function imbalance(postings: readonly Posting[]): Map<string, AmountE8> {
+export function imbalance(
+  postings: readonly { account: Pick<LedgerAccountRef, 'currency'>; amount: AmountE8 }[],
+): Map<string, AmountE8> {
   const sums = new Map<string, bigint>();
   for (const posting of postings) {
     sums.set(posting.account.currency, (sums.get(posting.account.currency) ?? 0n) + posting.amount);

@@ -108,34 +108,27 @@ export async function incomeDayRows(
 }
 
 /**
- * The income days (settled and arriving, summed) that differ from their postings, for
- * `tollbook ledger check`: one statement, so a settling run or a filing in flight cannot tear it.
+ * The income days as kept (settled and arriving, summed per book, day, income account and
+ * currency), for `tollbook ledger check` to hold against its own sums of the postings. One
+ * statement, so a settling run cannot tear it; a row per income day, never per posting.
  */
-export async function incomeDaysAdrift(db: Queryable, spaceId: string | undefined) {
-  const inSpace = (column: string) =>
-    spaceId === undefined ? sql`true` : sql`${sql.ref(column)} = ${spaceId}`;
-  const result = await sql<{ space_id: string; day: string; ledger_account_id: string; currency: string }>`
-    WITH kept AS (
-      SELECT space_id, day, ledger_account_id, currency, SUM(amount) AS amount, SUM(entries) AS entries
-      FROM (
-        SELECT space_id, day, ledger_account_id, currency, amount, entries FROM ledger_income_days
-        WHERE ${inSpace('space_id')}
-        UNION ALL
-        SELECT space_id, day, ledger_account_id, currency, amount, 1 FROM ledger_income_arrivals
-        WHERE ${inSpace('space_id')}
-      ) both_tables
-      GROUP BY space_id, day, ledger_account_id, currency
-    ), posted AS (
-      SELECT p.space_id, p.occurred_on AS day, p.ledger_account_id, p.currency, SUM(p.amount) AS amount,
-        COUNT(DISTINCT p.entry_id) AS entries
-      FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
-      WHERE a.kind = 'income' AND ${inSpace('a.space_id')}
-      GROUP BY p.space_id, p.occurred_on, p.ledger_account_id, p.currency
-    )
-    SELECT space_id, day::text AS day, ledger_account_id, currency
-    FROM kept FULL JOIN posted USING (space_id, day, ledger_account_id, currency)
-    WHERE kept.amount IS DISTINCT FROM posted.amount OR kept.entries IS DISTINCT FROM posted.entries`.execute(
-    db,
-  );
+export async function keptIncomeDays(db: Queryable, spaceId: string | undefined) {
+  const inSpace = spaceId === undefined ? sql`true` : sql`space_id = ${spaceId}`;
+  const result = await sql<{
+    space_id: string;
+    day: string;
+    ledger_account_id: string;
+    currency: string;
+    amount: string;
+    entries: string;
+  }>`
+    SELECT space_id, day::text AS day, ledger_account_id, currency, SUM(amount)::text AS amount,
+      SUM(entries)::text AS entries
+    FROM (
+      SELECT space_id, day, ledger_account_id, currency, amount, entries FROM ledger_income_days WHERE ${inSpace}
+      UNION ALL
+      SELECT space_id, day, ledger_account_id, currency, amount, 1 FROM ledger_income_arrivals WHERE ${inSpace}
+    ) both_tables
+    GROUP BY space_id, day, ledger_account_id, currency`.execute(db);
   return result.rows;
 }

@@ -1,3 +1,4 @@
+export { CHECK_BATCH, checkLedger, type LedgerReport } from './check.ts';
 export {
   decrease,
   type EntryDraft,
@@ -11,14 +12,12 @@ export {
 export { settleAllIncomeDays } from './income-days.ts';
 export {
   type ConditionalPostResult,
-  checkLedger,
   type EntryFilter,
   ensureLedgerAccounts,
   entryWithPostings,
   fileEntries,
   incomeRowEntries,
   incomeRows,
-  type LedgerReport,
   ledgerAccountIdsOf,
   ledgerAccountSpecs,
   ledgerAccounts,

@@ -19,7 +19,7 @@ import {
   type PostResult,
   reversalOf,
 } from './domain.ts';
-import { incomeDayRows, incomeDaysAdrift } from './income-days.ts';
+import { incomeDayRows } from './income-days.ts';
 import * as store from './store.ts';
 
 // Every movement of money goes through postEntry: it checks the entry balances, moves the
@@ -363,24 +363,6 @@ export async function naturalBalanceOf(db: Queryable, ledgerAccountId: string): 
   const account = await store.findLedgerAccount(db, ledgerAccountId);
   assert(account, `No ledger account ${ledgerAccountId}`);
   return naturalBalance(account.normalSide, readAmount(account.balance));
-}
-
-export type LedgerReport = Awaited<ReturnType<typeof store.findProblems>> & {
-  incomeDays: Awaited<ReturnType<typeof incomeDaysAdrift>>;
-  sound: boolean;
-};
-
-/**
- * Every entry balances, every tracked balance equals its postings, no guarded account is
- * negative, and the pre-summed income days equal their postings.
- */
-export async function checkLedger(db: Queryable, spaceId?: string): Promise<LedgerReport> {
-  const problems = {
-    ...(await store.findProblems(db, spaceId)),
-    incomeDays: await incomeDaysAdrift(db, spaceId),
-  };
-  const sound = Object.values(problems).every((list) => list.length === 0);
-  return { ...problems, sound };
 }
 
 export type { LedgerAccountRef };

@@ -483,25 +483,87 @@ export function findEntry(db: Queryable, spaceId: string, entryId: string) {
     .executeTakeFirst();
 }
 
-/** Problems `tollbook ledger check` reports; empty lists mean the ledger is sound. */
-export async function findProblems(db: Queryable, spaceId: string | undefined) {
-  const inSpace = (column: string) =>
-    spaceId === undefined ? sql`true` : sql`${sql.ref(column)} = ${spaceId}`;
-  const unbalanced = await sql<{ entry_id: string; currency: string; sum: string }>`
-    SELECT entry_id, currency, SUM(amount)::text AS sum FROM ledger_postings WHERE ${inSpace('space_id')}
-    GROUP BY entry_id, currency HAVING SUM(amount) <> 0`.execute(db);
-  const empty = await sql<{ id: string }>`
-    SELECT e.id FROM ledger_entries e WHERE ${inSpace('e.space_id')}
-    AND (SELECT COUNT(*) FROM ledger_postings p WHERE p.entry_id = e.id) < 2`.execute(db);
-  const drifted = await sql<{ id: string; balance: string; sum: string }>`
-    SELECT a.id, a.balance::text AS balance, COALESCE(SUM(p.amount), 0)::text AS sum
-    FROM ledger_accounts a LEFT JOIN ledger_postings p ON p.ledger_account_id = a.id
-    WHERE a.tracks_balance AND ${inSpace('a.space_id')}
-    GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(p.amount), 0)`.execute(db);
-  const overdrawn = await sql<{ id: string; balance: string }>`
-    SELECT id, balance::text AS balance FROM ledger_accounts WHERE no_overdraft AND ${inSpace('space_id')}
+// Reads for `tollbook ledger check` (check.ts): each walks an index in key order, a bounded
+// batch at a time, so the check's memory does not grow with the book.
+
+/** The check's scope: one book (by its id) or every book. */
+function inScope(spaceId: string | undefined, column: string) {
+  return spaceId === undefined ? sql`true` : sql`${sql.ref(column)} = ${spaceId}`;
+}
+
+/**
+ * The ids of the next `limit` entries after `after` in key order: ledger_entries' primary key,
+ * or its (space_id, id) key for one book.
+ */
+export async function entryIdsAfter(
+  db: Queryable,
+  spaceId: string | undefined,
+  after: string | undefined,
+  limit: number,
+): Promise<string[]> {
+  const past = after === undefined ? sql`` : sql`AND id > ${after}::uuid`;
+  const result = await sql<{ id: string }>`
+    SELECT id FROM ledger_entries WHERE ${inScope(spaceId, 'space_id')} ${past}
+    ORDER BY id LIMIT ${limit}`.execute(db);
+  return result.rows.map((row) => row.id);
+}
+
+/**
+ * The postings of the entries from `first` to `last` (entry ids, both included), in key order
+ * (by entry, then posting): a range of ledger_postings' primary key. For one book, postings of
+ * other books in the range are read and left out; successive batches' ranges never overlap, so
+ * no posting is read twice.
+ */
+export async function postingsInKeyRange(
+  db: Queryable,
+  spaceId: string | undefined,
+  first: string,
+  last: string,
+) {
+  const result = await sql<{
+    entry_id: string;
+    ledger_account_id: string;
+    currency: string;
+    amount: string;
+    day: string;
+  }>`
+    SELECT entry_id, ledger_account_id, currency, amount::text AS amount, occurred_on::text AS day
+    FROM ledger_postings
+    WHERE entry_id >= ${first}::uuid AND entry_id <= ${last}::uuid AND ${inScope(spaceId, 'space_id')}
+    ORDER BY entry_id, id`.execute(db);
+  return result.rows;
+}
+
+/**
+ * The next `limit` ledger accounts in key order after `after` whose postings the check sums:
+ * those that keep a balance (to compare it) and income accounts (for their days).
+ */
+export async function summedAccountsAfter(
+  db: Queryable,
+  spaceId: string | undefined,
+  after: string | undefined,
+  limit: number,
+) {
+  const past = after === undefined ? sql`` : sql`AND id > ${after}::uuid`;
+  const result = await sql<{
+    id: string;
+    space_id: string;
+    kind: LedgerAccountKind;
+    tracks_balance: boolean;
+    balance: string;
+  }>`
+    SELECT id, space_id, kind, tracks_balance, balance::text AS balance FROM ledger_accounts
+    WHERE (tracks_balance OR kind = 'income') AND ${inScope(spaceId, 'space_id')} ${past}
+    ORDER BY id LIMIT ${limit}`.execute(db);
+  return result.rows;
+}
+
+/** Guarded accounts whose balance is below zero. */
+export async function overdrawnAccounts(db: Queryable, spaceId: string | undefined) {
+  const result = await sql<{ id: string; balance: string }>`
+    SELECT id, balance::text AS balance FROM ledger_accounts WHERE no_overdraft AND ${inScope(spaceId, 'space_id')}
     AND ${NATURAL_SIGN_OF_ROW} * balance < 0`.execute(db);
-  return { unbalanced: unbalanced.rows, empty: empty.rows, drifted: drifted.rows, overdrawn: overdrawn.rows };
+  return result.rows;
 }
 
 // Reads for the owner's screens (Income, Ledger). Newest first, paged by keyset cursors.

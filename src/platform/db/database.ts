@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import {
   Kysely,
   PGliteDialect,
@@ -144,6 +143,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     mkdirSync(dataDir, { recursive: true });
     location = join(dataDir, 'pglite');
   }
+  // Embedded PGlite is loaded only when it is the database: a server on PostgreSQL never holds it.
+  const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create(location, { parsers: { [DATE_OID]: (value: string) => value } });
   const db = markTransactions(new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) }));
   return {

@@ -308,6 +308,17 @@ function lineCells(
   };
 }
 
+/**
+ * The height a cell's text takes in the current font at this width. Text that fits on one line
+ * (no line break, no wider than the column) is one line high; only longer text is laid out to be
+ * measured, since pdfkit lays a cell out again to draw it.
+ */
+export function cellHeight(doc: Doc, text: string, width: number): number {
+  if (text === '') return 0;
+  if (!text.includes('\n') && doc.widthOfString(text) <= width) return doc.currentLineHeight(true);
+  return doc.heightOfString(text, { width });
+}
+
 function drawLines(doc: Doc, row: InvoiceRow, start: number, w: Writer): number {
   const columns = columnLayout();
   let y = drawTableHeader(doc, start);
@@ -316,9 +327,7 @@ function drawLines(doc: Doc, row: InvoiceRow, start: number, w: Writer): number 
     doc.font(REGULAR).fontSize(9.5);
     const description = columns[0];
     const height =
-      Math.max(
-        ...columns.map((column) => doc.heightOfString(cells[column.key] ?? '', { width: column.width - 8 })),
-      ) + 8;
+      Math.max(...columns.map((column) => cellHeight(doc, cells[column.key] ?? '', column.width - 8))) + 8;
     if (y + height > bottomLimit()) {
       doc.addPage();
       y = drawTableHeader(doc, PAGE.margin);

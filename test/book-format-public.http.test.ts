@@ -1,16 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.ts';
 import { invoiceMailAttachments } from '../src/features/invoices/index.ts';
 import { mailerFromConfig } from '../src/platform/mail/mailer.ts';
 import { drainMailOutbox } from '../src/platform/mail/outbox.ts';
+import { type SmtpFault, startSmtpFault } from './fixtures/smtp-fault.ts';
 import { createHarness, type Harness, type User } from './harness.ts';
 import { holdMailOutbox } from './support/turns.ts';
 
@@ -25,29 +24,15 @@ const RESULTS_DIR = fileURLToPath(new URL('../test-results/book-format/', import
 const NOW = '2026-11-27T13:30:00.000Z';
 
 let h: Harness;
-let smtp: SMTPServer;
-const received: ParsedMail[] = [];
+let smtp: SmtpFault;
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push(mail);
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const port = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpFault('accept');
   h = await createHarness({
     clock: new ManualClock(NOW),
     env: {
       RATE_LIMIT_PER_MINUTE: '100000',
-      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      SMTP_URL: smtp.url,
       MAIL_FROM: 'Billing <billing@tollbook.test>',
     },
   });
@@ -55,7 +40,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h?.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp?.close();
 });
 
 type Book = { owner: User; spaceId: string; accountId: string };
@@ -148,7 +133,7 @@ describe('a book in Europe/Berlin writing de-DE', () => {
 
   it('mails the invoice with its dates and amounts in German, text and HTML', async () => {
     const b = await book('Europe/Berlin', 'de-DE');
-    const before = received.length;
+    const before = smtp.received.length;
     const invoice = await sent(b, 'invoice', 'email');
     const worker = mailerFromConfig(h.deps.config);
     try {
@@ -166,8 +151,8 @@ describe('a book in Europe/Berlin writing de-DE', () => {
     } finally {
       worker.close();
     }
-    expect(received).toHaveLength(before + 1);
-    const mail = received.at(-1) as ParsedMail;
+    expect(smtp.received).toHaveLength(before + 1);
+    const mail = smtp.received.at(-1)?.mail as ParsedMail;
     expect(mail.subject).toBe(`Invoice ${invoice.number} from Nordlicht`);
     expect(mail.text).toContain('Total 1.234,50 EUR, open 1.234,50 EUR, due 27.12.2026.');
     expect(String(mail.html)).toContain('>27.11.2026</time>');

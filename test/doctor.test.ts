@@ -15,9 +15,11 @@ import { GAS_LOW_WEI } from '../src/platform/chain/chain.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { openDatabase } from '../src/platform/db/database.ts';
 import { createRuntime } from '../src/runtime.ts';
+import { type CommandDatabase, freshCommandDatabase } from './support/command-database.ts';
 
-// A loopback world for `tollbook doctor`: an embedded database with a sealed secret, a JSON-RPC
-// node, an SMTP server and a Redis stand-in, all on 127.0.0.1. The healthy world passes every
+// A loopback world for `tollbook doctor`: a database with a sealed secret (embedded, or a fresh
+// one on the suite's PostgreSQL when the suite runs there), a JSON-RPC node, an SMTP server and a
+// Redis stand-in, all on 127.0.0.1. The healthy world passes every
 // check; each scenario then breaks one thing, and exactly that check fails.
 
 const BASE_CHAIN_ID = 8453;
@@ -27,6 +29,9 @@ type Node = { chainId: number; usdcCode: string; balanceWei: bigint; silent: boo
 const node: Node = { chainId: BASE_CHAIN_ID, usdcCode: '0x6080', balanceWei: GAS_LOW_WEI, silent: false };
 
 let dataDir: string;
+let database: CommandDatabase;
+/** DATABASE_URL for the doctor's database: none with embedded PGlite in DATA_DIR. */
+const databaseEnv = (): Record<string, string> => (database.url ? { DATABASE_URL: database.url } : {});
 let rpc: HttpServer;
 let smtp: SMTPServer;
 let redis: TcpServer;
@@ -99,9 +104,13 @@ function startSilent(): TcpServer {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'tollbook-doctor-'));
-  const runtime = await createRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
-    logger: false,
-  });
+  database = await freshCommandDatabase();
+  const runtime = await createRuntime(
+    loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...databaseEnv() }),
+    {
+      logger: false,
+    },
+  );
   try {
     const db = runtime.database.db;
     const owner = await createUser(
@@ -159,6 +168,7 @@ afterAll(async () => {
     new Promise((resolve) => redis?.close(resolve)),
     new Promise((resolve) => silent?.close(resolve)),
   ]);
+  await database?.drop();
 });
 
 const GAS_WALLET_KEY = `0x${'11'.repeat(32)}`;
@@ -166,6 +176,7 @@ const GAS_WALLET_KEY = `0x${'11'.repeat(32)}`;
 function healthyEnv(): Record<string, string> {
   return {
     DATA_DIR: dataDir,
+    ...databaseEnv(),
     LOG_LEVEL: 'silent',
     BASE_RPC_URL: `http://127.0.0.1:${ports.rpc}/`,
     GAS_WALLET_KEY,
@@ -212,7 +223,7 @@ describe('tollbook doctor', () => {
   }, 60_000);
 
   it('fails the migrations check when one is not applied, naming it and `tollbook migrate`', async () => {
-    const handle = await openDatabase({ dataDir });
+    const handle = await openDatabase({ dataDir, databaseUrl: database.url || undefined });
     const last = await sql<{ name: string }>`SELECT max(name) AS name FROM schema_migrations`.execute(
       handle.db,
     );
@@ -226,7 +237,7 @@ describe('tollbook doctor', () => {
       expect(migrations.detail).toContain(name);
       expect(migrations.fix).toContain('tollbook migrate');
     } finally {
-      const again = await openDatabase({ dataDir });
+      const again = await openDatabase({ dataDir, databaseUrl: database.url || undefined });
       await sql`INSERT INTO schema_migrations (name) VALUES (${name})`.execute(again.db);
       await again.close();
     }

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   loadScreeningList,
   type RefreshDeps,
@@ -14,6 +14,7 @@ import {
   screeningStatus,
 } from '../src/features/screening/index.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { freshCommandDatabase } from './support/command-database.ts';
 import { holdScreeningList } from './support/turns.ts';
 
 // The list kept current from its URL, served here from a loopback HTTP server: a new list (200)
@@ -174,10 +175,12 @@ describe('the scheduled refresh of the list', () => {
 describe('tollbook screening load URL', () => {
   it('loads the list a URL answers, and refuses one that does not parse', async () => {
     serve(200, sdnList('CLI ENTITY', 6));
+    const database = await freshCommandDatabase();
+    onTestFinished(() => database.drop());
     const env = {
       ...process.env,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'tollbook-screening-url-')),
-      DATABASE_URL: '',
+      DATABASE_URL: database.url,
       LOG_LEVEL: 'silent',
       WEBHOOK_ALLOW_PRIVATE: '1',
     };

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScreeningList, normalizeName, parseSdnXml } from '../src/features/screening/index.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { type Book, expectEventBody, makeBook } from './payouts-setup.ts';
+import { freshCommandDatabase } from './support/command-database.ts';
 import { holdScreeningList } from './support/turns.ts';
 
 // This file loads its own sanctions list (the database's current one).
@@ -63,18 +64,23 @@ describe('tollbook screening load', () => {
     });
 
   it('loads the file into the database the server reads, and refuses a missing file', async () => {
+    const database = await freshCommandDatabase();
     const env = {
       DATA_DIR: mkdtempSync(join(tmpdir(), 'tollbook-screening-')),
-      DATABASE_URL: '',
+      DATABASE_URL: database.url,
       LOG_LEVEL: 'silent',
     };
-    const loaded = await run(['screening', 'load', FIXTURE], env);
-    expect(loaded.stderr).toBe('');
-    expect(loaded.code).toBe(0);
-    expect(loaded.stdout).toContain('published 2026-11-20: 5 SDN entries');
-    const missing = await run(['screening', 'load', 'no-such-file.xml'], env);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('Cannot read no-such-file.xml');
+    try {
+      const loaded = await run(['screening', 'load', FIXTURE], env);
+      expect(loaded.stderr).toBe('');
+      expect(loaded.code).toBe(0);
+      expect(loaded.stdout).toContain('published 2026-11-20: 5 SDN entries');
+      const missing = await run(['screening', 'load', 'no-such-file.xml'], env);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('Cannot read no-such-file.xml');
+    } finally {
+      await database.drop();
+    }
   }, 120_000);
 });
 

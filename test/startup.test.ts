@@ -3,11 +3,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../src/platform/config.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { describeDemo, seedDemo } from '../src/seed.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { freshCommandDatabase } from './support/command-database.ts';
 
 const run = promisify(execFile);
 const cli = (args: string[], env: Record<string, string>) =>
@@ -35,9 +36,15 @@ describe('start-up', () => {
 
   it('creates the demo owner, space and a working key on an empty database, once', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tollbook-seed-'));
-    const runtime = await createRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
-      logger: false,
+    // An empty database: embedded in DATA_DIR, or a new one on the suite's PostgreSQL.
+    const database = await freshCommandDatabase();
+    onTestFinished(() => database.drop());
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      ...(database.url ? { DATABASE_URL: database.url } : {}),
     });
+    const runtime = await createRuntime(config, { logger: false });
     try {
       const demo = await seedDemo(runtime);
       expect(demo?.key).toMatch(/^oit_[0-9A-Za-z]{43}$/);
@@ -90,7 +97,10 @@ describe('documentation routes', () => {
 
 describe('the tollbook command', () => {
   it('migrates, creates a space and owner, issues and revokes a key, and refuses bad input with exit 2', async () => {
-    const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'tollbook-cli-')) };
+    // A fresh database: embedded in DATA_DIR, or a new one on the suite's PostgreSQL.
+    const database = await freshCommandDatabase();
+    onTestFinished(() => database.drop());
+    const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'tollbook-cli-')), DATABASE_URL: database.url };
     expect((await cli(['migrate'], env)).stdout).toMatch(/Applied: 0001_baseline.sql|up to date/);
     const created = await cli(
       ['spaces', 'create', '--name', 'Acme', '--owner-email', 'cli@example.com', '--plan', 'pro'],
@@ -141,6 +151,7 @@ describe('the tollbook command', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Unknown scopes: nope');
     expect((await cli(['frobnicate'], env)).code).toBe(2);
-    // Five processes each start an embedded database; on a busy two-core machine that takes a while.
+    // With embedded PGlite, five processes each start a database; on a busy two-core machine that
+    // takes a while.
   }, 180_000);
 });

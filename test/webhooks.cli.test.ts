@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../src/core/clock.ts';
 import {
   createSenders,
@@ -14,6 +14,7 @@ import {
 import { enqueueEvent } from '../src/platform/outbox/outbox.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { sampleInvoicePaid, sampleMoneyIn } from './sample-events.ts';
+import { freshCommandDatabase } from './support/command-database.ts';
 import { startReceiver } from './webhook-receiver.ts';
 
 // The developer's commands: `tollbook webhooks verify` and `tollbook webhooks tail`.
@@ -69,10 +70,12 @@ describe('tollbook webhooks verify', () => {
 
 describe('tollbook worker', () => {
   it('runs the workers without HTTP until SIGTERM, then exits 0', async () => {
+    const database = await freshCommandDatabase();
+    onTestFinished(() => database.drop());
     const env = {
       ...process.env,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'tollbook-worker-')),
-      DATABASE_URL: '',
+      DATABASE_URL: database.url,
       LOG_LEVEL: 'silent',
     };
     const child = spawn(process.execPath, ['bin/tollbook.mjs', 'worker'], { env });

@@ -192,10 +192,13 @@ describe('tollbook webhooks replay', () => {
   it('runs as a real command: usage errors exit 2; a replay prints each delivery it sent', async () => {
     const target = await startReceiver();
     const dataDir = mkdtempSync(join(tmpdir(), 'tollbook-replay-'));
+    // The command's database is the suite's PostgreSQL when the suite runs on one (the replay
+    // reads and sends only the space made here), else an embedded one made in DATA_DIR: each pass
+    // runs the real command on its own kind of database, and only the embedded one pays for initdb.
     const env = {
       ...process.env,
       DATA_DIR: dataDir,
-      DATABASE_URL: '',
+      DATABASE_URL: process.env.DATABASE_URL ?? '',
       LOG_LEVEL: 'silent',
       WEBHOOK_ALLOW_PRIVATE: '1',
     };
@@ -237,7 +240,11 @@ describe('tollbook webhooks replay', () => {
         const db = runtime.database.db;
         const user = await createUser(
           { db, clock: runtime.clock },
-          { email: 'replay@example.com', password: 'correct horse battery', name: 'Replay' },
+          {
+            email: `replay-${crypto.randomUUID()}@example.com`,
+            password: 'correct horse battery',
+            name: 'Replay',
+          },
         );
         const space = await createSpace(
           { db, clock: runtime.clock, authStamps: runtime.authStamps },

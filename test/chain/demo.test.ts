@@ -1,11 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createRuntime } from '../../src/runtime.ts';
 import { describeDemo, seedDemo } from '../../src/seed.ts';
+import { freshCommandDatabase } from '../support/command-database.ts';
 import { CHAIN_START_TIMEOUT_MS } from './chain-setup.ts';
 
 // The first `npm start`: the demo space gets a USDC account on the local chain whose address is
@@ -16,7 +17,15 @@ describe('the demo space on the local chain', () => {
     'has a proven USDC account, printed with a ready mint command, that machines are quoted',
     async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'tollbook-demo-'));
-      const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', CHAIN: '1' });
+      // An empty database: embedded in DATA_DIR, or a new one on the suite's PostgreSQL.
+      const database = await freshCommandDatabase();
+      onTestFinished(() => database.drop());
+      const config = loadConfig({
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        CHAIN: '1',
+        ...(database.url ? { DATABASE_URL: database.url } : {}),
+      });
       const runtime = await createRuntime(config, { logger: false, chain: true });
       const app = await buildApp(runtime);
       try {

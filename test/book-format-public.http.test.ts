@@ -247,6 +247,13 @@ describe('the client’s balance page of a book in Pacific/Auckland writing de-D
       payload: { time_zone: 'Pacific/Auckland', locale: 'de-DE' },
     });
     expect(settings.statusCode, settings.body).toBe(200);
+    const profile = await h.inject({
+      method: 'PATCH',
+      url: `/app/api/spaces/${world.spaceId}/profile`,
+      session: world.owner.token,
+      payload: { trading_name: 'Kiwi Cloud' },
+    });
+    expect(profile.statusCode, profile.body).toBe(200);
     const bank = await h.makeAccount(world.spaceId, { kind: 'bank', name: 'Bank', currency: 'USD' });
     const charge = () =>
       h.inject({
@@ -272,6 +279,9 @@ describe('the client’s balance page of a book in Pacific/Auckland writing de-D
     const page = await publicPage(new URL(credits.json().items[0].balance_url as string).pathname);
     expect(page.statusCode).toBe(200);
     expect(page.body).toMatch(/id="balance">1\.232,50 USD</);
+    // The client reads the business's trading name, never the book's handle.
+    expect(page.body).toContain('Prepaid balance with <strong>Kiwi Cloud</strong>');
+    expect(page.body).not.toContain(profile.json().public_handle ?? 'test-space-');
     // 13:30 UTC on the 27th is 02:30 on the 28th in Auckland.
     expect(page.body).toContain('>28.11.2026, 02:30</time>');
     expect(page.body).toContain('2,00 USD');

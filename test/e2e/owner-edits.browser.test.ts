@@ -112,7 +112,7 @@ describe("A client's credit in a browser", () => {
     await publicPage.page.goto(`${base}${new URL(balanceUrl).pathname}`);
     await expect(publicPage.page.locator('#balance').textContent()).resolves.toContain('20');
     await shoot(publicPage.page, 'client-balance-top-up');
-    await publicPage.page.getByRole('button', { name: 'Top up 25 USD' }).click();
+    await publicPage.page.getByRole('button', { name: 'Top up 25.00 USD' }).click();
     await publicPage.page.waitForURL(/\/pay\/pr_[0-9A-Za-z]{43}$/);
     await shoot(publicPage.page, 'client-top-up-pay-page');
     // The refused -500 is answered 422 in place, which Chromium logs as a failed load.

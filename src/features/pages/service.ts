@@ -34,7 +34,7 @@ import {
   settlePaymentRequest,
 } from '../payment-requests/index.ts';
 import { framingOrigins } from '../sites/index.ts';
-import { logoByDigest, logoUrlOf, peopleFormatOf, publicFace, sellerProfileOf } from '../spaces/index.ts';
+import { logoByDigest, logoUrlOf, peopleFormatOf, sellerProfileOf } from '../spaces/index.ts';
 import type { Facilitator } from '../x402/index.ts';
 import { type AccountView, judgeTestCard, type Rails, railsFor } from './domain.ts';
 import type { QuotePageModel } from './quote-page.tsx';
@@ -258,7 +258,7 @@ export async function creditPageModel(deps: PagesDeps, token: string): Promise<C
     token,
     format,
     topUpChoices: (await canTopUp(deps.db, page.credit.space_id, page.credit.id)) ? TOP_UP_CHOICES : [],
-    handle: (await publicFace(deps.db, page.credit.space_id)).publicHandle,
+    seller: (await sellerProfileOf(deps.db, page.credit.space_id)).display_name,
     clientRef: page.credit.client_ref,
     balance: usd(page.balance),
     paidIn: usd(asAmount(paidIn)),

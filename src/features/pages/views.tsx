@@ -324,7 +324,8 @@ export type CreditPageModel = {
   format: PeopleFormat;
   /** The Top up amounts offered (USD), empty while the client has made no call to top up for. */
   topUpChoices: readonly string[];
-  handle: string;
+  /** The business as its clients know it: its trading name (features/spaces' displayNameOf). */
+  seller: string;
   clientRef: string;
   balance: string;
   paidIn: string;
@@ -372,7 +373,7 @@ function CreditPage({ model }: { model: CreditPageModel }) {
     <PublicPage title="Prepaid balance" format={model.format}>
       <div class="card">
         <p class="muted">
-          Prepaid balance with <strong>{model.handle}</strong> for {model.clientRef}
+          Prepaid balance with <strong>{model.seller}</strong> for {model.clientRef}
         </p>
         <h1 class="amount" id="balance">
           {model.balance}

@@ -34,7 +34,6 @@ export {
   listSpaces,
   lockSpacePlan,
   peopleFormatOf,
-  publicFace,
   requireAdministering,
   requireAdministrator,
   requireMember,

@@ -321,13 +321,6 @@ export async function spaceNameAndPlan(
   return { name: row.name, plan: row.plan };
 }
 
-/** What public pages may show of a space: its handle, never its name or members. */
-export async function publicFace(db: Queryable, spaceId: string): Promise<{ publicHandle: string }> {
-  const space = await store.findSpace(db, spaceId);
-  if (!space) throw new AppError('not_found', 'No such space.');
-  return { publicHandle: space.public_handle };
-}
-
 /**
  * The book's time zone and locale, as its public pages, its mails to clients and its documents
  * write moments, dates and amounts (the app's pages read the same two columns with the viewer).

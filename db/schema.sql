@@ -1861,6 +1861,8 @@ CREATE INDEX payment_requests_lapse_idx ON public.payment_requests USING btree (
 
 CREATE INDEX payment_requests_open_due_idx ON public.payment_requests USING btree (account_id, amount_due) WHERE (status = 'active'::text);
 
+CREATE INDEX payment_requests_open_totals_idx ON public.payment_requests USING btree (space_id, currency) INCLUDE (expires_at, amount_due, amount_received) WHERE (status = 'active'::text);
+
 CREATE INDEX payment_requests_space_idx ON public.payment_requests USING btree (space_id, created_at);
 
 CREATE INDEX payment_requests_space_status_recent_idx ON public.payment_requests USING btree (space_id, status, created_at DESC, id DESC);

@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import { getAddress } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { recordGasBalances } from '../../src/features/gas-wallets/index.ts';
 import type { Harness } from '../harness.ts';
 import { chromiumInstalled, requireChromium, startBrowserApp } from './browser.ts';
 
@@ -117,4 +119,31 @@ describe('Home in a browser', () => {
       await context.close();
     }
   }, 120_000);
+
+  it('warns on Home while a gas wallet is low, naming the network and the balance in its coin', async () => {
+    const lane = getAddress('0x00000000000000000000000000000000006a5101');
+    const gas = { db: h.db, clock: h.deps.clock, lowWei: 10n ** 16n };
+    const reading = (wei: bigint) => [{ network: 'base' as const, caip2: 'eip155:8453', address: lane, wei }];
+    const owner = await h.signup('Owner');
+    const bookId = await h.createSpace(owner, { name: 'Nordlicht' });
+    const context = await app!.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      await recordGasBalances(gas, reading(1_200_000_000_000_000n));
+      await context.addCookies([{ name: 'tb_session', value: owner.token, url: base }]);
+      const page = await context.newPage();
+      await page.goto(`${base}/app/books/${bookId}`);
+      const warning = page.getByText(`Gas wallet ${lane.toLowerCase()} on Base is low`);
+      await warning.waitFor();
+      expect(await warning.textContent()).toContain('0.0012 ETH');
+      expect(await page.locator('main').textContent()).not.toContain('eip155:8453');
+      await shoot(page, 'home-gas-low');
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await shoot(page, 'home-gas-low-phone');
+    } finally {
+      // Topped up again: other books' Homes stop warning.
+      await recordGasBalances(gas, reading(10n ** 18n));
+      await context.close();
+    }
+  }, 60_000);
 });

@@ -1,3 +1,4 @@
+import type { PaymentPayload } from '@x402/core/types';
 import { extractAndValidatePaymentIdentifier, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -10,9 +11,13 @@ import { paymentIdDeclaration, readPaymentId } from './extensions.ts';
 const declared = paymentIdDeclaration()[PAYMENT_IDENTIFIER];
 
 /** The extension's verdict on `info` against the declared schema (compiled by the extension). */
+// The extension reads only the payload's `extensions` block, so a payload of that block alone is
+// enough; the cast states the library's parameter type, as in extensions.ts.
+const asPayload = (payload: object) => payload as unknown as PaymentPayload;
+
 function againstDeclaredSchema(info: unknown): boolean {
   const payload = { extensions: { [PAYMENT_IDENTIFIER]: { info, schema: declared.schema } } };
-  return extractAndValidatePaymentIdentifier(payload as never).validation.valid;
+  return extractAndValidatePaymentIdentifier(asPayload(payload)).validation.valid;
 }
 
 const idCharacters = fc.constantFrom(...'abcXYZ019_-', ' ', '.', '/', 'é', '\n');
@@ -54,7 +59,7 @@ describe('readPaymentId', () => {
     const broken = { type: 'no such type' };
     for (const schema of [strict, broken]) {
       const payload = { extensions: { [PAYMENT_IDENTIFIER]: { info, schema } } };
-      expect(extractAndValidatePaymentIdentifier(payload as never).validation.valid).toBe(false);
+      expect(extractAndValidatePaymentIdentifier(asPayload(payload)).validation.valid).toBe(false);
       expect(readPaymentId(payload)).toEqual({ ok: true, id: info.id });
     }
     const short = { required: false, id: 'short' };

@@ -10,6 +10,7 @@ import {
   validateSIWxMessage,
   verifySIWxSignature,
 } from '@x402/extensions/sign-in-with-x';
+import { isPersonalSignatureBy } from '../../platform/chain/signatures.ts';
 
 // The x402 extensions' own helpers, read and declared here so the rules in domain.ts stay free
 // of packages: what a payload's payment-identifier block says, and what a quote declares.
@@ -63,7 +64,7 @@ export type SignedIn = { address: string; nonce: string; expiresAt: Date };
  * A `SIGN-IN-WITH-X` header read, checked and verified by the extension's own helpers: parsed
  * (`parseSIWxHeader`), its domain and URI bound to the resource's origin and its times checked
  * (`validateSIWxMessage`, which allows a message five minutes after it was issued), and its EIP-191
- * signature recovered (`verifySIWxSignature`). Only EVM sign-ins are taken: the credit is keyed
+ * signature checked (`verifySIWxSignature`, with the book's own EIP-191 verifier). Only EVM sign-ins are taken: the credit is keyed
  * by an EVM address. Nothing here remembers nonces; the caller makes each one single-use.
  */
 export async function readSignIn(
@@ -82,7 +83,7 @@ export async function readSignIn(
   const validation = await validateSIWxMessage(payload, new URL(resourceUrl.origin));
   if (!validation.isValid)
     return { ok: false, reason: validation.invalidReason, message: validation.invalidMessage };
-  const verified = await verifySIWxSignature(payload);
+  const verified = await verifySIWxSignature(payload, { evmVerifier: personalSignatureVerifier });
   if (!verified.isValid)
     return { ok: false, reason: verified.invalidReason, message: verified.invalidMessage };
   return {
@@ -90,6 +91,14 @@ export async function readSignIn(
     signedIn: { address: verified.payer, nonce: payload.nonce, expiresAt: signInExpiry(payload) },
   };
 }
+
+/**
+ * The extension's EVM verifier seam, filled with the book's one EIP-191 check (libsecp256k1's
+ * recovery, platform/chain/signatures.ts) instead of the extension's default (viem's recovery in
+ * JavaScript, six times the CPU). Both take EOA signatures only: no EIP-1271 or EIP-6492 call.
+ */
+const personalSignatureVerifier = (args: { address: string; message: string; signature: string }) =>
+  isPersonalSignatureBy(args.address, args.message, args.signature);
 
 /** The last moment the validator accepts this message: its expiration, at most five minutes after issue. */
 function signInExpiry(payload: SIWxPayload): Date {

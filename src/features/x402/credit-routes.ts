@@ -3,7 +3,7 @@ import { assert } from '../../core/assert.ts';
 import { parseAmountInput } from '../../core/money.ts';
 import { INTEGRATION_WRITE_ERRORS, routeDoc } from '../../platform/http/openapi.ts';
 import { requireCaller, typedRoutes } from '../../platform/http/typed.ts';
-import { runAtomicWrite } from '../../platform/http/write.ts';
+import { runWrite } from '../../platform/http/write.ts';
 import { ChargeOut } from '../charges/index.ts';
 import { type CreditDeps, chargeSignedIn } from './credit.ts';
 import { CreditCallIn } from './schemas.ts';
@@ -32,8 +32,8 @@ export function registerX402CreditRoutes(server: FastifyInstance, deps: CreditDe
       const price = parseAmountInput(request.body.amount);
       assert(price.ok, 'The schema lets only valid amounts through.');
       const caller = requireCaller(request, 'integration');
-      return runAtomicWrite(deps, request, reply, 200, (db) =>
-        chargeSignedIn(db, deps, caller, request.body, price.value),
+      return runWrite(deps, request, reply, 200, (tx) =>
+        chargeSignedIn(tx, deps, caller, request.body, price.value),
       );
     },
   );

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import type { AmountE8 } from '../../core/money.ts';
-import type { Db, Queryable } from '../../platform/db/database.ts';
+import type { Db, Tx } from '../../platform/db/database.ts';
 import type { IntegrationCaller } from '../../platform/http/context.ts';
 import { charge } from '../charges/index.ts';
 import { creditRefOf } from './domain.ts';
@@ -32,16 +32,17 @@ function resourceUrlOf(text: string): URL {
 }
 
 /**
- * Charges one call of `resource` to the credit of whoever signed `sign_in`. A sign-in the
- * extension refuses is 422 with the extension's reason; a nonce the book accepted before is 409
- * (a replay), and nothing is charged for either. The nonce's key decides: a replay racing the
- * first call waits on it and loses. With an Idempotency-Key both run in one transaction, and a
- * retry of the same call answers the first result instead of meeting its own nonce. A
- * credit that cannot carry the price answers `paid: false` and mints no top-up request: the
- * payer tops up by paying the resource's x402 price.
+ * Charges one call of `resource` to the credit of whoever signed `sign_in`, in the caller's
+ * transaction (the route always opens one). A sign-in the extension refuses is 422 with the
+ * extension's reason; a nonce the book accepted before is 409 (a replay), and the transaction
+ * rolls back, charge and all. The nonce is accepted last, after the charge: the charge reads the
+ * credit before the transaction writes anything, as a plain charge does, and the nonce's UNIQUE
+ * key still decides (a replay racing the first call waits on the first's nonce and loses). A
+ * credit that cannot carry the price answers `paid: false` and mints no top-up request, and the
+ * sign-in is used all the same: the payer tops up by paying the resource's x402 price.
  */
 export async function chargeSignedIn(
-  db: Queryable,
+  db: Tx,
   deps: CreditDeps,
   caller: IntegrationCaller,
   input: CreditCallInput,
@@ -55,19 +56,7 @@ export async function chargeSignedIn(
       reason: read.reason,
     });
   const clientRef = creditRefOf(read.signedIn.address);
-  const accepted = await store.acceptSignInNonce(db, {
-    space_id: caller.spaceId,
-    nonce: read.signedIn.nonce,
-    client_ref: clientRef,
-    accepted_at: deps.clock.now(),
-    expires_at: read.signedIn.expiresAt,
-  });
-  if (!accepted)
-    throw new AppError('conflict', 'This sign-in was already used: sign the fresh challenge of a new 402.', {
-      field: 'sign_in',
-      reason: 'invalid_siwx_nonce',
-    });
-  return charge(
+  const charged = await charge(
     db,
     deps,
     caller,
@@ -81,4 +70,17 @@ export async function chargeSignedIn(
     { price, topUp: null },
     'refuse',
   );
+  const accepted = await store.acceptSignInNonce(db, {
+    space_id: caller.spaceId,
+    nonce: read.signedIn.nonce,
+    client_ref: clientRef,
+    accepted_at: deps.clock.now(),
+    expires_at: read.signedIn.expiresAt,
+  });
+  if (!accepted)
+    throw new AppError('conflict', 'This sign-in was already used: sign the fresh challenge of a new 402.', {
+      field: 'sign_in',
+      reason: 'invalid_siwx_nonce',
+    });
+  return charged;
 }

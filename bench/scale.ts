@@ -572,9 +572,12 @@ async function run(ctx: BenchContext, report: BenchReport, steps: number[]): Pro
     await world?.webhooks.close().catch(() => {});
     await server?.stop();
     await db.end().catch(() => {});
-    await dropDatabase(ctx.facts.pgAdminUrl, DATABASE).catch((error) => {
-      ctx.log(`  could not drop ${DATABASE}: ${errorText(error)}`);
-    });
+    if (process.env.BENCH_SCALE_KEEP === '1')
+      ctx.log(`  kept the database ${benchDatabaseName(DATABASE)} (BENCH_SCALE_KEEP=1) for EXPLAIN and ledger check runs`);
+    else
+      await dropDatabase(ctx.facts.pgAdminUrl, DATABASE).catch((error) => {
+        ctx.log(`  could not drop ${DATABASE}: ${errorText(error)}`);
+      });
   }
 }
 

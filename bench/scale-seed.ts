@@ -131,7 +131,15 @@ async function seedClosedRequests(db: pg.Pool, book: SeedBook, from: number, to:
               CASE WHEN g % 10 = 0 THEN at + interval '7 days' END, amount
        FROM (SELECT g, ((g % 97) + 1.25)::numeric AS amount,
                     now() - (g % 730) * interval '1 day' - (g % 86400) * interval '1 second' AS at
-             FROM generate_series($3::bigint, $4::bigint) AS g) AS s`,
+             FROM generate_series($3::bigint, $4::bigint) AS g) AS s
+       RETURNING space_id, currency, due_on, status, total, paid_amount, credited_amount)
+       INSERT INTO invoice_owed_days (space_id, currency, due_on, invoices, owed)
+       SELECT space_id, currency, due_on, COUNT(*), SUM(total - credited_amount - paid_amount)
+       FROM made WHERE status = 'sent'
+       GROUP BY space_id, currency, due_on
+       ON CONFLICT (space_id, currency, due_on) DO UPDATE
+         SET invoices = invoice_owed_days.invoices + excluded.invoices,
+             owed = invoice_owed_days.owed + excluded.owed`,
       [book.spaceId, book.bankAccountId, a, b],
     );
   });
@@ -157,8 +165,10 @@ async function seedOpenRequests(db: pg.Pool, book: SeedBook, from: number, to: n
 
 async function seedInvoices(db: pg.Pool, book: SeedBook, from: number, to: number) {
   await inBatches(from, to, BATCH, async (a, b) => {
+    // The sent (still owed) invoices' due days, pre-summed as the invoices store keeps them.
     await db.query(
-      `INSERT INTO invoices (id, space_id, account_id, kind, status, number, token, currency, issued_on, due_on,
+      `WITH made AS (
+       INSERT INTO invoices (id, space_id, account_id, kind, status, number, token, currency, issued_on, due_on,
          client_name, client_email, line_items, tax_breakdown, subtotal, tax_total, total, paid_amount,
          last_paid_on, sent_at, created_at, updated_at)
        SELECT gen_random_uuid(), $1, $2, 'invoice', CASE WHEN g % 5 = 0 THEN 'sent' ELSE 'paid' END,
@@ -170,7 +180,15 @@ async function seedInvoices(db: pg.Pool, book: SeedBook, from: number, to: numbe
               CASE WHEN g % 5 = 0 THEN NULL ELSE (at + interval '3 days')::date END, at, at, at
        FROM (SELECT g, ((g % 500) * 10 + 99)::numeric AS total,
                     now() - (g % 730) * interval '1 day' - (g % 86400) * interval '1 second' AS at
-             FROM generate_series($3::bigint, $4::bigint) AS g) AS s`,
+             FROM generate_series($3::bigint, $4::bigint) AS g) AS s
+       RETURNING space_id, currency, due_on, status, total, paid_amount, credited_amount)
+       INSERT INTO invoice_owed_days (space_id, currency, due_on, invoices, owed)
+       SELECT space_id, currency, due_on, COUNT(*), SUM(total - credited_amount - paid_amount)
+       FROM made WHERE status = 'sent'
+       GROUP BY space_id, currency, due_on
+       ON CONFLICT (space_id, currency, due_on) DO UPDATE
+         SET invoices = invoice_owed_days.invoices + excluded.invoices,
+             owed = invoice_owed_days.owed + excluded.owed`,
       [book.spaceId, book.bankAccountId, a, b],
     );
   });

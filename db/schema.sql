@@ -547,6 +547,17 @@ ALTER TABLE public.invoice_deliveries ALTER COLUMN seq ADD GENERATED ALWAYS AS I
     CACHE 1
 );
 
+CREATE TABLE public.invoice_owed_days (
+    space_id uuid NOT NULL,
+    currency text NOT NULL,
+    due_on date NOT NULL,
+    invoices integer NOT NULL,
+    owed numeric NOT NULL,
+    CONSTRAINT invoice_owed_days_check CHECK (((invoices > 0) OR (owed = (0)::numeric))),
+    CONSTRAINT invoice_owed_days_invoices_check CHECK ((invoices >= 0)),
+    CONSTRAINT invoice_owed_days_owed_check CHECK ((owed >= (0)::numeric))
+);
+
 CREATE TABLE public.invoice_payments (
     id uuid NOT NULL,
     seq bigint NOT NULL,
@@ -1525,6 +1536,9 @@ ALTER TABLE ONLY public.invoice_chat_posts
 ALTER TABLE ONLY public.invoice_deliveries
     ADD CONSTRAINT invoice_deliveries_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.invoice_owed_days
+    ADD CONSTRAINT invoice_owed_days_pkey PRIMARY KEY (space_id, currency, due_on);
+
 ALTER TABLE ONLY public.invoice_payments
     ADD CONSTRAINT invoice_payments_pkey PRIMARY KEY (id);
 
@@ -1826,8 +1840,6 @@ CREATE INDEX invoice_payments_invoice_idx ON public.invoice_payments USING btree
 CREATE INDEX invoices_auto_remind_idx ON public.invoices USING btree (due_on) WHERE (auto_remind AND (kind = 'invoice'::text) AND (status = ANY (ARRAY['sent'::text, 'partial'::text])));
 
 CREATE UNIQUE INDEX invoices_live_number ON public.invoices USING btree (space_id, number) WHERE (status <> 'void'::text);
-
-CREATE INDEX invoices_owed_due_idx ON public.invoices USING btree (space_id, due_on) WHERE ((kind = 'invoice'::text) AND (status = ANY (ARRAY['sent'::text, 'partial'::text])));
 
 CREATE INDEX invoices_space_idx ON public.invoices USING btree (space_id, created_at);
 
@@ -2176,6 +2188,9 @@ ALTER TABLE ONLY public.invoice_deliveries
 
 ALTER TABLE ONLY public.invoice_deliveries
     ADD CONSTRAINT invoice_deliveries_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
+
+ALTER TABLE ONLY public.invoice_owed_days
+    ADD CONSTRAINT invoice_owed_days_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
 ALTER TABLE ONLY public.invoice_payments
     ADD CONSTRAINT invoice_payments_account_id_fkey FOREIGN KEY (space_id, account_id) REFERENCES public.accounts(space_id, id);

@@ -382,6 +382,27 @@ export function openAmountOf(invoice: InvoiceAmounts): AmountE8 {
   );
 }
 
+/** An invoice as the owed-by-due-day sums read it. */
+export type OwedSource = InvoiceAmounts & {
+  kind: DocKind;
+  status: InvoiceStatus;
+  currency: string;
+  due_on: string;
+};
+
+/** An invoice's share of what its book is owed on its due day. */
+export type OwedShare = { currency: string; dueOn: string; open: AmountE8 };
+
+/**
+ * What an invoice adds to its book's owed sums (invoice_owed_days): its open amount on its due
+ * day while it can take a payment; nothing for a draft, a paid or void invoice, a quote or a
+ * credit note.
+ */
+export function owedShareOf(invoice: OwedSource): OwedShare | null {
+  if (invoice.kind !== 'invoice' || !allows('pay', invoice.status)) return null;
+  return { currency: invoice.currency, dueOn: invoice.due_on, open: openAmountOf(invoice) };
+}
+
 /** What a payment does to an invoice: partial below the open amount, paid on reaching it. */
 export function afterPayment(
   total: AmountE8,

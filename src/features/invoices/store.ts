@@ -1,4 +1,6 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
+import { assert } from '../../core/assert.ts';
+import { type AmountE8, formatAmount } from '../../core/money.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type {
   AutoStage,
@@ -6,6 +8,7 @@ import type {
   InvoicePaymentsTable,
   InvoicesTable,
 } from '../../platform/db/schema.ts';
+import { type OwedShare, owedShareOf } from './domain.ts';
 
 // Kysely queries for the invoices feature's own tables.
 
@@ -15,7 +18,89 @@ export type InvoicePaymentRow = Selectable<InvoicePaymentsTable>;
 export type DeliveryRow = Selectable<InvoiceDeliveriesTable>;
 
 export async function insertInvoice(db: Queryable, row: NewInvoiceRow): Promise<InvoiceRow> {
-  return db.insertInto('invoices').values(row).returningAll().executeTakeFirstOrThrow();
+  const inserted = await db.insertInto('invoices').values(row).returningAll().executeTakeFirstOrThrow();
+  await moveOwed(db, inserted.space_id, null, owedShareOf(inserted));
+  return inserted;
+}
+
+/** The columns an invoice's share of its book's owed sums is made of (domain.ts `owedShareOf`). */
+const OWED_COLUMNS = [
+  'kind',
+  'status',
+  'currency',
+  'due_on',
+  'total',
+  'paid_amount',
+  'credited_amount',
+] as const;
+
+type OwedDelta = { currency: string; dueOn: string; invoices: number; owed: AmountE8 };
+
+/**
+ * Moves an invoice's share of the owed-by-due-day sums from what it was to what it is, in the
+ * caller's transaction: its old day loses it, its new day gains it (one day, when only the amount
+ * or the status changed). The rows are written in key order, so two writers never wait on each
+ * other's days crosswise. The table's CHECKs refuse a sum that would go negative.
+ */
+async function moveOwed(db: Queryable, spaceId: string, before: OwedShare | null, after: OwedShare | null) {
+  const deltas = new Map<string, OwedDelta>();
+  const add = (share: OwedShare, sign: 1 | -1) => {
+    const key = `${share.currency}\u0000${share.dueOn}`;
+    const delta = deltas.get(key) ?? {
+      currency: share.currency,
+      dueOn: share.dueOn,
+      invoices: 0,
+      owed: 0n as AmountE8,
+    };
+    delta.invoices += sign;
+    delta.owed = (delta.owed + (sign === 1 ? share.open : -share.open)) as AmountE8;
+    deltas.set(key, delta);
+  };
+  if (before) add(before, -1);
+  if (after) add(after, 1);
+  const changed = [...deltas.entries()]
+    .filter(([, delta]) => delta.invoices !== 0 || delta.owed !== 0n)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, delta]) => delta);
+  for (const delta of changed) {
+    const owed = formatAmount(delta.owed);
+    // A day that gains an invoice may have no row yet; one that keeps or loses invoices has one
+    // (the invoice was counted there). PostgreSQL checks an insert's own values before it meets
+    // a conflict, so a negative change is an update, never an upsert.
+    if (delta.invoices > 0) {
+      await db
+        .insertInto('invoice_owed_days')
+        .values({
+          space_id: spaceId,
+          currency: delta.currency,
+          due_on: delta.dueOn,
+          invoices: delta.invoices,
+          owed,
+        })
+        .onConflict((conflict) =>
+          conflict.columns(['space_id', 'currency', 'due_on']).doUpdateSet({
+            invoices: sql<number>`invoice_owed_days.invoices + excluded.invoices`,
+            owed: sql<string>`invoice_owed_days.owed + excluded.owed`,
+          }),
+        )
+        .execute();
+      continue;
+    }
+    const moved = await db
+      .updateTable('invoice_owed_days')
+      .set({
+        invoices: sql<number>`invoices + ${delta.invoices}::int`,
+        owed: sql<string>`owed + ${owed}::numeric`,
+      })
+      .where('space_id', '=', spaceId)
+      .where('currency', '=', delta.currency)
+      .where('due_on', '=', delta.dueOn)
+      .executeTakeFirst();
+    assert(
+      moved.numUpdatedRows === 1n,
+      `No owed sum for ${delta.currency} due ${delta.dueOn} held the invoice.`,
+    );
+  }
 }
 
 export function findInvoice(db: Queryable, spaceId: string, id: string) {
@@ -54,13 +139,27 @@ export async function updateInvoice(
   id: string,
   changes: Partial<Insertable<InvoicesTable>>,
 ): Promise<InvoiceRow> {
-  return db
+  // A change that can move the invoice's share of the owed sums reads the share first, under the
+  // row lock the update takes anyway; other changes (delivery marks, notes) write the row alone.
+  const moves = OWED_COLUMNS.some((column) => changes[column] !== undefined);
+  const before = moves
+    ? await db
+        .selectFrom('invoices')
+        .select(OWED_COLUMNS)
+        .where('space_id', '=', spaceId)
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirstOrThrow()
+    : undefined;
+  const updated = await db
     .updateTable('invoices')
     .set(changes)
     .where('space_id', '=', spaceId)
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  if (before) await moveOwed(db, spaceId, owedShareOf(before), owedShareOf(updated));
+  return updated;
 }
 
 export async function insertPayment(db: Queryable, row: Insertable<InvoicePaymentsTable>) {

@@ -676,11 +676,21 @@ export interface InvoiceDeliveriesTable {
 
 export type AutoStage = 'before_due' | 'on_due' | 'after_due';
 
+/** What a book is owed on invoices falling due on one day, in one currency. */
+export interface InvoiceOwedDaysTable {
+  space_id: string;
+  currency: string;
+  due_on: DateText;
+  invoices: number;
+  owed: Numeric;
+}
+
 export interface Database {
   invoices: InvoicesTable;
   document_numbering: DocumentNumberingTable;
   invoice_payments: InvoicePaymentsTable;
   invoice_deliveries: InvoiceDeliveriesTable;
+  invoice_owed_days: InvoiceOwedDaysTable;
 }
 
 // x402 settlements.

@@ -34,7 +34,7 @@ import {
   settlePaymentRequest,
 } from '../payment-requests/index.ts';
 import { framingOrigins } from '../sites/index.ts';
-import { logoByDigest, logoUrlOf, peopleFormatOf, sellerProfileOf } from '../spaces/index.ts';
+import { logoByDigest, logoUrlOf, peopleFormatOf, sellerFaceOf } from '../spaces/index.ts';
 import type { Facilitator } from '../x402/index.ts';
 import { type AccountView, judgeTestCard, type Rails, railsFor } from './domain.ts';
 import type { QuotePageModel } from './quote-page.tsx';
@@ -90,8 +90,9 @@ async function payPageModel(deps: PagesDeps, token: string): Promise<PayPageMode
     !deps.production && deps.card === undefined,
   );
   const open = openAmount(request);
-  const seller = (await sellerProfileOf(deps.db, request.space_id)).display_name;
-  const format = await peopleFormatOf(deps.db, request.space_id);
+  const face = await sellerFaceOf(deps.db, request.space_id);
+  const seller = face.profile.display_name;
+  const format = face.format;
   const money = (amount: AmountE8, currency: string) => formatMoneyForPeople(amount, currency, format.locale);
   const received = readAmount(request.amount_received);
   const stablecoin = rails.stablecoin?.account;
@@ -252,13 +253,13 @@ export async function creditPageModel(deps: PagesDeps, token: string): Promise<C
   const page = await creditPage(deps.db, token);
   if (!page) return undefined;
   const paidIn = page.topUps.reduce((sum, topUp) => sum + readAmount(topUp.amount), 0n);
-  const format = await peopleFormatOf(deps.db, page.credit.space_id);
+  const { profile, format } = await sellerFaceOf(deps.db, page.credit.space_id);
   const usd = (amount: AmountE8) => formatMoneyForPeople(amount, 'USD', format.locale);
   return {
     token,
     format,
     topUpChoices: (await canTopUp(deps.db, page.credit.space_id, page.credit.id)) ? TOP_UP_CHOICES : [],
-    seller: (await sellerProfileOf(deps.db, page.credit.space_id)).display_name,
+    seller: profile.display_name,
     clientRef: page.credit.client_ref,
     balance: usd(page.balance),
     paidIn: usd(asAmount(paidIn)),

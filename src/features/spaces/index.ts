@@ -18,7 +18,7 @@ export {
 export { logoByDigest, logoDigestOf, logoUrlOf, sellerLogoOf } from './logo.ts';
 export { takeDocumentNumber } from './numbering.ts';
 export { registerSpacePages } from './page-routes.ts';
-export { type SellerProfile, sellerProfileOf } from './profile.ts';
+export { type SellerProfile, sellerFaceOf, sellerProfileOf } from './profile.ts';
 export { registerSpaceRoutes } from './routes.ts';
 export { CurrencyCode } from './schemas.ts';
 export {

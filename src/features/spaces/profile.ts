@@ -1,4 +1,5 @@
 import { AppError } from '../../core/errors.ts';
+import { bookPeopleFormat, type PeopleFormat } from '../../core/people-format.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { Static } from '../../platform/http/schema-kit.ts';
 import { displayNameOf } from './domain.ts';
@@ -68,9 +69,20 @@ async function profileRow(db: Queryable, spaceId: string): Promise<store.Profile
 
 /** The seller profile of a book, for the features that print it (no membership asked). */
 export async function sellerProfileOf(db: Queryable, spaceId: string): Promise<SellerProfile> {
+  return (await sellerFaceOf(db, spaceId)).profile;
+}
+
+/**
+ * The seller profile of a book and the format its public pages write in (its time zone and
+ * locale, as `peopleFormatOf` gives them), from one read of the book's row.
+ */
+export async function sellerFaceOf(
+  db: Queryable,
+  spaceId: string,
+): Promise<{ profile: SellerProfile; format: PeopleFormat }> {
   const space = await store.findSpace(db, spaceId);
   if (!space) throw new AppError('not_found', 'No such space.');
-  return presentProfile(space, await profileRow(db, spaceId));
+  return { profile: presentProfile(space, await profileRow(db, spaceId)), format: bookPeopleFormat(space) };
 }
 
 /** GET …/profile: any member reads it. */

@@ -131,4 +131,77 @@ describe('ledger check', () => {
     expect(everything.unbalanced.map((row) => row.entry_id)).toContain(deep);
     expect(everything.empty.map((row) => row.id)).toContain(emptyEntry);
   });
+
+  it('finds the same whether a batch ends between entries or inside one', async () => {
+    const { spaceId } = await h.world();
+    const bank = await h.makeAccount(spaceId, { currency: 'EUR' });
+    const at = new Date();
+    const where = { spaceId, currency: 'EUR', at };
+    const asset = await ledgerAccounts.asset(h.db, { ...where, accountId: bank.id });
+    const income = await ledgerAccounts.income(h.db, { ...where, resourceId: null });
+    const expense = await ledgerAccounts.expense(h.db, { ...where, ref: 'check-boundaries' });
+    // Entries of two and of three postings, so batches of every small size end inside some.
+    const drafts: EntryDraft[] = Array.from({ length: 12 }, (_, index) => ({
+      spaceId,
+      origin: 'manual',
+      kind: 'income',
+      occurredOn: `2026-05-${String((index % 3) + 1).padStart(2, '0')}`,
+      causeType: 'test',
+      causeId: null,
+      postings:
+        index % 2 === 0
+          ? [increase(asset, asAmount(300n)), increase(income, asAmount(300n))]
+          : [
+              increase(asset, asAmount(300n)),
+              increase(income, asAmount(100n)),
+              increase(income, asAmount(200n)),
+            ],
+    }));
+    const entryIds = await postEntries(h.db, drafts, at);
+    const threePostings = entryIds[5];
+    if (threePostings === undefined) throw new Error('no entry to spoil');
+    const emptyEntries = [uuidv7(), uuidv7()];
+    await behindTheTriggers(async (tx) => {
+      // A fourth posting on an entry of three: off balance.
+      await tx
+        .insertInto('ledger_postings')
+        .values({
+          id: randomUUID(),
+          space_id: spaceId,
+          entry_id: threePostings,
+          ledger_account_id: expense.id,
+          currency: 'EUR',
+          amount: '0.00000007',
+          occurred_on: '2026-05-02',
+        })
+        .execute();
+      // Two entries without postings, next to each other in key order at the end of the book.
+      for (const id of emptyEntries)
+        await tx
+          .insertInto('ledger_entries')
+          .values({
+            id,
+            space_id: spaceId,
+            origin: 'manual',
+            kind: 'transfer',
+            occurred_on: '2026-05-03',
+            cause_type: 'test',
+            cause_id: null,
+            counterparty: '',
+            memo: '',
+            reverses_entry_id: null,
+            created_at: at,
+          })
+          .execute();
+    });
+
+    const whole = await checkLedger(h.db, spaceId, CHECK_BATCH);
+    expect(whole.unbalanced).toEqual([
+      { entry_id: threePostings, currency: 'EUR', sum: formatAmount(asAmount(7n)) },
+    ]);
+    expect(whole.empty).toEqual([...emptyEntries].sort().map((id) => ({ id })));
+    expect(whole.drifted).toEqual([]);
+    expect(whole.incomeDays).toEqual([]);
+    for (const batch of [1, 2, 3, 4, 5, 7]) expect(await checkLedger(h.db, spaceId, batch)).toEqual(whole);
+  });
 });

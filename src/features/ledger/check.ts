@@ -6,14 +6,15 @@ import { keptIncomeDays } from './income-days.ts';
 import * as store from './store.ts';
 
 // `tollbook ledger check`: the books' rules, held against the postings. The postings are read
-// once, entry by entry in key order, a bounded batch of entries at a time, and each rule is
-// checked as they pass: an entry's balance per currency when its last posting has passed, a
-// tracked account's running sum, an income day's running sum and entry count. What the check
-// keeps between batches is one sum per tracked account and per income day, never anything per
-// entry or per posting, so its memory does not grow with the number of postings. Every read
-// runs in one read-only snapshot, so filings and settling runs in flight cannot tear it.
+// once, by one statement (a cursor), entry by entry in key order, a bounded batch of rows at a
+// time, and each rule is checked as they pass: an entry's balance per currency when its last
+// posting has passed, a tracked account's running sum, an income day's running sum and entry
+// count. What the check keeps between batches is one sum per tracked account and per income
+// day, and the postings of the one entry being read, never anything per entry or per posting
+// of the book, so its memory does not grow with the number of postings. Every read runs in
+// one read-only snapshot, so filings and settling runs in flight cannot tear it.
 
-/** Entries read per batch (their postings come with them). */
+/** Rows (postings, and entries without any) read per batch. */
 export const CHECK_BATCH = 10_000;
 
 export type LedgerReport = {
@@ -108,8 +109,10 @@ async function summedAccounts(db: Queryable, spaceId: string | undefined, batch:
 }
 
 /**
- * Reads every entry of the scope with its postings, a batch at a time in key order: reports each
- * entry with fewer than two postings or off balance, and adds each posting to its sums.
+ * Reads every entry of the scope with its postings, in key order, `batch` rows at a time: reports
+ * each entry with fewer than two postings or off balance once its last posting has passed, and
+ * adds each posting to its sums. An entry's postings may span two batches; the entry being read
+ * is carried over.
  */
 async function passPostings(
   db: Queryable,
@@ -129,32 +132,46 @@ async function passPostings(
     }
     return known;
   };
-  for (let after: string | undefined; ; ) {
-    const entryIds = await store.entryIdsAfter(db, spaceId, after, batch);
-    const first = entryIds[0];
-    const last = entryIds[entryIds.length - 1];
-    if (first === undefined || last === undefined) return;
-    after = last;
-    // The batch holds every entry of the scope from its first to its last, and both lists come
-    // in the same key order, so each entry's postings are the next rows.
-    const rows = await store.postingsInKeyRange(db, spaceId, first, last);
-    let next = 0;
-    for (const entryId of entryIds) {
-      const postings: { account: { currency: string }; amount: AmountE8 }[] = [];
-      for (let row = rows[next]; row !== undefined && row.entry_id === entryId; row = rows[++next]) {
-        const amount = amountOf(row.amount);
-        postings.push({ account: ofCurrency(row.currency), amount });
-        const account = sums.tracked.get(row.ledger_account_id);
-        if (account) account.sum += amount;
-        const income = sums.incomeAccounts.get(row.ledger_account_id);
-        if (income) addIncome(income, row.currency, row.day, entryId, amount);
-      }
-      if (postings.length < 2) report.empty.push({ id: entryId });
-      for (const [currency, sum] of imbalance(postings))
-        report.unbalanced.push({ entry_id: entryId, currency, sum: formatAmount(sum) });
+  let entryId: string | undefined;
+  let postings: { account: { currency: string }; amount: AmountE8 }[] = [];
+  const judge = () => {
+    if (entryId === undefined) return;
+    if (postings.length < 2) report.empty.push({ id: entryId });
+    for (const [currency, sum] of imbalance(postings))
+      report.unbalanced.push({ entry_id: entryId, currency, sum: formatAmount(sum) });
+  };
+  await store.openEntryPostings(db, spaceId);
+  // The next batch is asked for before this one is summed, so the database reads it meanwhile:
+  // at most two batches are held. Should summing fail, the batch asked for is not awaited; its
+  // answer is dropped and the transaction rolls back.
+  let ahead = store.nextEntryPostings(db, batch);
+  for (;;) {
+    const rows = await ahead;
+    const more = rows.length === batch;
+    if (more) {
+      ahead = store.nextEntryPostings(db, batch);
+      ahead.catch(() => {});
     }
-    assert(next === rows.length, 'Every posting read belongs to an entry of its batch');
+    for (const row of rows) {
+      if (row.entry_id !== entryId) {
+        judge();
+        entryId = row.entry_id;
+        postings = [];
+      }
+      // An entry without postings comes as one row without a posting.
+      if (row.ledger_account_id === null || row.currency === null || row.amount === null || row.day === null)
+        continue;
+      const amount = amountOf(row.amount);
+      postings.push({ account: ofCurrency(row.currency), amount });
+      const account = sums.tracked.get(row.ledger_account_id);
+      if (account) account.sum += amount;
+      const income = sums.incomeAccounts.get(row.ledger_account_id);
+      if (income) addIncome(income, row.currency, row.day, entryId, amount);
+    }
+    if (!more) break;
   }
+  judge();
+  await store.closeEntryPostings(db);
 }
 
 /** The income days as kept that differ from the sums of their postings, and days only the postings have. */

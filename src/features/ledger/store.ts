@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type RawBuilder, type Selectable, sql } from 'kysely';
-import { defined } from '../../core/assert.ts';
+import { assert, defined } from '../../core/assert.ts';
 import { jsonRecords, recordsJson } from '../../platform/db/bulk.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import { CommittedRows, readBeforeAnyWrite } from '../../platform/db/lasting.ts';
@@ -484,54 +484,53 @@ export function findEntry(db: Queryable, spaceId: string, entryId: string) {
 }
 
 // Reads for `tollbook ledger check` (check.ts): each walks an index in key order, a bounded
-// batch at a time, so the check's memory does not grow with the book.
+// batch at a time (the postings through one cursor), so the check's memory does not grow with
+// the book.
 
 /** The check's scope: one book (by its id) or every book. */
 function inScope(spaceId: string | undefined, column: string) {
   return spaceId === undefined ? sql`true` : sql`${sql.ref(column)} = ${spaceId}`;
 }
 
-/**
- * The ids of the next `limit` entries after `after` in key order: ledger_entries' primary key,
- * or its (space_id, id) key for one book.
- */
-export async function entryIdsAfter(
-  db: Queryable,
-  spaceId: string | undefined,
-  after: string | undefined,
-  limit: number,
-): Promise<string[]> {
-  const past = after === undefined ? sql`` : sql`AND id > ${after}::uuid`;
-  const result = await sql<{ id: string }>`
-    SELECT id FROM ledger_entries WHERE ${inScope(spaceId, 'space_id')} ${past}
-    ORDER BY id LIMIT ${limit}`.execute(db);
-  return result.rows.map((row) => row.id);
-}
+/** The check's cursor: declared in its transaction, closed by it (and by the transaction's end). */
+const ENTRY_POSTINGS_CURSOR = sql.id('ledger_check_entry_postings');
 
 /**
- * The postings of the entries from `first` to `last` (entry ids, both included), in key order
- * (by entry, then posting): a range of ledger_postings' primary key. For one book, postings of
- * other books in the range are read and left out; successive batches' ranges never overlap, so
- * no posting is read twice.
+ * Declares the check's one read of the postings: every entry of the scope in key order
+ * (ledger_entries' primary key, or its (space_id, id) key for one book), each with its postings
+ * in key order (ledger_postings' primary key), a row per posting; an entry without postings
+ * comes as one row whose posting columns are null. Only the columns the rules read are sent:
+ * the amount as its decimal text, the day as its ISO text. Rows are then taken with
+ * `nextEntryPostings`; the statement is planned once and runs once, in the caller's snapshot.
  */
-export async function postingsInKeyRange(
-  db: Queryable,
-  spaceId: string | undefined,
-  first: string,
-  last: string,
-) {
-  const result = await sql<{
-    entry_id: string;
-    ledger_account_id: string;
-    currency: string;
-    amount: string;
-    day: string;
-  }>`
-    SELECT entry_id, ledger_account_id, currency, amount::text AS amount, occurred_on::text AS day
-    FROM ledger_postings
-    WHERE entry_id >= ${first}::uuid AND entry_id <= ${last}::uuid AND ${inScope(spaceId, 'space_id')}
-    ORDER BY entry_id, id`.execute(db);
+export async function openEntryPostings(db: Queryable, spaceId: string | undefined) {
+  await sql`
+    DECLARE ${ENTRY_POSTINGS_CURSOR} NO SCROLL CURSOR FOR
+    SELECT e.id AS entry_id, p.ledger_account_id, p.currency, p.amount::text AS amount,
+      p.occurred_on::text AS day
+    FROM ledger_entries e LEFT JOIN ledger_postings p ON p.entry_id = e.id
+    WHERE ${inScope(spaceId, 'e.space_id')}
+    ORDER BY e.id, p.id`.execute(db);
+}
+
+export type EntryPostingRow = {
+  entry_id: string;
+  ledger_account_id: string | null;
+  currency: string | null;
+  amount: string | null;
+  day: string | null;
+};
+
+/** The next `count` rows of the check's read (fewer at its end). FETCH takes its count as a literal. */
+export async function nextEntryPostings(db: Queryable, count: number): Promise<EntryPostingRow[]> {
+  assert(Number.isSafeInteger(count) && count > 0, `A batch is a positive number of rows, not ${count}`);
+  const result = await sql<EntryPostingRow>`
+    FETCH FORWARD ${sql.lit(count)} FROM ${ENTRY_POSTINGS_CURSOR}`.execute(db);
   return result.rows;
+}
+
+export async function closeEntryPostings(db: Queryable) {
+  await sql`CLOSE ${ENTRY_POSTINGS_CURSOR}`.execute(db);
 }
 
 /**

@@ -337,6 +337,14 @@ function startScriptNodeFlags(): string[] {
   return words.slice(1, -1);
 }
 
+/**
+ * BENCH_SERVER=dist: the server is the production build (`npm run build` first), `node dist/main.js`,
+ * instead of the sources under tsx.
+ */
+export function benchRunsBuild(): boolean {
+  return process.env.BENCH_SERVER === 'dist';
+}
+
 export async function startServer(options: ServerOptions & { expectKey?: boolean }): Promise<ServerHandle> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollbook-bench-'));
@@ -361,8 +369,7 @@ export async function startServer(options: ServerOptions & { expectKey?: boolean
     ...startScriptNodeFlags(),
     ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ];
-  // BENCH_SERVER=dist runs the production build (npm run build) instead of the sources.
-  const entry = process.env.BENCH_SERVER === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+  const entry = benchRunsBuild() ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: ROOT,
     env,

@@ -7,6 +7,14 @@
 // database's size per million postings. It prints the curve, each largest-vs-smallest ratio
 // beside the issue's targets, and writes the curve as JSON (BENCH_SCALE_JSON, default
 // .bench/scale.json) for bench/scale-chart.ts. Missed targets still exit 0.
+//
+// The server's memory is read from /proc when the run ends: its resident set then and its peak
+// over the whole run. The 300 MB target is judged on the production build only (BENCH_SERVER=dist
+// after `npm run build`), the server that is deployed. Under tsx the same server holds about
+// 125 MB more at rest (345 against 219 MB, idle after a forced GC, on a 10,000-posting book):
+// tsx's module hooks run on a loader thread with a second V8 heap, and the sources it transpiles
+// carry their source maps; none of that is in production. Under tsx both figures are printed
+// and not judged.
 
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -23,6 +31,7 @@ import {
   type BenchContext,
   type BenchReport,
   benchDatabaseName,
+  benchRunsBuild,
   dropDatabase,
   emptyReport,
   errorText,
@@ -77,7 +86,15 @@ export type ScaleStep = {
   bytesPerMillionPostings: number;
 };
 
-export type ScaleCurve = { measuredAt: string; steps: ScaleStep[]; serverRssMb: number | null };
+export type ScaleCurve = {
+  measuredAt: string;
+  steps: ScaleStep[];
+  /** The server's resident set when the run ends, and its peak over the run (start-up included). */
+  serverRssMb: number | null;
+  serverPeakRssMb: number | null;
+  /** `dist`: the production build; `tsx`: the sources, as in development. */
+  server: 'dist' | 'tsx';
+};
 
 function readSteps(): number[] {
   const raw = process.env.BENCH_SCALE_STEPS;
@@ -512,17 +529,23 @@ function judge(ctx: BenchContext, curve: ScaleCurve, report: BenchReport): void 
     false,
     fmt(last.checkPostingsPerSecond),
   );
-  if (curve.serverRssMb !== null)
+  const peak = curve.serverPeakRssMb === null ? '' : ` (peak ${fmt(curve.serverPeakRssMb)})`;
+  if (curve.serverRssMb !== null && curve.server === 'dist')
     add(
-      'server RSS after the run (MB)',
+      'server RSS after the run (MB), production build',
       curve.serverRssMb,
       TARGETS.serverRssMb,
       true,
-      fmt(curve.serverRssMb),
+      `${fmt(curve.serverRssMb)}${peak}`,
     );
   ctx.log();
   ctx.log(`  Targets (${config}):`);
   ctx.log(table(['figure', '>measured', '>target', 'verdict'], rows));
+  if (curve.serverRssMb !== null && curve.server === 'tsx')
+    ctx.log(
+      `  server RSS after the run: ${fmt(curve.serverRssMb)} MB${peak} under tsx, not judged ` +
+        `(the target is the production build's: npm run build, then BENCH_SERVER=dist)`,
+    );
 }
 
 function writeCurve(ctx: BenchContext, curve: ScaleCurve): void {
@@ -557,7 +580,13 @@ async function run(ctx: BenchContext, report: BenchReport, steps: number[]): Pro
   try {
     server = await startServer({ databaseUrl, env: { RATE_LIMIT_PER_MINUTE: RATE_LIMIT } });
     world = await openWorld(ctx, databaseUrl, server, db);
-    const curve: ScaleCurve = { measuredAt: new Date().toISOString(), steps: [], serverRssMb: null };
+    const curve: ScaleCurve = {
+      measuredAt: new Date().toISOString(),
+      steps: [],
+      serverRssMb: null,
+      serverPeakRssMb: null,
+      server: benchRunsBuild() ? 'dist' : 'tsx',
+    };
     let done = nothingSeeded();
     for (const step of steps) {
       const grown = await growTo(ctx, world, step, done);
@@ -565,6 +594,7 @@ async function run(ctx: BenchContext, report: BenchReport, steps: number[]): Pro
       curve.steps.push(await measureStep(ctx, world, step, grown.seeding, report));
     }
     curve.serverRssMb = procMemoryMb(server.pid, 'VmRSS');
+    curve.serverPeakRssMb = procMemoryMb(server.pid, 'VmHWM');
     printCurve(ctx, curve);
     judge(ctx, curve, report);
     writeCurve(ctx, curve);
@@ -573,7 +603,9 @@ async function run(ctx: BenchContext, report: BenchReport, steps: number[]): Pro
     await server?.stop();
     await db.end().catch(() => {});
     if (process.env.BENCH_SCALE_KEEP === '1')
-      ctx.log(`  kept the database ${benchDatabaseName(DATABASE)} (BENCH_SCALE_KEEP=1) for EXPLAIN and ledger check runs`);
+      ctx.log(
+        `  kept the database ${benchDatabaseName(DATABASE)} (BENCH_SCALE_KEEP=1) for EXPLAIN and ledger check runs`,
+      );
     else
       await dropDatabase(ctx.facts.pgAdminUrl, DATABASE).catch((error) => {
         ctx.log(`  could not drop ${DATABASE}: ${errorText(error)}`);

@@ -4,11 +4,7 @@ import { AppError } from '../../core/errors.ts';
 import { WRITER_ROLES } from '../../core/roles.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import { requireRole } from '../spaces/index.ts';
-import {
-  type ContactAddress,
-  checkContactName,
-  normalizeAddresses,
-} from './domain.ts';
+import { type ContactAddress, checkContactName, normalizeAddresses } from './domain.ts';
 import type { ContactPatchBody } from './schemas.ts';
 import { addressInputs, type ContactsDeps, presentContact } from './service.ts';
 import * as store from './store.ts';

@@ -131,7 +131,10 @@ async function ledgerCheck(databaseUrl: string, args: string[] = []) {
     LOG_LEVEL: 'silent',
   });
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'ledger', 'check', ...args], {
+  // The production build's command when the bench runs the build (BENCH_SERVER=dist), as the
+  // server is; else the sources through tsx, whose loader adds its own heap to the RSS.
+  const entry = benchRunsBuild() ? ['dist/cli.js'] : ['--import', 'tsx', 'src/cli.ts'];
+  const child = spawn(process.execPath, [...entry, 'ledger', 'check', ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

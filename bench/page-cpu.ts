@@ -1,8 +1,8 @@
 // Server CPU of one owner's-app page, measured in process, so the figure does not depend on how
 // busy a shared machine is: the real app on PostgreSQL (DATABASE_URL), a book seeded once with
 // 10,000 payment requests minted through the integration API (kept between runs in
-// PAGE_CPU_SEED, so before and after read the same rows), then the Payment requests and Accounts
-// pages rendered through `app.inject`, one at a time, in rounds; the CPU time of the process
+// PAGE_CPU_SEED, so before and after read the same rows), then the Payment requests, Accounts
+// and Home pages rendered through `app.inject`, one at a time, in rounds; the CPU time of the process
 // (user + system, the database's excluded) per page, best round, and the statements each page
 // sends. Run: DATABASE_URL=… npx tsx bench/page-cpu.ts; with PAGE_CPU_PROFILE=file.cpuprofile the
 // Payment requests page's rounds (only they) are profiled into that file.
@@ -93,8 +93,9 @@ async function main() {
   // Statistics, as autovacuum would gather them (it is off on the CI machine's PostgreSQL).
   await harness.database.db.executeQuery(CompiledQuery.raw('ANALYZE', []));
   const headers = { cookie: `tb_session=${book.token}` };
-  for (const screen of ['payment-requests', 'accounts']) {
-    const url = `/app/books/${book.spaceId}/${screen}`;
+  for (const screen of ['payment-requests', 'accounts', 'home']) {
+    // Home is the book's root.
+    const url = `/app/books/${book.spaceId}${screen === 'home' ? '' : `/${screen}`}`;
     const first = await harness.app.inject({ method: 'GET', url, headers });
     if (first.statusCode !== 200) throw new Error(`${url}: ${first.statusCode}`);
     // Warm up as the rounds run, so the pool holds the connections they use.

@@ -1,5 +1,4 @@
 import type { ComponentChildren } from 'preact';
-import { useContext } from 'preact/hooks';
 import {
   asAmount,
   formatAmount,
@@ -7,7 +6,13 @@ import {
   formatMoneyTextForPeople,
 } from '../../core/money.ts';
 import { formatCalendarDateForPeople, type PeopleFormat } from '../../core/people-format.ts';
-import { DateTime, Money, PeopleFormatContext } from '../../platform/web/components.tsx';
+import {
+  DateTime,
+  Money,
+  type PeopleContext,
+  PeopleFormatProvider,
+  peopleFormatOf,
+} from '../../platform/web/components.tsx';
 import { renderDocument } from '../../platform/web/render.ts';
 import { openAmountOf } from './domain.ts';
 import type { InvoiceRow } from './store.ts';
@@ -16,7 +21,7 @@ import type { InvoiceRow } from './store.ts';
 // page and in the mail that sends or reminds it (an invoice or a quote) or sends it (a credit
 // note, which has no public page: its mail carries no link). TSX, so every value from the
 // seller or the client is escaped by the renderer. Dates and amounts are written in the book's
-// time zone and locale (`PeopleFormatContext`: the public page provides it, and each mail below).
+// time zone and locale (`PeopleFormatProvider`: the public page provides it, and each mail below).
 
 /** An amount in the plain-text part of a mail, as `Money` writes it in the HTML part. */
 const moneyText = (value: string, currency: string, format: PeopleFormat) =>
@@ -30,7 +35,7 @@ function MailHtml(props: { format: PeopleFormat; children: ComponentChildren }) 
   return (
     <html lang="en">
       <body>
-        <PeopleFormatContext.Provider value={props.format}>{props.children}</PeopleFormatContext.Provider>
+        <PeopleFormatProvider format={props.format}>{props.children}</PeopleFormatProvider>
       </body>
     </html>
   );
@@ -56,8 +61,8 @@ function DatesLine({ row }: { row: InvoiceRow }) {
 }
 
 /** The invoice body: seller, client, lines, totals. */
-export function InvoiceDocument({ row }: { row: InvoiceRow }) {
-  const { locale } = useContext(PeopleFormatContext);
+export function InvoiceDocument({ row }: { row: InvoiceRow }, context?: PeopleContext) {
+  const { locale } = peopleFormatOf(context);
   const decimal = (text: string) => formatDecimalTextForPeople(text, locale) ?? text;
   return (
     <>

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import type { PeopleFormat } from '../../core/people-format.ts';
 import { networkLabel } from '../../platform/chain/networks.ts';
-import { DateTime, Money, PeopleFormatContext } from '../../platform/web/components.tsx';
+import { DateTime, Money, PeopleFormatProvider } from '../../platform/web/components.tsx';
 import { renderDocument } from '../../platform/web/render.ts';
 import { InvoiceDocument, type InvoiceRow } from '../invoices/index.ts';
 import { BankTransfer, type BankTransferView } from './bank-transfer.tsx';
@@ -69,11 +69,7 @@ function PublicPage(props: {
         <style>{STYLE}</style>
       </head>
       <body>
-        {props.format ? (
-          <PeopleFormatContext.Provider value={props.format}>{body}</PeopleFormatContext.Provider>
-        ) : (
-          body
-        )}
+        {props.format ? <PeopleFormatProvider format={props.format}>{body}</PeopleFormatProvider> : body}
         {(props.scripts ?? []).map((src) => (
           <script src={src} defer />
         ))}

@@ -5,7 +5,7 @@ import {
   Form,
   type FormState,
   Money,
-  PeopleFormatContext,
+  PeopleFormatProvider,
 } from '../../platform/web/components.tsx';
 import { bookPath, type Shell } from '../../platform/web/shell.ts';
 
@@ -23,12 +23,12 @@ export function FormatCard(props: {
 }) {
   const { shell, space, form } = props;
   const sample = (
-    <PeopleFormatContext.Provider value={bookPeopleFormat(space)}>
+    <PeopleFormatProvider format={bookPeopleFormat(space)}>
       <p class="muted" id="format-sample">
         A moment reads <DateTime at={SAMPLE_MOMENT} />, a due date <DateTime at="2026-03-31" />, an amount{' '}
         <Money amount="1234.00000000" currency={space.base_currency} />.
       </p>
-    </PeopleFormatContext.Provider>
+    </PeopleFormatProvider>
   );
   return (
     <div class="card" id="dates-and-numbers">

@@ -1,5 +1,4 @@
-import { type ComponentChildren, createContext } from 'preact';
-import { useContext } from 'preact/hooks';
+import { Component, type ComponentChildren } from 'preact';
 import { formatMoneyTextForPeople } from '../../core/money.ts';
 import {
   formatCalendarDateForPeople,
@@ -14,14 +13,38 @@ import {
 // renderer escapes every text and attribute, so nothing here builds HTML from strings.
 
 /**
- * The book's time zone and locale for every `DateTime` and `Money` below it: the layout provides
- * the open book's, a public page the book that owns it; without a provider, UTC and English.
+ * What the renderer hands every component below a `PeopleFormatProvider` as its second argument
+ * (preact's context of plain values): the book's time zone and locale.
  */
-export const PeopleFormatContext = createContext<PeopleFormat>(UTC_ENGLISH);
+export type PeopleContext = { peopleFormat?: PeopleFormat };
+
+/** The format a component writes in: its provider's, or UTC and English without one. */
+export function peopleFormatOf(context: PeopleContext | undefined): PeopleFormat {
+  return context?.peopleFormat ?? UTC_ENGLISH;
+}
+
+/**
+ * The book's time zone and locale for every `DateTime` and `Money` below it: the layout provides
+ * the open book's, a public page and a mail the book that owns it.
+ *
+ * It hands the format itself down, a plain value. preact's `createContext` provider hands down
+ * the provider (a component, and through it the whole page's tree), and keeping that reachable
+ * from every component below made V8 copy and promote most of each page during rendering: the
+ * Payment requests page cost twice the CPU, most of it in garbage collection.
+ */
+export class PeopleFormatProvider extends Component<{ format: PeopleFormat; children: ComponentChildren }> {
+  override getChildContext(): PeopleContext {
+    return { peopleFormat: this.props.format };
+  }
+
+  override render() {
+    return this.props.children;
+  }
+}
 
 /** An amount as people read it in the book's locale, with its currency: "1,234.50 USDC". */
-export function Money({ amount, currency }: { amount: string; currency: string }) {
-  const { locale } = useContext(PeopleFormatContext);
+export function Money({ amount, currency }: { amount: string; currency: string }, context?: PeopleContext) {
+  const { locale } = peopleFormatOf(context);
   return (
     <span class="money">{formatMoneyTextForPeople(amount, currency, locale) ?? `${amount} ${currency}`}</span>
   );
@@ -42,8 +65,11 @@ function isoOf(at: string | Date): string | null {
  * `dateOnly` writes the day it falls on there. A date alone ("2026-03-01": a due date, an issue
  * date) is a calendar day in no zone and is written as that day.
  */
-export function DateTime({ at, dateOnly = false }: { at: string | Date | null; dateOnly?: boolean }) {
-  const format = useContext(PeopleFormatContext);
+export function DateTime(
+  { at, dateOnly = false }: { at: string | Date | null; dateOnly?: boolean },
+  context?: PeopleContext,
+) {
+  const format = peopleFormatOf(context);
   if (at === null) return <span class="muted">—</span>;
   if (typeof at === 'string' && isCalendarDate(at))
     return <time datetime={at}>{formatCalendarDateForPeople(at, format.locale)}</time>;

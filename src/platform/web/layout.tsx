@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { ASSET } from './assets.ts';
-import { PeopleFormatContext } from './components.tsx';
+import { PeopleFormatProvider } from './components.tsx';
 import { bookPath, NAV, type Shell } from './shell.ts';
 
 // The page frame: head (stylesheet, htmx, our script; no inline script or style), the top bar
@@ -156,7 +156,7 @@ export function Layout({
         <div class={shell.book ? 'frame' : undefined}>
           <SideNav shell={shell} />
           <main id="main">
-            <PeopleFormatContext.Provider value={shell.format}>{children}</PeopleFormatContext.Provider>
+            <PeopleFormatProvider format={shell.format}>{children}</PeopleFormatProvider>
           </main>
         </div>
       </body>

@@ -131,15 +131,7 @@ async function seedClosedRequests(db: pg.Pool, book: SeedBook, from: number, to:
               CASE WHEN g % 10 = 0 THEN at + interval '7 days' END, amount
        FROM (SELECT g, ((g % 97) + 1.25)::numeric AS amount,
                     now() - (g % 730) * interval '1 day' - (g % 86400) * interval '1 second' AS at
-             FROM generate_series($3::bigint, $4::bigint) AS g) AS s
-       RETURNING space_id, currency, due_on, status, total, paid_amount, credited_amount)
-       INSERT INTO invoice_owed_days (space_id, currency, due_on, invoices, owed)
-       SELECT space_id, currency, due_on, COUNT(*), SUM(total - credited_amount - paid_amount)
-       FROM made WHERE status = 'sent'
-       GROUP BY space_id, currency, due_on
-       ON CONFLICT (space_id, currency, due_on) DO UPDATE
-         SET invoices = invoice_owed_days.invoices + excluded.invoices,
-             owed = invoice_owed_days.owed + excluded.owed`,
+             FROM generate_series($3::bigint, $4::bigint) AS g) AS s`,
       [book.spaceId, book.bankAccountId, a, b],
     );
   });

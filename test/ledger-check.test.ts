@@ -35,15 +35,38 @@ function behindTheTriggers(write: (tx: typeof h.db) => Promise<unknown>) {
   });
 }
 
+/** A manual transfer entry's row, written as no code path would: the check's defects need them bare. */
+function entryRow(id: string, spaceId: string, day: string, at: Date) {
+  return {
+    id,
+    space_id: spaceId,
+    origin: 'manual' as const,
+    kind: 'transfer' as const,
+    occurred_on: day,
+    cause_type: 'test',
+    cause_id: null,
+    counterparty: '',
+    memo: '',
+    reverses_entry_id: null,
+    created_at: at,
+  };
+}
+
+/** A new book with a EUR bank account and its asset, income and expense ledger accounts. */
+async function euroBook(expenseRef: string) {
+  const { spaceId } = await h.world();
+  const bank = await h.makeAccount(spaceId, { currency: 'EUR' });
+  const at = new Date();
+  const where = { spaceId, currency: 'EUR', at };
+  const asset = await ledgerAccounts.asset(h.db, { ...where, accountId: bank.id });
+  const income = await ledgerAccounts.income(h.db, { ...where, resourceId: null });
+  const expense = await ledgerAccounts.expense(h.db, { ...where, ref: expenseRef });
+  return { spaceId, at, asset, income, expense };
+}
+
 describe('ledger check', () => {
   it('finds defects seeded deep in a book of many batches, each by its own rule', async () => {
-    const { spaceId } = await h.world();
-    const bank = await h.makeAccount(spaceId, { currency: 'EUR' });
-    const at = new Date();
-    const where = { spaceId, currency: 'EUR', at };
-    const asset = await ledgerAccounts.asset(h.db, { ...where, accountId: bank.id });
-    const income = await ledgerAccounts.income(h.db, { ...where, resourceId: null });
-    const expense = await ledgerAccounts.expense(h.db, { ...where, ref: 'check-test' });
+    const { spaceId, at, asset, income, expense } = await euroBook('check-test');
     const drafts: EntryDraft[] = Array.from({ length: ENTRIES }, (_, index) => ({
       spaceId,
       origin: 'manual',
@@ -94,19 +117,7 @@ describe('ledger check', () => {
       // An entry with no postings at all.
       await tx
         .insertInto('ledger_entries')
-        .values({
-          id: emptyEntry,
-          space_id: spaceId,
-          origin: 'manual',
-          kind: 'transfer',
-          occurred_on: '2026-04-11',
-          cause_type: 'test',
-          cause_id: null,
-          counterparty: '',
-          memo: '',
-          reverses_entry_id: null,
-          created_at: at,
-        })
+        .values(entryRow(emptyEntry, spaceId, '2026-04-11', at))
         .execute();
       // The bank's cached balance one unit off its postings.
       await sql`UPDATE ledger_accounts SET balance = balance + 1 WHERE id = ${asset.id}`.execute(tx);
@@ -133,13 +144,7 @@ describe('ledger check', () => {
   });
 
   it('finds the same whether a batch ends between entries or inside one', async () => {
-    const { spaceId } = await h.world();
-    const bank = await h.makeAccount(spaceId, { currency: 'EUR' });
-    const at = new Date();
-    const where = { spaceId, currency: 'EUR', at };
-    const asset = await ledgerAccounts.asset(h.db, { ...where, accountId: bank.id });
-    const income = await ledgerAccounts.income(h.db, { ...where, resourceId: null });
-    const expense = await ledgerAccounts.expense(h.db, { ...where, ref: 'check-boundaries' });
+    const { spaceId, at, asset, income, expense } = await euroBook('check-boundaries');
     // Entries of two and of three postings, so batches of every small size end inside some.
     const drafts: EntryDraft[] = Array.from({ length: 12 }, (_, index) => ({
       spaceId,
@@ -179,19 +184,7 @@ describe('ledger check', () => {
       for (const id of emptyEntries)
         await tx
           .insertInto('ledger_entries')
-          .values({
-            id,
-            space_id: spaceId,
-            origin: 'manual',
-            kind: 'transfer',
-            occurred_on: '2026-05-03',
-            cause_type: 'test',
-            cause_id: null,
-            counterparty: '',
-            memo: '',
-            reverses_entry_id: null,
-            created_at: at,
-          })
+          .values(entryRow(id, spaceId, '2026-05-03', at))
           .execute();
     });
 

@@ -140,18 +140,7 @@ async function passPostings(
     for (const [currency, sum] of imbalance(postings))
       report.unbalanced.push({ entry_id: entryId, currency, sum: formatAmount(sum) });
   };
-  await store.openEntryPostings(db, spaceId);
-  // The next batch is asked for before this one is summed, so the database reads it meanwhile:
-  // at most two batches are held. Should summing fail, the batch asked for is not awaited; its
-  // answer is dropped and the transaction rolls back.
-  let ahead = store.nextEntryPostings(db, batch);
-  for (;;) {
-    const rows = await ahead;
-    const more = rows.length === batch;
-    if (more) {
-      ahead = store.nextEntryPostings(db, batch);
-      ahead.catch(() => {});
-    }
+  const sumBatch = async (rows: Awaited<ReturnType<typeof store.nextEntryPostings>>) => {
     for (const row of rows) {
       if (row.entry_id !== entryId) {
         judge();
@@ -168,7 +157,20 @@ async function passPostings(
       const income = sums.incomeAccounts.get(row.ledger_account_id);
       if (income) addIncome(income, row.currency, row.day, entryId, amount);
     }
+  };
+  await store.openEntryPostings(db, spaceId);
+  // The next batch is asked for before this one is summed, so the database reads it meanwhile:
+  // at most two batches are held. Both are awaited together, so a failed read or a failed sum
+  // fails the check (and its transaction) and neither is left unawaited.
+  let rows = await store.nextEntryPostings(db, batch);
+  for (;;) {
+    const more = rows.length === batch;
+    const [next] = await Promise.all([
+      more ? store.nextEntryPostings(db, batch) : Promise.resolve([]),
+      sumBatch(rows),
+    ]);
     if (!more) break;
+    rows = next;
   }
   judge();
   await store.closeEntryPostings(db);

@@ -7,11 +7,11 @@ import {
 } from '../../core/money.ts';
 import { formatCalendarDateForPeople, type PeopleFormat } from '../../core/people-format.ts';
 import {
+  contextFormat,
   DateTime,
   Money,
   type PeopleContext,
   PeopleFormatProvider,
-  peopleFormatOf,
 } from '../../platform/web/components.tsx';
 import { renderDocument } from '../../platform/web/render.ts';
 import { openAmountOf } from './domain.ts';
@@ -62,7 +62,7 @@ function DatesLine({ row }: { row: InvoiceRow }) {
 
 /** The invoice body: seller, client, lines, totals. */
 export function InvoiceDocument({ row }: { row: InvoiceRow }, context?: PeopleContext) {
-  const { locale } = peopleFormatOf(context);
+  const { locale } = contextFormat(context);
   const decimal = (text: string) => formatDecimalTextForPeople(text, locale) ?? text;
   return (
     <>

@@ -19,7 +19,7 @@ import {
 export type PeopleContext = { peopleFormat?: PeopleFormat };
 
 /** The format a component writes in: its provider's, or UTC and English without one. */
-export function peopleFormatOf(context: PeopleContext | undefined): PeopleFormat {
+export function contextFormat(context: PeopleContext | undefined): PeopleFormat {
   return context?.peopleFormat ?? UTC_ENGLISH;
 }
 
@@ -44,7 +44,7 @@ export class PeopleFormatProvider extends Component<{ format: PeopleFormat; chil
 
 /** An amount as people read it in the book's locale, with its currency: "1,234.50 USDC". */
 export function Money({ amount, currency }: { amount: string; currency: string }, context?: PeopleContext) {
-  const { locale } = peopleFormatOf(context);
+  const { locale } = contextFormat(context);
   return (
     <span class="money">{formatMoneyTextForPeople(amount, currency, locale) ?? `${amount} ${currency}`}</span>
   );
@@ -69,7 +69,7 @@ export function DateTime(
   { at, dateOnly = false }: { at: string | Date | null; dateOnly?: boolean },
   context?: PeopleContext,
 ) {
-  const format = peopleFormatOf(context);
+  const format = contextFormat(context);
   if (at === null) return <span class="muted">—</span>;
   if (typeof at === 'string' && isCalendarDate(at))
     return <time datetime={at}>{formatCalendarDateForPeople(at, format.locale)}</time>;

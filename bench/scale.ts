@@ -36,6 +36,7 @@ import {
   emptyReport,
   errorText,
   fmt,
+  freePort,
   freshDatabase,
   logRunWarnings,
   measure,
@@ -92,6 +93,8 @@ export type ScaleCurve = {
   /** The server's resident set when the run ends, and its peak over the run (start-up included). */
   serverRssMb: number | null;
   serverPeakRssMb: number | null;
+  /** Where the server's RSS is at the end, by V8 heap space: MB committed and MB used (from /metrics). */
+  serverHeap: { space: string; totalMb: number; usedMb: number }[] | null;
   /** `dist`: the production build; `tsx`: the sources, as in development. */
   server: 'dist' | 'tsx';
 };
@@ -103,6 +106,32 @@ function readSteps(): number[] {
   if (steps.some((step) => !Number.isInteger(step) || step < 2) || steps.length < 2)
     throw new Error(`BENCH_SCALE_STEPS must list at least two integers >= 2; it is "${raw}".`);
   return [...steps].sort((a, b) => a - b);
+}
+
+/**
+ * The server's V8 heap by space, committed and used, read from its loopback /metrics (prom-client's
+ * default metrics): the evidence for where its RSS after the run is.
+ */
+async function heapSpaces(metricsPort: number): Promise<ScaleCurve['serverHeap']> {
+  const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+  if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}`);
+  const text = await response.text();
+  const spaces = new Map<string, { space: string; totalMb: number; usedMb: number }>();
+  const line = /^tollbook_nodejs_heap_space_size_(total|used)_bytes\{space="([a-z_]+)"\} (\d+(?:\.\d+)?)$/gm;
+  for (const [, kind, space, bytes] of text.matchAll(line)) {
+    if (!space || !bytes) continue;
+    const entry = spaces.get(space) ?? { space, totalMb: 0, usedMb: 0 };
+    if (kind === 'total') entry.totalMb = Number(bytes) / 1_048_576;
+    else entry.usedMb = Number(bytes) / 1_048_576;
+    spaces.set(space, entry);
+  }
+  return [...spaces.values()].filter((space) => space.totalMb >= 1);
+}
+
+function spacesText(spaces: ScaleCurve['serverHeap']): string {
+  return (spaces ?? [])
+    .map((space) => `${space.space} ${fmt(space.totalMb)}/${fmt(space.usedMb)}`)
+    .join(', ');
 }
 
 /** The resident set of a process in MB, from /proc (`field` VmRSS now, VmHWM its peak). */
@@ -544,6 +573,8 @@ function judge(ctx: BenchContext, curve: ScaleCurve, report: BenchReport): void 
   ctx.log();
   ctx.log(`  Targets (${config}):`);
   ctx.log(table(['figure', '>measured', '>target', 'verdict'], rows));
+  if (curve.serverHeap)
+    ctx.log(`  server heap after the run, MB committed/used by space: ${spacesText(curve.serverHeap)}`);
   if (curve.serverRssMb !== null && curve.server === 'tsx')
     ctx.log(
       `  server RSS after the run: ${fmt(curve.serverRssMb)} MB${peak} under tsx, not judged ` +
@@ -581,13 +612,22 @@ async function run(ctx: BenchContext, report: BenchReport, steps: number[]): Pro
   let server: ServerHandle | undefined;
   let world: World | undefined;
   try {
-    server = await startServer({ databaseUrl, env: { RATE_LIMIT_PER_MINUTE: RATE_LIMIT } });
+    const metricsPort = await freePort();
+    server = await startServer({
+      databaseUrl,
+      env: { RATE_LIMIT_PER_MINUTE: RATE_LIMIT, METRICS_PORT: String(metricsPort) },
+    });
     world = await openWorld(ctx, databaseUrl, server, db);
+    const atStart = await heapSpaces(metricsPort);
+    ctx.log(
+      `  server at start: RSS ${fmt(procMemoryMb(server.pid, 'VmRSS') ?? 0)} MB; heap MB committed/used: ${spacesText(atStart)}`,
+    );
     const curve: ScaleCurve = {
       measuredAt: new Date().toISOString(),
       steps: [],
       serverRssMb: null,
       serverPeakRssMb: null,
+      serverHeap: null,
       server: benchRunsBuild() ? 'dist' : 'tsx',
     };
     let done = nothingSeeded();
@@ -598,6 +638,7 @@ async function run(ctx: BenchContext, report: BenchReport, steps: number[]): Pro
     }
     curve.serverRssMb = procMemoryMb(server.pid, 'VmRSS');
     curve.serverPeakRssMb = procMemoryMb(server.pid, 'VmHWM');
+    curve.serverHeap = await heapSpaces(metricsPort);
     printCurve(ctx, curve);
     judge(ctx, curve, report);
     writeCurve(ctx, curve);

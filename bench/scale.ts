@@ -22,6 +22,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { settleAllIncomeDays } from '../src/features/ledger/index.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { openDatabase } from '../src/platform/db/database.ts';
 import { createRuntime } from '../src/runtime.ts';
@@ -368,6 +369,11 @@ async function measureStep(
   const counts = await postingCounts(world.db, world.book.spaceId);
   ctx.log(`  [${label}] the book holds ${fmt(counts.book)} postings, the database ${fmt(counts.all)}`);
   const writes = await measureWrites(ctx, world, label);
+  // The server runs without its periodic tasks (RUN_WORKERS=0); a running one settles the
+  // charges' income arrivals into their days every 2 s (settle-income-days), so they are
+  // settled here before the pages are read, as they would be by then.
+  const settled = await settleAllIncomeDays(world.webhooks.runtime.database.db);
+  ctx.log(`    settled ${fmt(settled)} income arrivals into their days (the periodic task's work)`);
   const pages = await measurePages(ctx, world, label);
   const webhookRate = await measureWebhooks(world);
   ctx.log(`    webhook deliveries from a 20,000-event backlog   ${fmt(webhookRate)}/s`);

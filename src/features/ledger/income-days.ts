@@ -77,7 +77,9 @@ export type IncomeDayRow = { ref: string; currency: string; day: string; signed:
  * descending; `after` is the key of the last row of the previous page. The page is read within
  * its days: the `limit + 1` newest settled rows on days before the key's day end on some day D,
  * and each is a row past the key, so the page's rows all lie between D and the key's day. That
- * bound walks the days' index backwards and stops, whatever the book's age.
+ * bound walks the days' index backwards and stops, whatever the book's age. The accounts are
+ * read by kind (income, the only kind with days), through the (space, kind, ref) key, so a book
+ * with many client credits does not make the page read all its accounts.
  */
 export async function incomeDayRows(
   db: Queryable,
@@ -99,7 +101,7 @@ export async function incomeDayRows(
     SELECT a.ref, f.currency, f.day::text AS day, SUM(f.amount)::text AS signed, SUM(f.entries)::text AS entries
     FROM ${incomeRowsFrom(spaceId, sql`COALESCE((SELECT day FROM bound), '-infinity'::date)`, after?.[0])} f
     JOIN ledger_accounts a ON a.id = f.ledger_account_id
-    WHERE a.space_id = ${spaceId} ${ofRef('a.id')}
+    WHERE a.space_id = ${spaceId} AND a.kind = 'income' ${ofRef('a.id')}
       ${after ? sql`AND (f.day, a.ref, f.currency) < (${after[0]}::date, ${after[1]}, ${after[2]})` : sql``}
     GROUP BY a.ref, f.currency, f.day
     ORDER BY f.day DESC, a.ref DESC, f.currency DESC

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import type { Plugin } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import Fastify, {
@@ -107,6 +106,7 @@ import type { DatabaseHandle, Db } from './platform/db/database.ts';
 import { startScheduler } from './platform/jobs/scheduler.ts';
 import './platform/http/context.ts';
 import { EXAMPLES, PAY_PAGE_PATHS, TAGS, WEBHOOKS } from './openapi.ts';
+import { registerApiReference } from './platform/http/api-reference.ts';
 import { registerErrorHandling, sendRendered } from './platform/http/errors.ts';
 import { parseJsonBody } from './platform/http/json-body.ts';
 import { finishDocument } from './platform/http/openapi.ts';
@@ -280,22 +280,7 @@ async function registerDocs(app: FastifyInstance, deps: AppDeps) {
     },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(scalar, {
-    routePrefix: '/docs',
-    // A self-hosted product's docs call nothing outside this server: the system's fonts instead
-    // of Scalar's font host, no telemetry, no AI agent or MCP panel, no button to Scalar's client, no
-    // developer toolbar (its Share and Deploy go to Scalar's services).
-    configuration: {
-      url: '/openapi.json',
-      title: 'Tollbook API',
-      withDefaultFonts: false,
-      telemetry: false,
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      hideClientButton: true,
-      showDeveloperTools: 'never',
-    },
-  });
+  registerApiReference(app);
 }
 
 /**

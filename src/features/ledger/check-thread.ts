@@ -45,7 +45,8 @@ export function checkLedgerInThread(input: CheckThreadInput): Promise<LedgerRepo
   // The entry beside this module, in its language: check-worker.js in the build, check-worker.ts
   // when the sources run through tsx. A worker inherits the flags node was started with, but not
   // loader hooks registered at run time (as bin/tollbook.mjs registers tsx's), so a worker that
-  // runs sources is given tsx's hooks by flag.
+  // runs sources is given tsx's hooks by flag, and only them: flags given explicitly to a worker
+  // may not include V8's (--max-old-space-size, which whoever starts node may have given).
   const here = import.meta.url;
   const fromSources = extname(fileURLToPath(here)) === '.ts';
   const worker = new Worker(new URL(fromSources ? './check-worker.ts' : './check-worker.js', here), {
@@ -54,7 +55,7 @@ export function checkLedgerInThread(input: CheckThreadInput): Promise<LedgerRepo
       maxYoungGenerationSizeMb: CHECK_YOUNG_GENERATION_MB,
       maxOldGenerationSizeMb: CHECK_OLD_GENERATION_MB,
     },
-    ...(fromSources ? { execArgv: [...process.execArgv, '--import', import.meta.resolve('tsx')] } : {}),
+    ...(fromSources ? { execArgv: ['--import', import.meta.resolve('tsx')] } : {}),
   });
   return new Promise((resolve, reject) => {
     let report: LedgerReport | undefined;

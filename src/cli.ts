@@ -268,8 +268,7 @@ async function ledgerCheck(options: Options): Promise<number> {
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) exitOnConfigError(error);
-    throw error;
+    exitOnConfigError(error);
   }
   const { CheckStopped, checkLedgerInThread } = await import('./features/ledger/index.ts');
   let report: LedgerReport;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { defined } from './core/assert.ts';
 import { AppError } from './core/errors.ts';
+import type { LedgerReport } from './features/ledger/index.ts';
 import { type Config, ConfigError, exitOnConfigError, loadConfig } from './platform/config.ts';
 import { SCOPES, type Scope } from './platform/http/context.ts';
 import type { Runtime } from './runtime.ts';
@@ -257,11 +258,34 @@ async function webhooksReplay(runtime: Runtime, options: Options) {
   await replayCommand(runtime, space, { eventId, since }, process.stdout);
 }
 
-class CheckFailed extends Error {}
-
-async function ledgerCheck(runtime: Runtime, options: Options) {
-  const { checkLedger } = await import('./features/ledger/index.ts');
-  const report = await checkLedger(runtime.database.db, options.space);
+/**
+ * `tollbook ledger check`: the check runs in a worker thread of bounded memory, which opens the
+ * database itself (ledger/check-thread.ts), so this thread loads the configuration and never
+ * opens the database. Answers 1 when the ledger is unsound or the check did not finish.
+ */
+async function ledgerCheck(options: Options): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    exitOnConfigError(error);
+  }
+  const { CheckStopped, checkLedgerInThread } = await import('./features/ledger/index.ts');
+  let report: LedgerReport;
+  try {
+    report = await checkLedgerInThread({
+      database: {
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        poolSize: config.databasePoolSize,
+      },
+      spaceId: options.space,
+    });
+  } catch (error) {
+    if (!(error instanceof CheckStopped)) throw error;
+    process.stderr.write(`tollbook: ${error.message}\n`);
+    return 1;
+  }
   const lines = [
     `entries that do not balance: ${report.unbalanced.length}`,
     `entries with fewer than two postings: ${report.empty.length}`,
@@ -274,9 +298,10 @@ async function ledgerCheck(runtime: Runtime, options: Options) {
     process.stdout.write(
       `${JSON.stringify({ unbalanced: report.unbalanced, empty: report.empty, drifted: report.drifted, overdrawn: report.overdrawn, incomeDays: report.incomeDays }, null, 2)}\n`,
     );
-    throw new CheckFailed('The ledger check found problems.');
+    return 1;
   }
   process.stdout.write('The ledger is sound.\n');
+  return 0;
 }
 
 async function screeningLoad(runtime: Runtime, options: Options) {
@@ -304,7 +329,6 @@ async function screeningLoad(runtime: Runtime, options: Options) {
 }
 
 const COMMANDS: Record<string, (runtime: Runtime, options: Options) => Promise<void>> = {
-  'ledger check': ledgerCheck,
   'screening load': screeningLoad,
   'spaces create': spacesCreate,
   'keys issue': keysIssue,
@@ -421,6 +445,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`tollbook: ${early}\n`);
     return 2;
   }
+  if (command === 'ledger check') return ledgerCheck(values);
   return runWithRuntime(command, { ...values, file: positionals[2] });
 }
 
@@ -447,7 +472,6 @@ async function runWithRuntime(command: string, options: Options): Promise<number
     }
     return 0;
   } catch (error) {
-    if (error instanceof CheckFailed) return 1;
     if (error instanceof UsageError || error instanceof AppError) {
       process.stderr.write(`tollbook: ${error.message}\n`);
       return 2;

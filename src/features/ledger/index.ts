@@ -1,4 +1,5 @@
 export { CHECK_BATCH, checkLedger, type LedgerReport } from './check.ts';
+export { CheckStopped, checkLedgerInThread } from './check-thread.ts';
 export {
   decrease,
   type EntryDraft,

@@ -4,7 +4,7 @@
 #
 # This repository's CI cannot pull base images, so scripts/production-smoke.sh runs these same
 # commands outside a container: `npm ci` and `npm run build`, then the runtime files below with
-# `npm ci --omit=dev`, `tollbook migrate`, and `node --import ./dist/telemetry.js dist/main.js`
+# `npm ci --omit=dev`, `tollbook migrate`, and `node <flags> --import ./dist/telemetry.js dist/main.js`
 # under NODE_ENV=production as an unprivileged user. Change the two together.
 
 FROM node:24-bookworm-slim AS build
@@ -28,4 +28,6 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--import", "./dist/telemetry.js", "dist/main.js"]
+# The server's node flags (its heap's bounds) are package.json's start script's, read by
+# bin/node-flags.mjs; the shell hands over to node (exec), so node is the container's PID 1.
+CMD ["sh", "-c", "exec node $(node bin/node-flags.mjs) --import ./dist/telemetry.js dist/main.js"]

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { serverNodeFlags } from '../bin/node-flags.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -321,23 +322,6 @@ async function answers200(url: string, headers?: Record<string, string>): Promis
 }
 
 /**
- * Spawns `node --import tsx src/main.ts` with a demo space on a fresh data dir, waits until
- * `/livez` answers 200 and (when expectKey) the demo block has printed the integration key.
- */
-/** The node flags of package.json's start script (`tsx <flags> src/main.ts`). */
-function startScriptNodeFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const words = (manifest.scripts.start ?? '').split(' ').filter(Boolean);
-  if (words[0] !== 'tsx' || words.at(-1) !== 'src/main.ts')
-    throw new Error(
-      "package.json's start script is no longer `tsx <node flags> src/main.ts`; update startServer.",
-    );
-  return words.slice(1, -1);
-}
-
-/**
  * BENCH_SERVER=dist: the server is the production build (`npm run build` first), `node dist/main.js`,
  * instead of the sources under tsx.
  */
@@ -345,6 +329,11 @@ export function benchRunsBuild(): boolean {
   return process.env.BENCH_SERVER === 'dist';
 }
 
+/**
+ * Spawns the server (the sources under tsx, or the production build with BENCH_SERVER=dist) with a
+ * demo space on a fresh data dir, waits until `/livez` answers 200 and (when expectKey) the demo
+ * block has printed the integration key.
+ */
 export async function startServer(options: ServerOptions & { expectKey?: boolean }): Promise<ServerHandle> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollbook-bench-'));
@@ -363,13 +352,14 @@ export async function startServer(options: ServerOptions & { expectKey?: boolean
   if (options.redisUrl) env.REDIS_URL = options.redisUrl;
   Object.assign(env, options.env ?? {});
 
-  // The server's node runs with the flags `npm start` gives it (package.json is their one place);
-  // BENCH_NODE_ARGS adds flags (for instance --cpu-prof) when profiling.
-  const nodeArgs = [
-    ...startScriptNodeFlags(),
-    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
-  ];
-  const entry = benchRunsBuild() ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+  // The server's node runs with the flags `npm start` gives it (bin/node-flags.mjs reads them from
+  // package.json, their one place); BENCH_NODE_ARGS adds flags (for instance --cpu-prof) when
+  // profiling. The entry is started as `npm start` starts the sources, or as the container starts
+  // the build.
+  const nodeArgs = [...serverNodeFlags(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const entry = benchRunsBuild()
+    ? ['--import', './dist/telemetry.js', 'dist/main.js']
+    : ['--import', 'tsx', '--import', './src/telemetry.ts', 'src/main.ts'];
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: ROOT,
     env,

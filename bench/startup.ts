@@ -10,15 +10,17 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { serverNodeFlags } from '../bin/node-flags.mjs';
 import { fmt, freePort, freshDatabase, ROOT, table } from './lib.ts';
 
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 3);
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
 const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const START_TIMEOUT_MS = 300_000;
+// Each started as `npm start` and the container start it, with the same node flags.
 const MODES = {
-  tsx: ['--max-semi-space-size=32', '--import', 'tsx', 'src/main.ts'],
-  dist: ['--max-semi-space-size=32', 'dist/main.js'],
+  tsx: [...serverNodeFlags(), '--import', 'tsx', '--import', './src/telemetry.ts', 'src/main.ts'],
+  dist: [...serverNodeFlags(), '--import', './dist/telemetry.js', 'dist/main.js'],
 } as const;
 type Mode = keyof typeof MODES;
 

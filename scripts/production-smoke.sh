@@ -2,7 +2,7 @@
 # The production smoke pass. It runs the Dockerfile's commands outside a container (this machine
 # cannot pull base images): a fresh copy of the tracked files, `npm ci` and `npm run build` as the
 # build stage does, then a runtime directory holding what the runtime stage copies, `npm ci
-# --omit=dev` there, and `node --import ./dist/telemetry.js dist/main.js` with NODE_ENV=production
+# --omit=dev` there, and `node <flags> --import ./dist/telemetry.js dist/main.js` with NODE_ENV=production
 # as an unprivileged user.
 # Against PostgreSQL (its own database) and Redis it checks /healthz, mints a payment request,
 # charges a client, receives the signed invoice.paid webhook of a mirrored invoice on a loopback
@@ -91,9 +91,11 @@ receiver_pid=$!
 for _ in $(seq 1 100); do [ -e "$received.listening" ] && break; sleep 0.1; done
 [ -e "$received.listening" ] || { say "the webhook receiver did not start"; exit 1; }
 
-say "node --import ./dist/telemetry.js dist/main.js (NODE_ENV=production) on 127.0.0.1:$port"
+say "node $(cd "$runtime" && node bin/node-flags.mjs) --import ./dist/telemetry.js dist/main.js (NODE_ENV=production) on 127.0.0.1:$port"
 started="$(date +%s%N)"
-(cd "$runtime" && exec "${as_user[@]}" node --import ./dist/telemetry.js dist/main.js) &
+# The server's node flags as package.json's start script gives them (bin/node-flags.mjs), as the
+# container's command reads them.
+(cd "$runtime" && exec "${as_user[@]}" node $(node bin/node-flags.mjs) --import ./dist/telemetry.js dist/main.js) &
 server_pid=$!
 for _ in $(seq 1 600); do
   curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break

@@ -46,7 +46,7 @@ export function checkLedgerInThread(input: CheckThreadInput): Promise<LedgerRepo
   // when the sources run through tsx. A worker inherits the flags node was started with, but not
   // loader hooks registered at run time (as bin/tollbook.mjs registers tsx's), so a worker that
   // runs sources is given tsx's hooks by flag, and only them: flags given explicitly to a worker
-  // may not include V8's (--max-old-space-size, which whoever starts node may have given).
+  // may not include V8's (a heap bound, which whoever starts node may have given).
   const here = import.meta.url;
   const fromSources = extname(fileURLToPath(here)) === '.ts';
   const worker = new Worker(new URL(fromSources ? './check-worker.ts' : './check-worker.js', here), {

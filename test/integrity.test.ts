@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseRule, renderBrokenRule, renderError } from '../src/platform/http/errors.ts';
 import { createHarness, type Harness, type Key } from './harness.ts';
+import { bareEntryRow } from './ledger-rows.ts';
 
 // The baseline's composite foreign keys prove "same space": a row of one space can never name a
 // row of another, whatever the code above the database does. A refused rule reaches a client as
@@ -207,19 +208,9 @@ describe('how a refused rule is answered', () => {
         const entryId = randomUUID();
         await tx
           .insertInto('ledger_entries')
-          .values({
-            id: entryId,
-            space_id: a.key.spaceId,
-            origin: 'manual',
-            kind: 'transfer',
-            occurred_on: posting.occurred_on,
-            cause_type: 'test',
-            cause_id: null,
-            counterparty: '',
-            memo: '',
-            reverses_entry_id: null,
-            created_at: new Date(),
-          })
+          .values(
+            bareEntryRow({ id: entryId, spaceId: a.key.spaceId, day: posting.occurred_on, at: new Date() }),
+          )
           .execute();
         await tx
           .insertInto('ledger_postings')

@@ -8,6 +8,7 @@ import { asAmount, formatAmount } from '../src/core/money.ts';
 import { uuidv7 } from '../src/platform/crypto.ts';
 import { openDatabase } from '../src/platform/db/database.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
+import { bareEntryRow } from './ledger-rows.ts';
 
 // `tollbook ledger check` as an operator runs it: a process whose check runs in a worker thread,
 // which opens the database itself. The command prints the counts, then the problems as JSON and
@@ -44,23 +45,6 @@ function ledgerCheck(args: string[], env: Record<string, string> = {}): Promise<
 
 const units = (count: bigint) => formatAmount(asAmount(count * 100_000_000n));
 
-/** A manual transfer entry's row, written as no code path would (the defects need them bare). */
-function entryRow(id: string, spaceId: string) {
-  return {
-    id,
-    space_id: spaceId,
-    origin: 'manual' as const,
-    kind: 'transfer' as const,
-    occurred_on: '2026-01-02',
-    cause_type: 'test',
-    cause_id: null,
-    counterparty: '',
-    memo: '',
-    reverses_entry_id: null,
-    created_at: new Date(),
-  };
-}
-
 function postingRow(spaceId: string, entryId: string, amount: bigint) {
   return {
     id: uuidv7(),
@@ -86,12 +70,13 @@ beforeAll(async () => {
     await database.db.transaction().execute(async (tx) => {
       await sql`SET LOCAL session_replication_role = replica`.execute(tx);
       const balanced = uuidv7();
+      const at = new Date();
       await tx
         .insertInto('ledger_entries')
         .values([
-          entryRow(balanced, soundSpace),
-          entryRow(emptyEntry, brokenSpace),
-          entryRow(unbalancedEntry, brokenSpace),
+          bareEntryRow({ id: balanced, spaceId: soundSpace, day: '2026-01-02', at }),
+          bareEntryRow({ id: emptyEntry, spaceId: brokenSpace, day: '2026-01-02', at }),
+          bareEntryRow({ id: unbalancedEntry, spaceId: brokenSpace, day: '2026-01-02', at }),
         ])
         .execute();
       await tx

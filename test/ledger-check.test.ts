@@ -13,6 +13,7 @@ import {
 } from '../src/features/ledger/index.ts';
 import { uuidv7 } from '../src/platform/crypto.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { bareEntryRow } from './ledger-rows.ts';
 
 // `tollbook ledger check` reads the postings a batch of entries at a time: a defect filed deep in
 // a book of many batches is found as it is in a book read in one batch, and each rule reports
@@ -33,23 +34,6 @@ function behindTheTriggers(write: (tx: typeof h.db) => Promise<unknown>) {
     await sql`SET LOCAL session_replication_role = replica`.execute(tx);
     await write(tx);
   });
-}
-
-/** A manual transfer entry's row, written as no code path would: the check's defects need them bare. */
-function entryRow(id: string, spaceId: string, day: string, at: Date) {
-  return {
-    id,
-    space_id: spaceId,
-    origin: 'manual' as const,
-    kind: 'transfer' as const,
-    occurred_on: day,
-    cause_type: 'test',
-    cause_id: null,
-    counterparty: '',
-    memo: '',
-    reverses_entry_id: null,
-    created_at: at,
-  };
 }
 
 /** A new book with a EUR bank account and its asset, income and expense ledger accounts. */
@@ -117,7 +101,7 @@ describe('ledger check', () => {
       // An entry with no postings at all.
       await tx
         .insertInto('ledger_entries')
-        .values(entryRow(emptyEntry, spaceId, '2026-04-11', at))
+        .values(bareEntryRow({ id: emptyEntry, spaceId, day: '2026-04-11', at }))
         .execute();
       // The bank's cached balance one unit off its postings.
       await sql`UPDATE ledger_accounts SET balance = balance + 1 WHERE id = ${asset.id}`.execute(tx);
@@ -184,7 +168,7 @@ describe('ledger check', () => {
       for (const id of emptyEntries)
         await tx
           .insertInto('ledger_entries')
-          .values(entryRow(id, spaceId, '2026-05-03', at))
+          .values(bareEntryRow({ id, spaceId, day: '2026-05-03', at }))
           .execute();
     });
 

@@ -13,6 +13,7 @@ import {
   reverseEntry,
 } from '../src/features/ledger/index.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { bareEntryRow } from './ledger-rows.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -183,19 +184,7 @@ describe('ledger', () => {
     const insert = h.db.transaction().execute(async (tx) => {
       await tx
         .insertInto('ledger_entries')
-        .values({
-          id: entryId,
-          space_id: spaceId,
-          origin: 'manual',
-          kind: 'transfer',
-          occurred_on: '2026-05-01',
-          cause_type: 'test',
-          cause_id: null,
-          counterparty: '',
-          memo: '',
-          reverses_entry_id: null,
-          created_at: new Date(),
-        })
+        .values(bareEntryRow({ id: entryId, spaceId, day: '2026-05-01', at: new Date() }))
         .execute();
       await tx
         .insertInto('ledger_postings')
@@ -227,19 +216,8 @@ describe('ledger', () => {
       resourceId: null,
     });
     const usdIncome = await ledgerAccounts.income(h.db, { spaceId, currency: 'USD', at, resourceId: null });
-    const entry = (space: string) => ({
-      id: randomUUID(),
-      space_id: space,
-      origin: 'manual' as const,
-      kind: 'income' as const,
-      occurred_on: '2026-05-01',
-      cause_type: 'test',
-      cause_id: null,
-      counterparty: '',
-      memo: '',
-      reverses_entry_id: null,
-      created_at: at,
-    });
+    const entry = (space: string) =>
+      bareEntryRow({ id: randomUUID(), spaceId: space, kind: 'income', day: '2026-05-01', at });
     const posting = (entryId: string, ledgerAccountId: string, amount: string) => ({
       id: randomUUID(),
       space_id: spaceId,
@@ -279,19 +257,8 @@ describe('ledger', () => {
     const { spaceId } = await h.world();
     const other = await h.world();
     const at = new Date();
-    const entry = (space: string, reverses: string | null = null) => ({
-      id: randomUUID(),
-      space_id: space,
-      origin: 'manual' as const,
-      kind: 'income' as const,
-      occurred_on: '2026-05-01',
-      cause_type: 'test',
-      cause_id: null,
-      counterparty: '',
-      memo: '',
-      reverses_entry_id: reverses,
-      created_at: at,
-    });
+    const entry = (space: string, reverses: string | null = null) =>
+      bareEntryRow({ id: randomUUID(), spaceId: space, kind: 'income', day: '2026-05-01', at, reverses });
     await expect(h.db.insertInto('ledger_entries').values(entry(randomUUID())).execute()).rejects.toThrow(
       /ledger_entries_space_id_fkey/,
     );

@@ -247,16 +247,35 @@ async function startLocal(options: ChainOptions, timeoutMs: number) {
   }
 }
 
+/**
+ * The development faucet. Its sends go out one at a time, in the order asked: each takes the gas
+ * wallet's next nonce only once the node has accepted the one before, so concurrent calls never
+ * race for a nonce (the wallet's nonce manager counts locally, and a call that starts while
+ * another's send is still in flight could otherwise be handed a nonce already taken, leaving a
+ * transaction the node never mines). Receipts are awaited outside the queue.
+ */
 function localFaucet(local: Omit<LocalChain, 'fund'>): LocalChain['fund'] {
+  let lastSend: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(send: () => Promise<T>): Promise<T> => {
+    const turn = lastSend.then(send, send);
+    // The queue waits for this send to end either way; its answer or error goes to its caller.
+    lastSend = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
+  };
   return async (to, usdcBaseUnits, gasWei = FAUCET_GAS_WEI) => {
     const { walletClient, publicClient, network } = local;
-    const mintTxHash = await walletClient.writeContract({
-      address: network.token.address,
-      abi: TEST_USDC_ABI,
-      functionName: 'mint',
-      args: [to, usdcBaseUnits],
-    });
-    const gasTxHash = await walletClient.sendTransaction({ to, value: gasWei });
+    const mintTxHash = await inTurn(() =>
+      walletClient.writeContract({
+        address: network.token.address,
+        abi: TEST_USDC_ABI,
+        functionName: 'mint',
+        args: [to, usdcBaseUnits],
+      }),
+    );
+    const gasTxHash = await inTurn(() => walletClient.sendTransaction({ to, value: gasWei }));
     const receipts = await Promise.all(
       [mintTxHash, gasTxHash].map((hash) => publicClient.waitForTransactionReceipt({ hash })),
     );

@@ -5,8 +5,8 @@
 // Payment requests, Invoices, Ledger, Income and Home pages at the bench's connections, webhook
 // deliveries from a 20,000-event backlog, `tollbook ledger check` (duration and peak RSS) and the
 // database's size per million postings. Throughputs and pages are measured BENCH_SCALE_REPEATS
-// times per step (default 3) and the median run stands for the step. It prints the curve, each largest-vs-smallest ratio
-// beside the issue's targets, and writes the curve as JSON (BENCH_SCALE_JSON, default
+// times per step (default 3) and the median run stands for the step. It prints the curve, each
+// largest-vs-smallest ratio beside the issue's targets, and writes the curve as JSON (BENCH_SCALE_JSON, default
 // .bench/scale.json) for bench/scale-chart.ts. Missed targets still exit 0.
 //
 // The server's memory is read from /proc when the run ends: its resident set then and its peak
@@ -424,11 +424,8 @@ async function measureStep(
   ctx.log(`  [${label}] the book holds ${fmt(counts.book)} postings, the database ${fmt(counts.all)}`);
   const writes = await measureWrites(ctx, world, label);
   // The server runs without its periodic tasks (RUN_WORKERS=0); a running one settles the
-  // charges' income arrivals into their days every 2 s (settle-income-days), so they are
-  // settled here before the pages are read, as they would be by then.
-  // Settling deletes the arrivals; autovacuum would clear their dead rows within its minute, and
-  // until then every read of the arrivals walks past them, so the bench vacuums the table as it
-  // does the seeded tables.
+  // charges' income arrivals into their days every 2 s (settle-income-days), and autovacuum
+  // clears the settled rows within its minute, so both are done here before the pages are read.
   const settled = await settleAllIncomeDays(world.webhooks.runtime.database.db);
   await world.db.query('VACUUM ledger_income_arrivals');
   ctx.log(

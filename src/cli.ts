@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { defined } from './core/assert.ts';
 import { AppError } from './core/errors.ts';
 import type { LedgerReport } from './features/ledger/index.ts';
-import { type Config, ConfigError, exitOnConfigError, loadConfig } from './platform/config.ts';
+import { type Config, ConfigError, databaseOf, exitOnConfigError, loadConfig } from './platform/config.ts';
 import { SCOPES, type Scope } from './platform/http/context.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -274,11 +274,7 @@ async function ledgerCheck(options: Options): Promise<number> {
   let report: LedgerReport;
   try {
     report = await checkLedgerInThread({
-      database: {
-        databaseUrl: config.databaseUrl,
-        dataDir: config.dataDir,
-        poolSize: config.databasePoolSize,
-      },
+      database: databaseOf(config),
       spaceId: options.space,
     });
   } catch (error) {

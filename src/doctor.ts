@@ -8,7 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { defined } from './core/assert.ts';
 import { isGasLow } from './platform/chain/chain.ts';
 import { NETWORKS, type NetworkName } from './platform/chain/networks.ts';
-import type { Config } from './platform/config.ts';
+import { type Config, databaseOf } from './platform/config.ts';
 import { SecretBox } from './platform/crypto.ts';
 import { type DatabaseHandle, openDatabase } from './platform/db/database.ts';
 import { migrationFiles } from './platform/db/migrate.ts';
@@ -95,8 +95,7 @@ async function openForDoctor(
     handle = await within(
       options.timeoutMs,
       openDatabase({
-        databaseUrl: config.databaseUrl,
-        dataDir: config.dataDir,
+        ...databaseOf(config),
         poolSize: 1,
         timeoutMs: options.timeoutMs,
       }),

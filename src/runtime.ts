@@ -6,7 +6,7 @@ import type { AppDeps } from './app.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import { createRedisAuthStamps, noAuthStamps } from './platform/auth-stamps.ts';
 import { type Chain, createChain } from './platform/chain/chain.ts';
-import type { Config } from './platform/config.ts';
+import { type Config, databaseOf } from './platform/config.ts';
 import { SecretBox } from './platform/crypto.ts';
 import { openDatabase } from './platform/db/database.ts';
 import { migrate } from './platform/db/migrate.ts';
@@ -54,9 +54,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
   const quietLogger = logger === false ? pino({ level: 'silent' }) : logger;
   const clock = overrides.clock ?? systemClock;
   const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
+    ...databaseOf(config),
     onConnectionLost: (error) =>
       quietLogger.warn({ err: error }, 'database connection lost; the pool opens a new one when needed'),
   });

@@ -173,6 +173,11 @@ function withoutTrailingSlashes(url: string): string {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** The database the configuration names (a PostgreSQL URL, or embedded PGlite's directory) and its pool's size. */
+export function databaseOf(config: Config) {
+  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const port = readInteger(env, 'PORT', 8080, 0, 65535);

@@ -139,17 +139,26 @@ async function seedClosedRequests(db: pg.Pool, book: SeedBook, from: number, to:
 
 /**
  * Open requests on the crypto account, each asking a distinct amount (100.00, 100.01, ...), as
- * minted asks are: the crowd a new mint on that account must step around.
+ * minted asks are: the crowd a new mint on that account must step around. Each is added to its
+ * book's open sums as a mint's arrival would be once settled (nothing received yet, so it waits
+ * for what it asks).
  */
 async function seedOpenRequests(db: pg.Pool, book: SeedBook, from: number, to: number) {
   await inBatches(from, to, BATCH, async (a, b) => {
     await db.query(
-      `INSERT INTO payment_requests (id, space_id, token, account_id, purpose, amount, currency, status, memo,
+      `WITH made AS (
+       INSERT INTO payment_requests (id, space_id, token, account_id, purpose, amount, currency, status, memo,
          expires_at, created_at, amount_due, unique_ask)
        SELECT gen_random_uuid(), $1, 'pro_' || md5($1::uuid::text || g), $2, 'sale', amount, 'USDC', 'active',
               'Scale open request ' || g, now() + interval '30 days', now() - (g % 86400) * interval '1 second',
               amount, true
-       FROM (SELECT g, (100 + g * 0.01)::numeric AS amount FROM generate_series($3::bigint, $4::bigint) AS g) AS s`,
+       FROM (SELECT g, (100 + g * 0.01)::numeric AS amount FROM generate_series($3::bigint, $4::bigint) AS g) AS s
+       RETURNING space_id, currency, amount_due)
+       INSERT INTO payment_request_open_totals (space_id, currency, requests, open)
+       SELECT space_id, currency, COUNT(*), SUM(amount_due) FROM made GROUP BY space_id, currency
+       ON CONFLICT (space_id, currency) DO UPDATE
+         SET requests = payment_request_open_totals.requests + excluded.requests,
+             open = payment_request_open_totals.open + excluded.open`,
       [book.spaceId, book.cryptoAccountId, a, b],
     );
   });

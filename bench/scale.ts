@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { settleAllIncomeDays } from '../src/features/ledger/index.ts';
+import { settleAllOpenSums } from '../src/features/payment-requests/index.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { openDatabase } from '../src/platform/db/database.ts';
 import { createRuntime } from '../src/runtime.ts';
@@ -424,12 +425,15 @@ async function measureStep(
   ctx.log(`  [${label}] the book holds ${fmt(counts.book)} postings, the database ${fmt(counts.all)}`);
   const writes = await measureWrites(ctx, world, label);
   // The server runs without its periodic tasks (RUN_WORKERS=0); a running one settles the
-  // charges' income arrivals into their days every 2 s (settle-income-days), and autovacuum
-  // clears the settled rows within its minute, so both are done here before the pages are read.
-  const settled = await settleAllIncomeDays(world.webhooks.runtime.database.db);
-  await world.db.query('VACUUM ledger_income_arrivals');
+  // charges' income arrivals into their days and the mints' changes into the open-request sums
+  // every 2 s (settle-income-days, settle-open-request-sums), and autovacuum clears the settled
+  // rows within its minute, so both are done here before the pages are read.
+  const appDb = world.webhooks.runtime.database.db;
+  const settled = await settleAllIncomeDays(appDb);
+  const opened = await settleAllOpenSums(appDb);
+  await world.db.query('VACUUM ledger_income_arrivals, payment_request_open_arrivals');
   ctx.log(
-    `    settled ${fmt(settled)} income arrivals into their days (the periodic task's work), then vacuumed`,
+    `    settled ${fmt(settled)} income arrivals and ${fmt(opened)} open-request changes (the periodic tasks' work), then vacuumed`,
   );
   const pages = await measurePages(ctx, world, label);
   const webhookRate = await measureWebhooks(world);

@@ -806,6 +806,24 @@ CREATE TABLE public.password_resets (
     CONSTRAINT password_resets_check1 CHECK (((used_at IS NULL) OR (used_at >= created_at)))
 );
 
+CREATE TABLE public.payment_request_open_arrivals (
+    space_id uuid NOT NULL,
+    id uuid NOT NULL,
+    payment_request_id uuid NOT NULL,
+    currency text NOT NULL,
+    requests integer NOT NULL,
+    open numeric NOT NULL,
+    CONSTRAINT payment_request_open_arrivals_check CHECK (((requests <> 0) OR (open <> (0)::numeric))),
+    CONSTRAINT payment_request_open_arrivals_requests_check CHECK (((requests >= '-1'::integer) AND (requests <= 1)))
+);
+
+CREATE TABLE public.payment_request_open_totals (
+    space_id uuid NOT NULL,
+    currency text NOT NULL,
+    requests bigint NOT NULL,
+    open numeric NOT NULL
+);
+
 CREATE TABLE public.payment_requests (
     id uuid NOT NULL,
     space_id uuid NOT NULL,
@@ -1602,6 +1620,12 @@ ALTER TABLE ONLY public.password_resets
 ALTER TABLE ONLY public.password_resets
     ADD CONSTRAINT password_resets_token_hash_key UNIQUE (token_hash);
 
+ALTER TABLE ONLY public.payment_request_open_arrivals
+    ADD CONSTRAINT payment_request_open_arrivals_pkey PRIMARY KEY (space_id, id);
+
+ALTER TABLE ONLY public.payment_request_open_totals
+    ADD CONSTRAINT payment_request_open_totals_pkey PRIMARY KEY (space_id, currency);
+
 ALTER TABLE ONLY public.payment_requests
     ADD CONSTRAINT payment_requests_pkey PRIMARY KEY (id);
 
@@ -1871,9 +1895,9 @@ CREATE INDEX payment_requests_invoice_idx ON public.payment_requests USING btree
 
 CREATE INDEX payment_requests_lapse_idx ON public.payment_requests USING btree (expires_at) WHERE (status = 'active'::text);
 
-CREATE INDEX payment_requests_open_due_idx ON public.payment_requests USING btree (account_id, amount_due) WHERE (status = 'active'::text);
+CREATE INDEX payment_requests_lapsed_open_idx ON public.payment_requests USING btree (space_id, expires_at) INCLUDE (currency, amount_due, amount_received) WHERE (status = 'active'::text);
 
-CREATE INDEX payment_requests_open_totals_idx ON public.payment_requests USING btree (space_id, currency) INCLUDE (expires_at, amount_due, amount_received) WHERE (status = 'active'::text);
+CREATE INDEX payment_requests_open_due_idx ON public.payment_requests USING btree (account_id, amount_due) WHERE (status = 'active'::text);
 
 CREATE INDEX payment_requests_space_idx ON public.payment_requests USING btree (space_id, created_at);
 
@@ -2278,6 +2302,12 @@ ALTER TABLE ONLY public.outbox_events
 
 ALTER TABLE ONLY public.password_resets
     ADD CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.payment_request_open_arrivals
+    ADD CONSTRAINT payment_request_open_arrivals_space_id_payment_request_id_fkey FOREIGN KEY (space_id, payment_request_id) REFERENCES public.payment_requests(space_id, id);
+
+ALTER TABLE ONLY public.payment_request_open_totals
+    ADD CONSTRAINT payment_request_open_totals_space_id_fkey FOREIGN KEY (space_id) REFERENCES public.spaces(id);
 
 ALTER TABLE ONLY public.payment_requests
     ADD CONSTRAINT payment_requests_account_id_fkey FOREIGN KEY (space_id, account_id) REFERENCES public.accounts(space_id, id);

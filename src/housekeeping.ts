@@ -8,7 +8,7 @@ import {
 } from './features/invoices/index.ts';
 import { remindExpiringKeys } from './features/keys/index.ts';
 import { settleAllIncomeDays } from './features/ledger/index.ts';
-import { lapseRequests } from './features/payment-requests/index.ts';
+import { lapseRequests, settleAllOpenSums } from './features/payment-requests/index.ts';
 import { followChainPayouts } from './features/payouts/index.ts';
 import { refreshDue, refreshScreeningList } from './features/screening/index.ts';
 import { pruneAttemptThrottles } from './platform/http/attempt-throttle.ts';
@@ -31,6 +31,8 @@ export function housekeepingTasks(runtime: Runtime, chat?: ChatSetup): PeriodicT
     ...screeningTasks(runtime),
     // Income postings' arrivals moved into their days, so Home and Income read a few rows a day.
     { name: 'settle-income-days', everyMs: 2_000, run: () => settleAllIncomeDays(db) },
+    // Open requests' changes moved into their book's sums, so Home reads a few rows a book.
+    { name: 'settle-open-request-sums', everyMs: 2_000, run: () => settleAllOpenSums(db) },
     { name: 'prune-rate-buckets', everyMs: 60_000, run: () => pruneRateBuckets(db, clock) },
     { name: 'prune-attempt-throttles', everyMs: 600_000, run: () => pruneAttemptThrottles(db, clock) },
     {

@@ -132,6 +132,38 @@ export function afterReversal(
   return { received: left, status: expiresAt.getTime() > at.getTime() ? 'active' : 'cancelled' };
 }
 
+/** What a request still waits for: what it asks, less what it has received, never below zero. */
+export function stillOpen(due: AmountE8, received: AmountE8): AmountE8 {
+  return asAmount(due > received ? due - received : 0n);
+}
+
+/** A request as the book's open sums count it. */
+export type OpenSource = { status: RequestStatus; due: AmountE8; received: AmountE8 };
+
+/** A request's part of its book's open sums, or a change to them: how many requests, and how much. */
+export type OpenShare = { requests: number; open: bigint };
+
+/**
+ * What a request adds to its book's open sums: itself and what it still waits for while its
+ * status is active (past its deadline or not: readers take the lapsed ones off), nothing after.
+ */
+export function openShareOf(request: OpenSource): OpenShare {
+  return request.status === 'active'
+    ? { requests: 1, open: stillOpen(request.due, request.received) }
+    : { requests: 0, open: 0n };
+}
+
+/**
+ * What a write that moves a request from `before` (null for a new one) to `after` does to the
+ * open sums; null when it leaves them as they were.
+ */
+export function openChange(before: OpenSource | null, after: OpenSource): OpenShare | null {
+  const was = before === null ? { requests: 0, open: 0n } : openShareOf(before);
+  const is = openShareOf(after);
+  const change = { requests: is.requests - was.requests, open: is.open - was.open };
+  return change.requests === 0 && change.open === 0n ? null : change;
+}
+
 /**
  * What cancelling a request does, from the status a reader sees. The spec's only road to
  * `cancelled` is the lapse, so cancelling an active request makes it lapse now; a cancelled one

@@ -1,4 +1,5 @@
 export { hasOnChainFloor, ON_CHAIN_FLOOR, pegOf, TOKEN_DECIMALS } from './domain.ts';
+export { type OpenTotal, openRequestTotals, settleAllOpenSums } from './open-sums.ts';
 export { registerPaymentRequestPages } from './page-routes.ts';
 export { registerPaymentRequestAppRoutes, registerPaymentRequestRoutes } from './routes.ts';
 export { PaymentRequestOut } from './schemas.ts';
@@ -22,4 +23,4 @@ export {
   settlePaymentRequest,
 } from './service.ts';
 export type { RequestRow } from './store.ts';
-export { hasAnyRequest, type OpenTotal, openRequestTotals } from './summary.ts';
+export { hasAnyRequest } from './summary.ts';

@@ -45,10 +45,12 @@ import {
   expiryFor,
   pegOf,
   type RequestStatus,
+  stillOpen,
   TOKEN_DECIMALS,
   tagLadder,
   visibleStatus,
 } from './domain.ts';
+import { fileLapses, fileOpenChanges, openChangeRiders } from './open-sums.ts';
 import * as store from './store.ts';
 
 export type RequestsDeps = { db: Db; clock: Clock; publicUrl: string };
@@ -128,6 +130,7 @@ export async function mintRequest(
     invoice_id: input.invoiceId ?? null,
   };
   await store.insertRequest(tx, row);
+  await fileOpenChanges(tx, [{ before: null, after: { ...row, amount_received: '0' } }]);
   return present({ ...row, amount_received: '0' }, deps.publicUrl, now);
 }
 
@@ -160,7 +163,7 @@ async function uniqueAsk(
       'Every amount within one cent of this price is already asked for by an open request on this account; let some lapse or use another account.',
       { field: 'amount' },
     );
-  await store.lapseAsk(tx, account.id, asked, now);
+  await fileLapses(tx, await store.lapseAsk(tx, account.id, asked, now));
   return { due: readAmount(asked), unique: true };
 }
 
@@ -391,17 +394,18 @@ async function settlementPlan(tx: Queryable, request: store.RequestRow, input: S
     status: next.status,
     paidAt: request.paid_at ?? (next.status === 'paid' ? input.at : null),
   };
-  const riders = [
-    store.settlementRider(settlement),
-    eventsRider(eventsOf(request, account, entryId, input)),
-    ...(input.riders ?? []),
-  ];
   const after = {
     ...request,
     amount_received: receipt.received,
     status: receipt.status,
     paid_at: receipt.paidAt,
   };
+  const riders = [
+    store.settlementRider(settlement),
+    eventsRider(eventsOf(request, account, entryId, input)),
+    ...(input.riders ?? []),
+    ...openChangeRiders({ before: request, after }),
+  ];
   return { account, draft, settlement, receipt, riders, after, nextStatus: next.status };
 }
 
@@ -617,7 +621,11 @@ export async function reverseChainSettlements(
       input.at,
     );
     const paidAt = next.status === 'paid' ? request.paid_at : null;
-    await store.recordReceipt(tx, request.id, formatAmount(next.received), next.status, paidAt);
+    const received = formatAmount(next.received);
+    await store.recordReceipt(tx, request.id, received, next.status, paidAt);
+    await fileOpenChanges(tx, [
+      { before: request, after: { ...request, amount_received: received, status: next.status } },
+    ]);
     await store.markSettlementReversed(tx, settlement.id, input.at);
     if (request.invoice_id)
       await recordInvoiceShortfall(tx, input.spaceId, request.invoice_id, readAmount(settlement.amount));
@@ -694,8 +702,7 @@ export async function refundSettlement(
  * has received. The account watch and the wallet transfer on the pay page use it.
  */
 export function openAmount(request: store.RequestRow): AmountE8 {
-  const open = readAmount(request.amount_due) - readAmount(request.amount_received);
-  return (open > 0n ? open : 0n) as AmountE8;
+  return stillOpen(readAmount(request.amount_due), readAmount(request.amount_received));
 }
 
 /**
@@ -761,7 +768,10 @@ export async function cancelRequest(
       throw new AppError('conflict', 'This payment request is paid; a paid request cannot be cancelled.', {
         status: 'paid',
       });
-    return decision === 'lapse_now' ? store.lapseNow(tx, spaceId, locked.id, now) : locked;
+    if (decision !== 'lapse_now') return locked;
+    const lapsed = await store.lapseNow(tx, spaceId, locked.id, now);
+    await fileOpenChanges(tx, [{ before: locked, after: lapsed }]);
+    return lapsed;
   });
   return present(after, deps.publicUrl, deps.clock.now());
 }
@@ -772,9 +782,22 @@ export function cancelRequestInApp(deps: RequestsDeps, member: Member, token: st
   return cancelRequest(deps, spaceOfMember(member), token);
 }
 
-/** Job: lapsed requests become cancelled (readers already see them so). */
-export function lapseRequests(deps: { db: Db; clock: Clock }, batchSize = 500): Promise<number> {
-  return store.lapseDue(deps.db, deps.clock.now(), batchSize);
+/**
+ * Job: lapsed requests become cancelled (readers already see them so), a batch a transaction,
+ * until a batch comes back short; answers how many lapsed.
+ */
+export async function lapseRequests(deps: { db: Db; clock: Clock }, batchSize = 500): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const now = deps.clock.now();
+    const lapsed = await inTransaction(deps.db, async (tx) => {
+      const rows = await store.lapseDue(tx, now, batchSize);
+      await fileLapses(tx, rows);
+      return rows.length;
+    });
+    total += lapsed;
+    if (lapsed < batchSize) return total;
+  }
 }
 
 /** A space's payment requests for its members, newest first, 50 a page (app API and page). */

@@ -144,15 +144,28 @@ export function receiptIfUnchanged(seen: RequestRow, receipt: Receipt): RawBuild
     RETURNING id`;
 }
 
-/** Moves lapsed active requests to cancelled, a bounded batch at a time; safe in many processes. */
-export async function lapseDue(db: Queryable, now: Date, limit: number): Promise<number> {
-  const result = await sql`
+/** A request's columns the open sums read (open-sums.ts). */
+export type OpenRow = Pick<
+  RequestRow,
+  'id' | 'space_id' | 'currency' | 'status' | 'amount_due' | 'amount_received'
+>;
+
+/** What a lapse returns of each request it cancelled. */
+const LAPSED = sql`id, space_id, currency, status, amount_due::text AS amount_due, amount_received::text AS amount_received`;
+
+/**
+ * Moves lapsed active requests to cancelled, a bounded batch at a time, and answers them; safe
+ * in many processes.
+ */
+export async function lapseDue(db: Queryable, now: Date, limit: number): Promise<OpenRow[]> {
+  const result = await sql<OpenRow>`
     UPDATE payment_requests SET status = 'cancelled', cancelled_at = ${now}
     WHERE id IN (
       SELECT id FROM payment_requests WHERE status = 'active' AND expires_at <= ${now}
       ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
-    )`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
+    )
+    RETURNING ${LAPSED}`.execute(db);
+  return result.rows;
 }
 
 /** A watched account's requests that can still take money, oldest first (the order transfers fill them). */
@@ -253,11 +266,13 @@ export async function firstFreeAsk(
  * the lapse job would: the mint about to ask for that amount takes its place under the unique
  * index on open asks.
  */
-export async function lapseAsk(db: Queryable, accountId: string, due: string, now: Date) {
-  await sql`
+export async function lapseAsk(db: Queryable, accountId: string, due: string, now: Date): Promise<OpenRow[]> {
+  const result = await sql<OpenRow>`
     UPDATE payment_requests SET status = 'cancelled', cancelled_at = ${now}
     WHERE account_id = ${accountId}::uuid AND status = 'active'
-      AND amount_due = ${due}::numeric AND expires_at <= ${now}::timestamptz`.execute(db);
+      AND amount_due = ${due}::numeric AND expires_at <= ${now}::timestamptz
+    RETURNING ${LAPSED}`.execute(db);
+  return result.rows;
 }
 
 /** An open top-up request of one client credit on one account, newest first: reused by charges. */
@@ -345,4 +360,94 @@ export async function lapseNow(db: Queryable, spaceId: string, id: string, now: 
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** One write's change to its book's open sums (see open-sums.ts). */
+export type OpenArrival = {
+  id: string;
+  space_id: string;
+  payment_request_id: string;
+  currency: string;
+  requests: number;
+  open: string;
+};
+
+/** Files changes to the open sums, in the caller's transaction; one statement for any number. */
+export async function insertOpenArrivals(db: Queryable, arrivals: OpenArrival[]) {
+  if (arrivals.length === 0) return;
+  await sql`
+    INSERT INTO payment_request_open_arrivals (space_id, id, payment_request_id, currency, requests, open)
+    SELECT * FROM unnest(${arrivals.map((a) => a.space_id)}::uuid[], ${arrivals.map((a) => a.id)}::uuid[],
+      ${arrivals.map((a) => a.payment_request_id)}::uuid[], ${arrivals.map((a) => a.currency)}::text[],
+      ${arrivals.map((a) => a.requests)}::int[], ${arrivals.map((a) => a.open)}::numeric[])`.execute(db);
+}
+
+/** A change to the open sums as a rider of a ledger entry: filed exactly when the entry is. */
+export function openArrivalRider(arrival: OpenArrival): Rider {
+  return (entry) => sql`
+    INSERT INTO payment_request_open_arrivals (space_id, id, payment_request_id, currency, requests, open)
+    SELECT ${arrival.space_id}::uuid, ${arrival.id}::uuid, ${arrival.payment_request_id}::uuid,
+      ${arrival.currency}::text, ${arrival.requests}::int, ${arrival.open}::numeric
+    FROM ${entry}`;
+}
+
+/** How many arrivals one settling statement moves. */
+export const SETTLE_BATCH = 5_000;
+
+/**
+ * Moves up to `batch` arrivals (any books) into their totals, in one statement; answers how many
+ * it moved. Safe in several processes at once: each claims its rows with SKIP LOCKED.
+ */
+export async function settleOpenSums(db: Queryable, batch = SETTLE_BATCH): Promise<number> {
+  const result = await sql<{ moved: string }>`
+    WITH claimed AS (
+      SELECT space_id, id FROM payment_request_open_arrivals LIMIT ${batch} FOR UPDATE SKIP LOCKED
+    ), moved AS (
+      DELETE FROM payment_request_open_arrivals x USING claimed c
+      WHERE x.space_id = c.space_id AND x.id = c.id
+      RETURNING x.space_id, x.currency, x.requests, x.open
+    ), added AS (
+      INSERT INTO payment_request_open_totals (space_id, currency, requests, open)
+      SELECT space_id, currency, SUM(requests), SUM(open) FROM moved
+      GROUP BY space_id, currency
+      ON CONFLICT (space_id, currency) DO UPDATE
+        SET requests = payment_request_open_totals.requests + excluded.requests,
+          open = payment_request_open_totals.open + excluded.open
+    )
+    SELECT COUNT(*)::text AS moved FROM moved`.execute(db);
+  return Number(result.rows[0]?.moved ?? 0);
+}
+
+/** Settles every arrival there is, batch after batch, until a batch comes back short. */
+export async function settleAllOpenSums(db: Queryable, batch = SETTLE_BATCH): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const moved = await settleOpenSums(db, batch);
+    total += moved;
+    if (moved < batch) return total;
+  }
+}
+
+/**
+ * A book's open sums per currency (settled and arriving, summed) and, in the same statement, its
+ * active requests already past their deadline (the lapse job's backlog, a short range of
+ * payment_requests_lapsed_open_idx however many requests are open), for the caller to take off.
+ */
+export async function openSumRows(db: Queryable, spaceId: string, now: Date) {
+  const result = await sql<
+    | { currency: string; requests: string; open: string; amount_due: null; amount_received: null }
+    | { currency: string; requests: null; open: null; amount_due: string; amount_received: string }
+  >`
+    SELECT currency, SUM(requests)::text AS requests, SUM(open)::text AS open,
+      NULL AS amount_due, NULL AS amount_received
+    FROM (
+      SELECT currency, requests, open FROM payment_request_open_totals WHERE space_id = ${spaceId}
+      UNION ALL
+      SELECT currency, requests, open FROM payment_request_open_arrivals WHERE space_id = ${spaceId}
+    ) sums
+    GROUP BY currency
+    UNION ALL
+    SELECT currency, NULL, NULL, amount_due::text, amount_received::text FROM payment_requests
+    WHERE space_id = ${spaceId} AND status = 'active' AND expires_at <= ${now}`.execute(db);
+  return result.rows;
 }

@@ -685,7 +685,27 @@ export interface InvoiceOwedDaysTable {
   owed: Numeric;
 }
 
+/** One write's change to its book's open payment requests (see features/payment-requests/open-sums.ts). */
+export interface PaymentRequestOpenArrivalsTable {
+  space_id: string;
+  id: string;
+  payment_request_id: string;
+  currency: string;
+  requests: number;
+  open: Numeric;
+}
+
+/** A book's active payment requests in one currency: how many, and what they still wait for. */
+export interface PaymentRequestOpenTotalsTable {
+  space_id: string;
+  currency: string;
+  requests: ColumnType<string, string | number | bigint, string | number | bigint>;
+  open: Numeric;
+}
+
 export interface Database {
+  payment_request_open_arrivals: PaymentRequestOpenArrivalsTable;
+  payment_request_open_totals: PaymentRequestOpenTotalsTable;
   invoices: InvoicesTable;
   document_numbering: DocumentNumberingTable;
   invoice_payments: InvoicePaymentsTable;

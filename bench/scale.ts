@@ -500,12 +500,18 @@ async function growTo(ctx: BenchContext, world: World, step: number, done: Seede
   const analyzeStarted = performance.now();
   await world.db.query('VACUUM ANALYZE');
   const analyzeSeconds = (performance.now() - analyzeStarted) / 1000;
+  // The seed writes hundreds of megabytes at once, and PostgreSQL flushes them in a checkpoint it
+  // spreads over minutes: without this one, a big step's runs share the disk with that flush
+  // (a step's own traffic is not what it flushes), and the small steps' runs do not.
+  const checkpointStarted = performance.now();
+  await world.db.query('CHECKPOINT');
+  const checkpointSeconds = (performance.now() - checkpointStarted) / 1000;
   const parts = Object.entries(grown.seconds)
     .filter(([, value]) => (value ?? 0) >= 0.05)
     .map(([kind, value]) => `${kind} ${fmt(value ?? 0, 1)} s`);
   ctx.log(
     `  [${fmt(step)} postings] seeded in ${fmt(seconds, 1)} s (${parts.join(', ') || 'nothing to add'}); ` +
-      `VACUUM ANALYZE ${fmt(analyzeSeconds, 1)} s`,
+      `VACUUM ANALYZE ${fmt(analyzeSeconds, 1)} s; CHECKPOINT ${fmt(checkpointSeconds, 1)} s`,
   );
   return { seeded: grown.seeded, seeding: { seconds, analyzeSeconds } };
 }

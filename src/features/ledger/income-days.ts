@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { untilShort } from '../../platform/db/batches.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 
 // Income per day, pre-summed (migrations/0400_income_days.sql). Every statement that files
@@ -38,13 +39,8 @@ export async function settleIncomeDays(db: Queryable, batch = SETTLE_BATCH): Pro
 }
 
 /** Settles every arrival there is, batch after batch, until a batch comes back short. */
-export async function settleAllIncomeDays(db: Queryable, batch = SETTLE_BATCH): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const moved = await settleIncomeDays(db, batch);
-    total += moved;
-    if (moved < batch) return total;
-  }
+export function settleAllIncomeDays(db: Queryable, batch = SETTLE_BATCH): Promise<number> {
+  return untilShort(batch, (size) => settleIncomeDays(db, size));
 }
 
 /** Both tables' rows of one book from a day on (and up to a day), as one set (the caller groups them). */

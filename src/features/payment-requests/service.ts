@@ -14,6 +14,7 @@ import {
   parseAmountInput,
 } from '../../core/money.ts';
 import { randomSecret } from '../../platform/crypto.ts';
+import { untilShort } from '../../platform/db/batches.ts';
 import { type Db, inTransaction, type Queryable } from '../../platform/db/database.ts';
 import { type Member, spaceOfMember } from '../../platform/http/member.ts';
 import { moneyIn, moneyOut, paymentRequestPaid } from '../../platform/outbox/events.ts';
@@ -786,18 +787,14 @@ export function cancelRequestInApp(deps: RequestsDeps, member: Member, token: st
  * Job: lapsed requests become cancelled (readers already see them so), a batch a transaction,
  * until a batch comes back short; answers how many lapsed.
  */
-export async function lapseRequests(deps: { db: Db; clock: Clock }, batchSize = 500): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const now = deps.clock.now();
-    const lapsed = await inTransaction(deps.db, async (tx) => {
-      const rows = await store.lapseDue(tx, now, batchSize);
+export function lapseRequests(deps: { db: Db; clock: Clock }, batchSize = 500): Promise<number> {
+  return untilShort(batchSize, (size) =>
+    inTransaction(deps.db, async (tx) => {
+      const rows = await store.lapseDue(tx, deps.clock.now(), size);
       await fileLapses(tx, rows);
       return rows.length;
-    });
-    total += lapsed;
-    if (lapsed < batchSize) return total;
-  }
+    }),
+  );
 }
 
 /** A space's payment requests for its members, newest first, 50 a page (app API and page). */

@@ -1,4 +1,5 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { untilShort } from '../../platform/db/batches.ts';
 import { compiledOnce, type QueryArg, writtenCount } from '../../platform/db/compiled-once.ts';
 import type { Queryable } from '../../platform/db/database.ts';
 import type { Rider } from '../../platform/db/rider.ts';
@@ -419,13 +420,8 @@ export async function settleOpenSums(db: Queryable, batch = SETTLE_BATCH): Promi
 }
 
 /** Settles every arrival there is, batch after batch, until a batch comes back short. */
-export async function settleAllOpenSums(db: Queryable, batch = SETTLE_BATCH): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const moved = await settleOpenSums(db, batch);
-    total += moved;
-    if (moved < batch) return total;
-  }
+export function settleAllOpenSums(db: Queryable, batch = SETTLE_BATCH): Promise<number> {
+  return untilShort(batch, (size) => settleOpenSums(db, size));
 }
 
 /**
